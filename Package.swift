@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HeraldEvents", targets: ["HeraldEvents"]),
+        .library(name: "HeraldProjection", targets: ["HeraldProjection"]),
+        .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldIngest", targets: ["HeraldIngest"]),
+        .executable(name: "herald", targets: ["herald"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // LMDB itself, linked as a system library (Debian: liblmdb-dev).
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        // The only code that touches LMDB pointers.
+        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // Canonical events, their validation, JSON form and binary codec. No I/O.
+        .target(name: "HeraldEvents"),
+        // The pure projection: groups, visibility, counts, update diffs. No I/O, no clock.
+        .target(
+            name: "HeraldProjection",
+            dependencies: [
+                "HeraldEvents",
+                .product(name: "Collections", package: "swift-collections"),
+            ]
+        ),
+        // The log, snapshots, compaction and recovery, over LMDB.
+        .target(
+            name: "HeraldStore",
+            dependencies: [
+                "LMDB", "HeraldEvents", "HeraldProjection",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Adapters from real push payloads to canonical events.
+        .target(
+            name: "HeraldIngest",
+            dependencies: [
+                "HeraldEvents",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The `herald` command-line tool: thin subcommands over the libraries.
+        .executableTarget(
+            name: "herald",
+            dependencies: [
+                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "HeraldEventsTests", dependencies: ["HeraldEvents"]),
+        .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents"]),
+        .testTarget(
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection"]
+        ),
+        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents"]),
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: ["HeraldEvents", "HeraldStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

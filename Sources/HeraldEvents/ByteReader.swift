@@ -1,0 +1,93 @@
+/// Reads the primitives written by ``ByteWriter`` from borrowed bytes, never trusting them:
+/// every read checks bounds and throws ``ByteReader/Malformed`` instead of trapping.
+public struct ByteReader {
+    private let buffer: UnsafeRawBufferPointer
+    /// The offset of the next byte to read.
+    public private(set) var offset: Int = 0
+
+    /// Why bytes could not be decoded, and at which offset.
+    public struct Malformed: Error, Hashable, Sendable, CustomStringConvertible {
+        public var offset: Int
+        public var reason: String
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+        public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// Reads from `buffer`, which must stay valid while the reader is used.
+    public init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    /// The number of bytes not read yet.
+    public var remaining: Int { buffer.count - offset }
+
+    /// Whether every byte has been read.
+    public var isAtEnd: Bool { offset == buffer.count }
+
+    public mutating func byte() throws(Malformed) -> UInt8 {
+        guard offset < buffer.count else { throw Malformed(offset: offset, reason: "unexpected end") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    public mutating func varint() throws(Malformed) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        let start = offset
+        while true {
+            let b = try byte()
+            if shift == 63 && b > 1 { throw Malformed(offset: start, reason: "varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    public mutating func signedVarint() throws(Malformed) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    /// Reads a varint that must fit in `0...limit`, e.g. a count or a length.
+    public mutating func count(limit: Int) throws(Malformed) -> Int {
+        let start = offset
+        let raw = try varint()
+        guard raw <= UInt64(limit) else { throw Malformed(offset: start, reason: "count \(raw) exceeds \(limit)") }
+        return Int(raw)
+    }
+
+    /// Reads a length-prefixed UTF-8 string, rejecting invalid UTF-8.
+    public mutating func string() throws(Malformed) -> String {
+        let start = offset
+        let length = try count(limit: remaining)
+        let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
+        guard let value = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
+            throw Malformed(offset: start, reason: "invalid UTF-8")
+        }
+        offset += length
+        return value
+    }
+
+    public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
+        guard count >= 0, count <= remaining else { throw Malformed(offset: offset, reason: "unexpected end") }
+        defer { offset += count }
+        return Array(buffer[offset..<(offset + count)])
+    }
+
+    public mutating func uint64BigEndian() throws(Malformed) -> UInt64 {
+        guard remaining >= 8 else { throw Malformed(offset: offset, reason: "unexpected end") }
+        var value: UInt64 = 0
+        for _ in 0..<8 { value = value << 8 | UInt64(buffer[offset]); offset += 1 }
+        return value
+    }
+
+    public mutating func uint32BigEndian() throws(Malformed) -> UInt32 {
+        guard remaining >= 4 else { throw Malformed(offset: offset, reason: "unexpected end") }
+        var value: UInt32 = 0
+        for _ in 0..<4 { value = value << 8 | UInt32(buffer[offset]); offset += 1 }
+        return value
+    }
+}

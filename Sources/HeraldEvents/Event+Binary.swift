@@ -1,0 +1,253 @@
+/// The compact binary encoding of canonical events, as stored in log records.
+/// `schema/log-format.md` documents every byte; keep the two in step.
+extension Event {
+    /// The version of this encoding; a record whose event encoding differs is rejected.
+    public static let binaryVersion: UInt8 = 1
+
+    /// Wire tags of event types. Never renumber: they are on disk.
+    enum Tag: UInt8 {
+        case notify = 1, edit, read, delete, readReactions, endCall, dismiss, dismissGroup
+        case options, chatSettings, revoke, note
+    }
+
+    /// Wire codes of notification kinds. Never renumber: they are on disk.
+    static func kindCode(_ kind: NotificationKind) -> UInt8 {
+        switch kind {
+        case .message: 0
+        case .mention: 1
+        case .pinned: 2
+        case .reaction: 3
+        case .call: 4
+        case .secretChat: 5
+        }
+    }
+
+    static let kindsByCode: [NotificationKind] = [.message, .mention, .pinned, .reaction, .call, .secretChat]
+
+    /// Appends the binary encoding of this event to `writer`.
+    public func encode(to writer: inout ByteWriter) {
+        switch payload {
+        case .notify(let n):
+            writer.byte(Tag.notify.rawValue)
+            writer.string(account)
+            writer.string(n.chat)
+            writer.byte(Self.kindCode(n.kind))
+            writer.varint(UInt64(bitPattern: n.id))
+            writer.signedVarint(n.date)
+            var flags: UInt8 = 0
+            if n.silent { flags |= 1 }
+            if n.partial { flags |= 2 }
+            if n.title != nil { flags |= 4 }
+            if n.body != nil { flags |= 8 }
+            if n.sender != nil { flags |= 16 }
+            if n.thread != nil { flags |= 32 }
+            writer.byte(flags)
+            for text in [n.title, n.body, n.sender, n.thread] { if let text { writer.string(text) } }
+        case .edit(let e):
+            writer.byte(Tag.edit.rawValue)
+            writer.string(account)
+            writer.string(e.chat)
+            writer.byte(Self.kindCode(e.kind))
+            writer.varint(UInt64(bitPattern: e.id))
+            var flags: UInt8 = 0
+            if e.partial { flags |= 2 }
+            if e.title != nil { flags |= 4 }
+            if e.body != nil { flags |= 8 }
+            writer.byte(flags)
+            for text in [e.title, e.body] { if let text { writer.string(text) } }
+        case .read(let chat, let maxId):
+            writer.byte(Tag.read.rawValue)
+            writer.string(account)
+            writer.string(chat)
+            writer.varint(UInt64(bitPattern: maxId))
+        case .delete(let ids, let chat):
+            writer.byte(Tag.delete.rawValue)
+            writer.string(account)
+            writer.byte(chat == nil ? 0 : 1)
+            if let chat { writer.string(chat) }
+            Self.encodeIds(ids, to: &writer)
+        case .readReactions(let chat, let ids):
+            writer.byte(Tag.readReactions.rawValue)
+            writer.string(account)
+            writer.string(chat)
+            Self.encodeIds(ids, to: &writer)
+        case .endCall(let chat, let id):
+            writer.byte(Tag.endCall.rawValue)
+            writer.string(account)
+            writer.string(chat)
+            writer.varint(UInt64(bitPattern: id))
+        case .dismiss(let notificationId):
+            writer.byte(Tag.dismiss.rawValue)
+            writer.string(account)
+            writer.varint(UInt64(bitPattern: notificationId))
+        case .dismissGroup(let groupId, let maxNotificationId):
+            writer.byte(Tag.dismissGroup.rawValue)
+            writer.string(account)
+            writer.varint(UInt64(bitPattern: groupId))
+            writer.byte(maxNotificationId == nil ? 0 : 1)
+            if let maxNotificationId { writer.varint(UInt64(bitPattern: maxNotificationId)) }
+        case .options(let countMax, let sizeMax):
+            writer.byte(Tag.options.rawValue)
+            writer.string(account)
+            writer.byte((countMax == nil ? 0 : 1) | (sizeMax == nil ? 0 : 2))
+            if let countMax { writer.varint(UInt64(countMax)) }
+            if let sizeMax { writer.varint(UInt64(sizeMax)) }
+        case .chatSettings(let s):
+            writer.byte(Tag.chatSettings.rawValue)
+            writer.string(account)
+            writer.string(s.chat)
+            // Two bits per setting: 0 absent, 1 false, 2 true.
+            func code(_ value: Bool?) -> UInt8 { value.map { $0 ? 2 : 1 } ?? 0 }
+            writer.byte(code(s.muted) | code(s.disableMentions) << 2 | code(s.disablePinned) << 4)
+        case .revoke:
+            writer.byte(Tag.revoke.rawValue)
+            writer.string(account)
+        case .note(let source, let reason):
+            writer.byte(Tag.note.rawValue)
+            writer.string(account)
+            writer.byte((source == nil ? 0 : 1) | (reason == nil ? 0 : 2))
+            if let source { writer.string(source) }
+            if let reason { writer.string(reason) }
+        }
+    }
+
+    /// The binary encoding of this event.
+    public var binary: [UInt8] {
+        var writer = ByteWriter()
+        encode(to: &writer)
+        return writer.bytes
+    }
+
+    /// Decodes one event from `reader`, then validates it; damaged bytes throw, never trap.
+    public init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
+        let tagOffset = reader.offset
+        guard let tag = Tag(rawValue: try reader.byte()) else {
+            throw ByteReader.Malformed(offset: tagOffset, reason: "unknown event tag")
+        }
+        let account = try reader.string()
+        let payload: Payload
+        switch tag {
+        case .notify:
+            let chat = try reader.string()
+            let kind = try Self.decodeKind(&reader)
+            let id = try Self.decodeId(&reader)
+            let date = try reader.signedVarint()
+            let flags = try reader.byte()
+            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .notify(Notify(
+                chat: chat, kind: kind, id: id, date: date,
+                silent: flags & 1 != 0, partial: flags & 2 != 0,
+                title: flags & 4 != 0 ? try reader.string() : nil,
+                body: flags & 8 != 0 ? try reader.string() : nil,
+                sender: flags & 16 != 0 ? try reader.string() : nil,
+                thread: flags & 32 != 0 ? try reader.string() : nil))
+        case .edit:
+            let chat = try reader.string()
+            let kind = try Self.decodeKind(&reader)
+            let id = try Self.decodeId(&reader)
+            let flags = try reader.byte()
+            guard flags & ~0x0E == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .edit(Edit(
+                chat: chat, kind: kind, id: id,
+                title: flags & 4 != 0 ? try reader.string() : nil,
+                body: flags & 8 != 0 ? try reader.string() : nil,
+                partial: flags & 2 != 0))
+        case .read:
+            payload = .read(chat: try reader.string(), maxId: try Self.decodeId(&reader))
+        case .delete:
+            let hasChat = try reader.byte()
+            guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            let chat = hasChat == 1 ? try reader.string() : nil
+            payload = .delete(ids: try Self.decodeIds(&reader), chat: chat)
+        case .readReactions:
+            payload = .readReactions(chat: try reader.string(), ids: try Self.decodeIds(&reader))
+        case .endCall:
+            payload = .endCall(chat: try reader.string(), id: try Self.decodeId(&reader))
+        case .dismiss:
+            payload = .dismiss(notificationId: try Self.decodeId(&reader))
+        case .dismissGroup:
+            let groupId = try Self.decodeId(&reader)
+            let hasMax = try reader.byte()
+            guard hasMax <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .dismissGroup(groupId: groupId, maxNotificationId: hasMax == 1 ? try Self.decodeId(&reader) : nil)
+        case .options:
+            let flags = try reader.byte()
+            guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .options(
+                groupCountMax: flags & 1 != 0 ? try reader.count(limit: 255) : nil,
+                groupSizeMax: flags & 2 != 0 ? try reader.count(limit: 255) : nil)
+        case .chatSettings:
+            let chat = try reader.string()
+            let flags = try reader.byte()
+            func setting(_ shift: UInt8) throws(ByteReader.Malformed) -> Bool? {
+                switch (flags >> shift) & 3 {
+                case 0: return nil
+                case 1: return false
+                case 2: return true
+                default: throw ByteReader.Malformed(offset: reader.offset - 1, reason: "bad setting code")
+                }
+            }
+            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .chatSettings(ChatSettings(
+                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4)))
+        case .revoke:
+            payload = .revoke
+        case .note:
+            let flags = try reader.byte()
+            guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            payload = .note(
+                source: flags & 1 != 0 ? try reader.string() : nil,
+                reason: flags & 2 != 0 ? try reader.string() : nil)
+        }
+        self.init(account: account, payload)
+        do {
+            try validate()
+        } catch {
+            throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid: \(error)")
+        }
+    }
+
+    /// Decodes one event that fills `bytes` exactly.
+    public init(binary bytes: [UInt8]) throws(ByteReader.Malformed) {
+        do {
+            self = try bytes.withUnsafeBytes { try Event(exactly: $0) }
+        } catch {
+            // `withUnsafeBytes` only rethrows what the closure threw, which is `Malformed`.
+            throw error as! ByteReader.Malformed
+        }
+    }
+
+    /// Decodes one event that fills `buffer` exactly (no trailing bytes).
+    public init(exactly buffer: UnsafeRawBufferPointer) throws(ByteReader.Malformed) {
+        var reader = ByteReader(buffer)
+        let event = try Event(from: &reader)
+        guard reader.isAtEnd else { throw ByteReader.Malformed(offset: reader.offset, reason: "trailing bytes") }
+        self = event
+    }
+
+    private static func decodeKind(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> NotificationKind {
+        let code = try reader.byte()
+        guard Int(code) < kindsByCode.count else {
+            throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown kind code \(code)")
+        }
+        return kindsByCode[Int(code)]
+    }
+
+    private static func decodeId(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
+        Int64(bitPattern: try reader.varint())
+    }
+
+    private static func encodeIds(_ ids: [Int64], to writer: inout ByteWriter) {
+        writer.varint(UInt64(ids.count))
+        for id in ids { writer.varint(UInt64(bitPattern: id)) }
+    }
+
+    private static func decodeIds(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Int64] {
+        // Each id takes at least one byte, which bounds the count by what is left.
+        let count = try reader.count(limit: reader.remaining)
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        for _ in 0..<count { ids.append(try decodeId(&reader)) }
+        return ids
+    }
+}

@@ -1,0 +1,63 @@
+extension Event {
+    /// The valid range of `groupCountMax` (0 disables the view).
+    public static let groupCountMaxRange = 0...25
+    /// The valid range of `groupSizeMax`.
+    public static let groupSizeMaxRange = 1...25
+
+    /// Checks the event against SEMANTICS §1 and throws an error naming the first bad field.
+    public func validate() throws(EventError) {
+        try Self.requireNonEmpty(account, "account")
+        switch payload {
+        case .notify(let n):
+            try Self.requireNonEmpty(n.chat, "chat")
+            try Self.requirePositive(n.id, "id")
+            if n.date < 0 { throw EventError(field: "date", reason: "must be >= 0 (Unix seconds)") }
+        case .edit(let e):
+            try Self.requireNonEmpty(e.chat, "chat")
+            try Self.requirePositive(e.id, "id")
+        case .read(let chat, let maxId):
+            try Self.requireNonEmpty(chat, "chat")
+            try Self.requirePositive(maxId, "maxId")
+        case .delete(let ids, let chat):
+            if let chat { try Self.requireNonEmpty(chat, "chat") }
+            try Self.requireIds(ids, "ids")
+        case .readReactions(let chat, let ids):
+            try Self.requireNonEmpty(chat, "chat")
+            try Self.requireIds(ids, "ids")
+        case .endCall(let chat, let id):
+            try Self.requireNonEmpty(chat, "chat")
+            try Self.requirePositive(id, "id")
+        case .dismiss(let notificationId):
+            try Self.requirePositive(notificationId, "notificationId")
+        case .dismissGroup(let groupId, let maxNotificationId):
+            try Self.requirePositive(groupId, "groupId")
+            if let maxNotificationId { try Self.requirePositive(maxNotificationId, "maxNotificationId") }
+        case .options(let countMax, let sizeMax):
+            if let countMax, !Self.groupCountMaxRange.contains(countMax) {
+                throw EventError(field: "groupCountMax", reason: "must be in 0...25, got \(countMax)")
+            }
+            if let sizeMax, !Self.groupSizeMaxRange.contains(sizeMax) {
+                throw EventError(field: "groupSizeMax", reason: "must be in 1...25, got \(sizeMax)")
+            }
+        case .chatSettings(let s):
+            try Self.requireNonEmpty(s.chat, "chat")
+        case .revoke, .note:
+            break
+        }
+    }
+
+    private static func requireNonEmpty(_ value: String, _ field: String) throws(EventError) {
+        if value.isEmpty { throw EventError(field: field, reason: "must be a non-empty string") }
+    }
+
+    private static func requirePositive(_ value: Int64, _ field: String) throws(EventError) {
+        if value <= 0 { throw EventError(field: field, reason: "must be > 0, got \(value)") }
+    }
+
+    private static func requireIds(_ ids: [Int64], _ field: String) throws(EventError) {
+        if ids.isEmpty { throw EventError(field: field, reason: "must list at least one id") }
+        for (index, id) in ids.enumerated() where id <= 0 {
+            throw EventError(field: "\(field)[\(index)]", reason: "must be > 0, got \(id)")
+        }
+    }
+}

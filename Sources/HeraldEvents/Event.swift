@@ -1,0 +1,163 @@
+// HeraldEvents owns Herald's canonical events (SEMANTICS §1): the Swift values, their
+// validation, their JSON (JSONL) form and the compact binary encoding the log stores.
+// It performs no I/O and imports neither LMDB nor the projection.
+
+/// One canonical event: something that happened to one account.
+///
+/// Build events directly or decode them from JSON with ``Event/init(json:)``; either way,
+/// call ``validate()`` (the store does) before trusting one.
+public struct Event: Hashable, Sendable {
+    /// The account the event belongs to: one logged-in user of one service. Never empty.
+    public var account: String
+    /// What happened.
+    public var payload: Payload
+
+    /// Creates an event for `account`.
+    public init(account: String, _ payload: Payload) {
+        self.account = account
+        self.payload = payload
+    }
+
+    /// The type name used in the JSON form (`"notify"`, `"read"`, …).
+    public var type: EventType { payload.type }
+
+    /// The chat the event names, if any.
+    public var chat: String? {
+        switch payload {
+        case .notify(let n): n.chat
+        case .edit(let e): e.chat
+        case .read(let chat, _), .readReactions(let chat, _), .endCall(let chat, _): chat
+        case .delete(_, let chat): chat
+        case .chatSettings(let s): s.chat
+        case .dismiss, .dismissGroup, .options, .revoke, .note: nil
+        }
+    }
+}
+
+extension Event {
+    /// What happened, with the fields of each type of SEMANTICS §1.
+    public enum Payload: Hashable, Sendable {
+        /// An incoming object that may notify.
+        case notify(Notify)
+        /// New content for an object already notified.
+        case edit(Edit)
+        /// The user read the chat's history up to message id `maxId`.
+        case read(chat: String, maxId: Int64)
+        /// Messages deleted; without `chat`, the ids match in every chat of the account.
+        case delete(ids: [Int64], chat: String?)
+        /// Reactions on those messages were seen.
+        case readReactions(chat: String, ids: [Int64])
+        /// The call ended or was answered elsewhere.
+        case endCall(chat: String, id: Int64)
+        /// The user swiped one notification away.
+        case dismiss(notificationId: Int64)
+        /// The user dismissed a group, up to `maxNotificationId` (all when `nil`).
+        case dismissGroup(groupId: Int64, maxNotificationId: Int64?)
+        /// View settings; `nil` fields keep their value.
+        case options(groupCountMax: Int?, groupSizeMax: Int?)
+        /// Per-chat settings; `nil` fields keep their value.
+        case chatSettings(ChatSettings)
+        /// The session was revoked: the account's state is wiped.
+        case revoke
+        /// A received payload that changes no state, kept for audit.
+        case note(source: String?, reason: String?)
+
+        /// The type name of this payload.
+        public var type: EventType {
+            switch self {
+            case .notify: .notify
+            case .edit: .edit
+            case .read: .read
+            case .delete: .delete
+            case .readReactions: .readReactions
+            case .endCall: .endCall
+            case .dismiss: .dismiss
+            case .dismissGroup: .dismissGroup
+            case .options: .options
+            case .chatSettings: .chatSettings
+            case .revoke: .revoke
+            case .note: .note
+            }
+        }
+    }
+
+    /// The fields of a `notify` event.
+    public struct Notify: Hashable, Sendable {
+        public var chat: String
+        public var kind: NotificationKind
+        /// The object's id inside its chat and class (a message id, a call id, …).
+        public var id: Int64
+        /// Unix seconds.
+        public var date: Int64
+        public var silent: Bool
+        /// The content came from a push payload only and may be upgraded later.
+        public var partial: Bool
+        public var title: String?
+        public var body: String?
+        public var sender: String?
+        public var thread: String?
+
+        /// Creates the fields of a `notify` event.
+        public init(
+            chat: String, kind: NotificationKind, id: Int64, date: Int64,
+            silent: Bool = false, partial: Bool = false,
+            title: String? = nil, body: String? = nil, sender: String? = nil, thread: String? = nil
+        ) {
+            self.chat = chat
+            self.kind = kind
+            self.id = id
+            self.date = date
+            self.silent = silent
+            self.partial = partial
+            self.title = title
+            self.body = body
+            self.sender = sender
+            self.thread = thread
+        }
+    }
+
+    /// The fields of an `edit` event.
+    public struct Edit: Hashable, Sendable {
+        public var chat: String
+        public var kind: NotificationKind
+        public var id: Int64
+        public var title: String?
+        public var body: String?
+        public var partial: Bool
+
+        /// Creates the fields of an `edit` event.
+        public init(
+            chat: String, kind: NotificationKind, id: Int64,
+            title: String? = nil, body: String? = nil, partial: Bool = false
+        ) {
+            self.chat = chat
+            self.kind = kind
+            self.id = id
+            self.title = title
+            self.body = body
+            self.partial = partial
+        }
+    }
+
+    /// The fields of a `chatSettings` event; `nil` keeps the current value.
+    public struct ChatSettings: Hashable, Sendable {
+        public var chat: String
+        public var muted: Bool?
+        public var disableMentions: Bool?
+        public var disablePinned: Bool?
+
+        /// Creates the fields of a `chatSettings` event.
+        public init(chat: String, muted: Bool? = nil, disableMentions: Bool? = nil, disablePinned: Bool? = nil) {
+            self.chat = chat
+            self.muted = muted
+            self.disableMentions = disableMentions
+            self.disablePinned = disablePinned
+        }
+    }
+}
+
+/// The `type` of a canonical event, as written in its JSON form.
+public enum EventType: String, CaseIterable, Hashable, Sendable {
+    case notify, edit, read, delete, readReactions, endCall, dismiss, dismissGroup
+    case options, chatSettings, revoke, note
+}
