@@ -62,7 +62,9 @@ public struct ByteReader {
     /// Reads a length-prefixed UTF-8 string, rejecting invalid UTF-8.
     public mutating func string() throws(Malformed) -> String {
         let start = offset
-        let length = try count(limit: remaining)
+        let raw = try varint()
+        guard raw <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(raw) bytes overruns the buffer") }
+        let length = Int(raw)
         let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
         guard let value = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
             throw Malformed(offset: start, reason: "invalid UTF-8")

@@ -244,7 +244,7 @@ extension Event {
 
     private static func decodeIds(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Int64] {
         // Each id takes at least one byte, which bounds the count by what is left.
-        let count = try reader.count(limit: reader.remaining)
+        let count = try reader.count(limit: max(reader.remaining - 1, 0))
         var ids: [Int64] = []
         ids.reserveCapacity(count)
         for _ in 0..<count { ids.append(try decodeId(&reader)) }

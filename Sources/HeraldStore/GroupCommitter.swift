@@ -1,0 +1,52 @@
+import Foundation
+
+/// Group commit: concurrent appenders share one write transaction and its fsync.
+///
+/// Each caller queues its request and waits. The first waiter that finds no commit under
+/// way becomes the leader: it takes everything queued, commits it in one transaction, hands
+/// every request its result and wakes the others. A caller returns only when the transaction
+/// holding its events has committed, so "returned" still means "durable".
+final class GroupCommitter: @unchecked Sendable {
+    // @unchecked: `queue` and `leaderActive` are only touched with `condition` locked;
+    // a Request's `result` is written by the leader under the lock and read after it.
+    private let condition = NSCondition()
+    private var queue: [Request] = []
+    private var leaderActive = false
+
+    final class Request {
+        let payload: [PendingRecord]
+        var result: Result<UInt64, any Error>?
+        init(_ payload: [PendingRecord]) { self.payload = payload }
+    }
+
+    /// Commits `records` (in one transaction, possibly shared with other callers' records)
+    /// and returns the seq of the first of them. `commit` runs on the leader's thread, one call
+    /// at a time, with the requests in queue order; it returns the first seq of each request.
+    func submit(_ records: [PendingRecord], commit: ([Request]) throws -> [UInt64]) throws -> UInt64 {
+        let request = Request(records)
+        condition.lock()
+        queue.append(request)
+        while request.result == nil {
+            if leaderActive {
+                condition.wait()
+                continue
+            }
+            leaderActive = true
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            condition.unlock()
+            let outcome = Result { try commit(batch) }
+            condition.lock()
+            switch outcome {
+            case .success(let firstSeqs):
+                for (item, seq) in zip(batch, firstSeqs) { item.result = .success(seq) }
+            case .failure(let error):
+                for item in batch { item.result = .failure(error) }
+            }
+            leaderActive = false
+            condition.broadcast()
+        }
+        condition.unlock()
+        return try request.result!.get()
+    }
+}

@@ -1,0 +1,76 @@
+import HeraldEvents
+
+/// The value bytes of a log record; `schema/log-format.md` documents every byte.
+extension LogRecord {
+    /// The record format version written today.
+    public static let formatVersion: UInt8 = 1
+
+    private static let hasDigest: UInt8 = 1
+
+    /// Appends the encoded record (without its key) to `writer`.
+    static func encode(event: Event, recordedAt: Int64, source: Source, into writer: inout ByteWriter) {
+        let start = writer.bytes.count
+        writer.byte(formatVersion)
+        writer.byte(source.digest == nil ? 0 : hasDigest)
+        writer.varint(UInt64(bitPattern: recordedAt))
+        writer.string(source.format)
+        if let digest = source.digest { writer.append(contentsOf: digest) }
+        event.encode(to: &writer)
+        let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        writer.uint32BigEndian(crc)
+    }
+
+    /// The encoded value of this record.
+    public var encoded: [UInt8] {
+        var writer = ByteWriter()
+        Self.encode(event: event, recordedAt: recordedAt, source: source, into: &writer)
+        return writer.bytes
+    }
+
+    /// Why stored bytes are not a valid record.
+    public struct Damage: Error, Hashable, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// Checks the checksum of encoded record bytes without decoding the event.
+    public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(Damage) {
+        guard bytes.count >= 6 else { throw Damage(reason: "record of \(bytes.count) bytes is too short") }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+        var stored: UInt32 = 0
+        for byte in bytes[(bytes.count - 4)...] { stored = stored << 8 | UInt32(byte) }
+        let computed = CRC32C.checksum(body)
+        guard stored == computed else {
+            throw Damage(reason: "checksum mismatch (stored \(hex(stored)), computed \(hex(computed)))")
+        }
+    }
+
+    /// Decodes record `seq` from its stored bytes, checking the checksum first.
+    public init(seq: UInt64, bytes: UnsafeRawBufferPointer) throws(Damage) {
+        try Self.verifyChecksum(bytes)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+        do {
+            let version = try reader.byte()
+            guard version == Self.formatVersion else {
+                throw Damage(reason: "unknown record format version \(version)")
+            }
+            let flags = try reader.byte()
+            guard flags & ~Self.hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
+            let recordedAt = Int64(bitPattern: try reader.varint())
+            let format = try reader.string()
+            let digest = flags & Self.hasDigest != 0 ? try reader.bytes(Source.digestLength) : nil
+            let event = try Event(from: &reader)
+            guard reader.isAtEnd else { throw Damage(reason: "\(reader.remaining) trailing bytes") }
+            self.init(seq: seq, recordedAt: recordedAt, source: Source(format: format, digest: digest), event: event)
+        } catch let error as Damage {
+            throw error
+        } catch {
+            throw Damage(reason: "undecodable: \(error)")
+        }
+    }
+}
+
+private func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}

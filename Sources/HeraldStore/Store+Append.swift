@@ -1,0 +1,80 @@
+import HeraldEvents
+import LMDB
+
+/// An event waiting to be appended, already validated.
+struct PendingRecord: Sendable {
+    var event: Event
+    var source: Source
+}
+
+extension Store {
+    /// Appends one event and returns its seq once it is durable (under the default durability).
+    ///
+    /// An invalid event throws ``StoreError/invalidEvent(index:_:)`` and appends nothing.
+    /// Concurrent callers share commits (group commit); each still returns only when its own
+    /// event is committed.
+    @discardableResult
+    public func appendEvent(_ event: Event, source: Source = .library) throws -> UInt64 {
+        try appendEvents([(event, source)])
+    }
+
+    /// Appends a batch atomically, in one commit: either every event is appended, in order,
+    /// with consecutive seqs, or (when one is invalid or the commit fails) none is.
+    /// Returns the seq of the first event.
+    @discardableResult
+    public func appendEvents(_ batch: [(Event, Source)]) throws -> UInt64 {
+        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        var pending: [PendingRecord] = []
+        pending.reserveCapacity(batch.count)
+        for (index, (event, source)) in batch.enumerated() {
+            do {
+                try event.validate()
+            } catch {
+                throw StoreError.invalidEvent(index: index, error)
+            }
+            pending.append(PendingRecord(event: event, source: source))
+        }
+        guard !pending.isEmpty else { return lastSeq + 1 }
+        return try committer.submit(pending) { requests in try commit(requests) }
+    }
+
+    /// Writes the records of `requests` in one transaction; runs on the group leader only.
+    private func commit(_ requests: [GroupCommitter.Request]) throws -> [UInt64] {
+        let recordedAt = options.clock()
+        var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 96)
+        var ends: [Int] = []
+        for request in requests {
+            for record in request.payload {
+                LogRecord.encode(event: record.event, recordedAt: recordedAt, source: record.source, into: &writer)
+                ends.append(writer.bytes.count)
+            }
+        }
+        let first = lastSeq + 1
+        do {
+            try environment.write { txn in
+                try writer.bytes.withUnsafeBytes { all in
+                    var start = 0
+                    var seq = first
+                    for end in ends {
+                        let value = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                        try SeqKey(seq).withBytes { key in
+                            try txn.put(databases.log, key: key, value: value, flags: .append)
+                        }
+                        start = end
+                        seq += 1
+                    }
+                }
+            }
+        } catch let error as LMDBError {
+            throw StoreError.lmdb(error)
+        }
+        var firstSeqs: [UInt64] = []
+        var seq = first
+        for request in requests {
+            firstSeqs.append(seq)
+            seq += UInt64(request.payload.count)
+        }
+        didCommit(requests.lazy.flatMap(\.payload), recordedAt: recordedAt, firstSeq: first)
+        return firstSeqs
+    }
+}

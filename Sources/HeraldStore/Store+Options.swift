@@ -1,0 +1,28 @@
+import Foundation
+import LMDB
+import Logging
+
+extension Store {
+    /// How to open a store.
+    public struct Options: Sendable {
+        /// Open read-only: no writer lock is taken and nothing can be appended.
+        public var readOnly = false
+        /// Create the store when the directory holds none (writable opens only).
+        public var create = true
+        /// How commits reach the disk. The default, ``LMDB/Environment/Durability/full``,
+        /// makes every append durable when it returns. ``LMDB/Environment/Durability/noSync``
+        /// is several times faster for single appends, and a crash of the process still loses
+        /// nothing, but a crash of the machine (power, kernel) can lose the appends since the
+        /// last ``Store/sync()``.
+        public var durability: Environment.Durability = .full
+        /// The initial LMDB map size; the map grows by itself when it fills up.
+        public var initialMapSize = 64 << 20
+        /// The clock that stamps records, in milliseconds since the Unix epoch.
+        public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+        /// Where the store logs what it does (snapshots skipped, maps grown, recovery).
+        public var logger = Logger(label: "herald.store", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        /// The default options: writable, created when missing, fully durable.
+        public init() {}
+    }
+}

@@ -1,0 +1,82 @@
+import HeraldEvents
+import LMDB
+
+extension Store {
+    /// The seq of the last committed event, 0 for an empty log, as seen by a new read
+    /// transaction (so a read-only store sees other processes' commits).
+    public func committedLastSeq() throws -> UInt64 {
+        try environment.read { txn in
+            try txn.withCursor(databases.log) { cursor in
+                guard let entry = try cursor.last() else { return 0 }
+                return SeqKey(bytes: entry.key)?.seq ?? 0
+            }
+        }
+    }
+
+    /// The seq of the first record still in the log (compaction moves the start), or `nil`
+    /// when the log is empty.
+    public func firstSeq() throws -> UInt64? {
+        try environment.read { txn in
+            try txn.withCursor(databases.log) { cursor in
+                try cursor.first().flatMap { SeqKey(bytes: $0.key)?.seq }
+            }
+        }
+    }
+
+    /// The records with seq in `from...through`, in order. A damaged record throws
+    /// ``StoreError/damagedRecord(path:seq:reason:)`` naming its seq.
+    public func records(from: UInt64 = 1, through: UInt64 = .max) throws -> [LogRecord] {
+        var records: [LogRecord] = []
+        try forEachRecord(from: from, through: through) { records.append($0); return true }
+        return records
+    }
+
+    /// Calls `body` with each record in `from...through`, in order, in one read transaction,
+    /// until `body` returns false.
+    public func forEachRecord(
+        from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
+    ) throws {
+        try forEachRawRecord(from: from, through: through) { seq, bytes in
+            let record: LogRecord
+            do {
+                record = try LogRecord(seq: seq, bytes: bytes)
+            } catch let damage as LogRecord.Damage {
+                throw StoreError.damagedRecord(path: path, seq: seq, reason: damage.reason)
+            }
+            return try body(record)
+        }
+    }
+
+    /// Calls `body` with the seq and stored bytes of each record in `from...through`.
+    /// The bytes are valid only during the call.
+    public func forEachRawRecord(
+        from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard from <= through else { return }
+        try environment.read { txn in
+            try txn.withCursor(databases.log) { cursor in
+                var entry = try cursor.seek(atLeast: SeqKey(from).bytes)
+                while let current = entry {
+                    guard let key = SeqKey(bytes: current.key) else {
+                        throw StoreError.damagedRecord(path: path, seq: 0, reason: "log key of \(current.key.count) bytes")
+                    }
+                    guard key.seq <= through, try body(key.seq, current.value) else { return }
+                    entry = try cursor.next()
+                }
+            }
+        }
+    }
+
+    /// The number of records in the log.
+    public func recordCount() throws -> Int {
+        try environment.read { txn in try txn.count(databases.log) }
+    }
+
+    /// Facts about the store's LMDB environment: map size, bytes used, page size.
+    public func environmentInfo() -> Environment.Info { environment.info() }
+
+    /// Flushes to disk what a non-durable mode has not flushed yet.
+    public func sync() throws {
+        try environment.sync()
+    }
+}

@@ -1,0 +1,98 @@
+// HeraldStore owns Herald's data on disk: the append-only event log in LMDB, the projection
+// kept in step with it, snapshots, compaction, purge and recovery. It is the shell around the
+// pure projection: it does the I/O, the projection does the thinking.
+
+import Foundation
+import Synchronization
+import HeraldEvents
+import LMDB
+import Logging
+
+/// A Herald store: one directory holding an LMDB environment with the event log.
+///
+/// Open it with ``init(path:options:)``; append with ``append(_:source:)`` or
+/// ``append(_:)``; read records with ``records(from:through:)``. One process at a time may
+/// open a store for writing; any number may open it read-only and see committed events.
+public final class Store: Sendable {
+    /// The store directory.
+    public let path: String
+    /// The options it was opened with.
+    public let options: Options
+    let environment: Environment
+    let databases: Databases
+    let logger: Logger
+    private let writerLock: WriterLock?
+    let committer = GroupCommitter()
+    /// What the store keeps in memory; the group leader changes it after each commit.
+    let state: Mutex<State>
+
+    /// The named LMDB databases of a store.
+    struct Databases: Sendable {
+        /// seq (8 bytes BE) → log record.
+        var log: Database
+        /// name → value: format version and store-wide facts.
+        var meta: Database
+    }
+
+    /// The value of the `format` meta key of stores this build writes.
+    static let formatTag = "herald-store 1"
+
+    /// Opens the store in directory `path`, creating it when it does not exist and the options
+    /// allow writing.
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        self.options = options
+        self.logger = options.logger
+        let fileManager = FileManager.default
+        let dataFile = path + "/data.mdb"
+        if options.readOnly {
+            guard fileManager.fileExists(atPath: dataFile) else { throw StoreError.notFound(path: path) }
+            writerLock = nil
+        } else {
+            if !fileManager.fileExists(atPath: dataFile) && !options.create {
+                throw StoreError.notFound(path: path)
+            }
+            do {
+                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.system(path: path, operation: "mkdir", errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+            }
+            writerLock = try WriterLock(directory: path)
+        }
+        var environmentOptions = Environment.Options()
+        environmentOptions.mapSize = options.initialMapSize
+        environmentOptions.readOnly = options.readOnly
+        environmentOptions.durability = options.durability
+        do {
+            environment = try Environment(path: path, options: environmentOptions)
+            databases = try Self.openDatabases(environment, create: !options.readOnly, path: path)
+        } catch let error as LMDBError {
+            throw StoreError.lmdb(error)
+        }
+        state = Mutex(State())
+        try checkFormat()
+        try recover()
+        logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
+    }
+
+    private static func openDatabases(_ environment: Environment, create: Bool, path: String) throws -> Databases {
+        func open(_ name: String) throws -> Database {
+            guard let database = try environment.openDatabase(name, create: create) else {
+                throw StoreError.unsupportedFormat(path: path, found: "no `\(name)` database")
+            }
+            return database
+        }
+        return Databases(log: try open("log"), meta: try open("meta"))
+    }
+
+    private func checkFormat() throws {
+        let key = Array("format".utf8)
+        let found = try environment.read { txn in try txn.get(databases.meta, key: key) }
+        if let found {
+            let tag = String(decoding: found, as: UTF8.self)
+            guard tag == Self.formatTag else { throw StoreError.unsupportedFormat(path: path, found: tag) }
+        } else if !options.readOnly {
+            try environment.write { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
+        }
+    }
+}

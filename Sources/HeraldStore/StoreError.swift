@@ -1,0 +1,50 @@
+import HeraldEvents
+import LMDB
+
+/// Why a store operation failed. Every case names the store path and, where there is one,
+/// the seq or the event at fault.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// Another process holds the store open for writing.
+    case locked(path: String, holder: String?)
+    /// The directory does not hold a Herald store (and creating one was not asked for).
+    case notFound(path: String)
+    /// The store was written by a newer Herald, or is not a Herald store.
+    case unsupportedFormat(path: String, found: String)
+    /// An event of a batch is invalid; nothing of the batch was appended.
+    case invalidEvent(index: Int, EventError)
+    /// A stored record fails its checksum or cannot be decoded.
+    case damagedRecord(path: String, seq: UInt64, reason: String)
+    /// LMDB reported an error.
+    case lmdb(LMDBError)
+    /// An operating-system call failed.
+    case system(path: String, operation: String, errno: Int32)
+    /// The operation needs a writable store.
+    case readOnly(path: String)
+
+    public var description: String {
+        switch self {
+        case .locked(let path, let holder):
+            "store \(path) is locked by another writer\(holder.map { " (\($0))" } ?? ""); close it or open the store read-only"
+        case .notFound(let path):
+            "no Herald store at \(path)"
+        case .unsupportedFormat(let path, let found):
+            "store \(path) has an unsupported format: \(found)"
+        case .invalidEvent(let index, let error):
+            "event \(index + 1) of the batch is invalid: \(error); nothing was appended"
+        case .damagedRecord(let path, let seq, let reason):
+            "store \(path): record seq \(seq) is damaged: \(reason)"
+        case .lmdb(let error):
+            error.description
+        case .system(let path, let operation, let errno):
+            "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
+        case .readOnly(let path):
+            "store \(path) is open read-only"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

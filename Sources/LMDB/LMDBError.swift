@@ -1,0 +1,61 @@
+// LMDB is the one layer of Herald that touches LMDB pointers. Every `mdb_*` call lives in
+// this module and every return code goes through `check(_:_:path:)`. Above it, bytes are
+// borrowed through closures and transactions are scoped to closures.
+
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error reported by LMDB, with the operation and path it concerns.
+public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The return code (an LMDB `MDB_*` code or an errno value).
+    public var code: Int32
+    /// The LMDB function that failed, e.g. `mdb_env_open`.
+    public var operation: String
+    /// The environment's path.
+    public var path: String
+
+    /// Creates an error for a failed `operation`.
+    public init(code: Int32, operation: String, path: String) {
+        self.code = code
+        self.operation = operation
+        self.path = path
+    }
+
+    /// LMDB's own text for the code (`mdb_strerror`).
+    public var message: String { String(cString: mdb_strerror(code)) }
+
+    public var description: String { "\(path): \(operation) failed: \(message) (\(code))" }
+
+    /// `MDB_MAP_FULL`: the environment's map size is reached.
+    public static let mapFull: Int32 = MDB_MAP_FULL
+    /// `MDB_MAP_RESIZED`: another process grew the map beyond this process's size.
+    public static let mapResized: Int32 = MDB_MAP_RESIZED
+    /// `MDB_KEYEXIST`: the key is already present (or out of order with `append`).
+    public static let keyExists: Int32 = MDB_KEYEXIST
+    /// `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`: the data file is damaged.
+    public var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
+}
+
+/// Checks an LMDB return code: 0 passes; misuse (`EINVAL`, `MDB_BAD_TXN`, `MDB_BAD_DBI`,
+/// `MDB_BAD_VALSIZE`) is a programming error and traps; everything else throws.
+@inline(__always)
+func check(_ code: Int32, _ operation: @autoclosure () -> String, path: @autoclosure () -> String) throws(LMDBError) {
+    guard code != 0 else { return }
+    try fail(code, operation(), path: path())
+}
+
+@inline(never)
+func fail(_ code: Int32, _ operation: String, path: String) throws(LMDBError) -> Never {
+    let error = LMDBError(code: code, operation: operation, path: path)
+    switch code {
+    case MDB_BAD_TXN, MDB_BAD_DBI, MDB_BAD_VALSIZE:
+        preconditionFailure("LMDB misuse: \(error)")
+    default:
+        throw error
+    }
+}
