@@ -1,0 +1,193 @@
+import Foundation
+import HeraldEvents
+import HeraldStore
+import LMDB
+import Testing
+
+@Suite("Event log")
+struct LogTests {
+    @Test("seq keys sort numerically as bytes and round-trip")
+    func seqKeys() {
+        let seqs: [UInt64] = [1, 2, 255, 256, 65_535, 65_536, 1 << 32, UInt64.max - 1, .max]
+        for (a, b) in zip(seqs, seqs.dropFirst()) {
+            #expect(SeqKey(a).bytes.lexicographicallyPrecedes(SeqKey(b).bytes))
+        }
+        for seq in seqs {
+            let bytes = SeqKey(seq).bytes
+            #expect(bytes.count == 8)
+            #expect(bytes.withUnsafeBytes { SeqKey(bytes: $0) } == SeqKey(seq))
+        }
+        #expect([UInt8](repeating: 0, count: 7).withUnsafeBytes { SeqKey(bytes: $0) } == nil)
+    }
+
+    @Test("CRC-32C check value")
+    func crc() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.checksum([UInt8]()) == 0)
+        // Slicing-by-8 agrees with itself on every alignment of a longer input.
+        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        #expect(CRC32C.checksum(long) == CRC32C.checksum(long.reversed().reversed()))
+        #expect(CRC32C.checksum(long) != CRC32C.checksum(long.dropLast()))
+    }
+
+    @Test("appended events read back with contiguous seqs, and again after reopening")
+    func appendAndReopen() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 500, seed: 1)
+        var options = Store.Options()
+        options.clock = { 1_700_000_000_123 }
+        do {
+            let store = try Store(path: dir.path, options: options)
+            #expect(store.lastSeq == 0)
+            let source = Source(format: "herald", digest: Array(repeating: 0xAB, count: 16))
+            #expect(try store.appendEvents(events[..<100].map { ($0, source) }) == 1)
+            for event in events[100...] { try store.appendEvent(event) }
+            #expect(store.lastSeq == 500)
+        }
+        let reopened = try Store(path: dir.path)
+        #expect(reopened.lastSeq == 500)
+        let records = try reopened.records()
+        #expect(records.map(\.seq) == Array(1...500))
+        #expect(records.map(\.event) == events)
+        #expect(records[0].source.format == "herald" && records[0].source.digest?.count == 16)
+        #expect(records[499].source == .library)
+        #expect(records.allSatisfy { $0.recordedAt == 1_700_000_000_123 })
+        #expect(try reopened.records(from: 10, through: 12).map(\.seq) == [10, 11, 12])
+        #expect(try reopened.records(from: 501).isEmpty)
+    }
+
+    @Test("a batch with one invalid event appends nothing")
+    func batchAtomicity() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.appendEvent(Event(account: "a", .revoke))
+        var batch = randomEvents(count: 10, seed: 2).map { ($0, Source.library) }
+        batch[7].0 = Event(account: "a", .dismiss(notificationId: 0))
+        #expect {
+            try store.appendEvents(batch)
+        } throws: { error in
+            guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
+            return index == 7 && cause.field == "notificationId"
+        }
+        #expect(store.lastSeq == 1)
+        #expect(try store.records().count == 1)
+    }
+
+    @Test("the map grows from a tiny size instead of failing the write")
+    func mapGrowth() throws {
+        let dir = TemporaryDirectory()
+        var options = Store.Options()
+        options.initialMapSize = 64 << 10
+        options.durability = .noSync
+        let store = try Store(path: dir.path, options: options)
+        let before = store.environmentInfo().mapSize
+        let events = randomEvents(count: 20_000, seed: 3)
+        for start in stride(from: 0, to: events.count, by: 2_000) {
+            try store.appendEvents(events[start..<(start + 2_000)].map { ($0, .library) })
+        }
+        #expect(store.environmentInfo().mapSize > before)
+        #expect(try store.recordCount() == 20_000)
+        #expect(try store.records(from: 19_999).map(\.event) == Array(events[19_998...]))
+    }
+
+    @Test("a second writer is refused with an error naming the store path")
+    func secondWriter() throws {
+        let dir = TemporaryDirectory()
+        let first = try Store(path: dir.path)
+        #expect {
+            _ = try Store(path: dir.path)
+        } throws: { error in
+            guard case StoreError.locked(let path, _) = error else { return false }
+            return path == dir.path && "\(error)".contains(dir.path)
+        }
+        // A reader is welcome while the writer is open, and sees its commits.
+        try first.appendEvent(Event(account: "a", .revoke))
+        var readOnly = Store.Options()
+        readOnly.readOnly = true
+        let reader = try Store(path: dir.path, options: readOnly)
+        #expect(try reader.committedLastSeq() == 1)
+        try first.appendEvent(Event(account: "a", .revoke))
+        #expect(try reader.committedLastSeq() == 2)
+        #expect(throws: StoreError.self) { try reader.appendEvent(Event(account: "a", .revoke)) }
+    }
+
+    @Test("opening a missing store read-only says so")
+    func missingStore() {
+        var options = Store.Options()
+        options.readOnly = true
+        #expect {
+            _ = try Store(path: "/nonexistent/herald-\(UUID().uuidString)", options: options)
+        } throws: { error in
+            if case StoreError.notFound = error { return true }
+            return false
+        }
+    }
+
+    @Test("concurrent producers share commits and every event lands exactly once")
+    func concurrentProducers() async throws {
+        let dir = TemporaryDirectory()
+        var options = Store.Options()
+        options.durability = .noSync
+        let store = try Store(path: dir.path, options: options)
+        let producers = 8, perProducer = 100
+        let seqs = try await withThrowingTaskGroup(of: [(UInt64, Event)].self) { group in
+            for p in 0..<producers {
+                group.addTask {
+                    try (0..<perProducer).map { i in
+                        let event = Event(account: "p\(p)", .note(source: "test", reason: "\(i)"))
+                        return (try store.appendEvent(event), event)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(Set(seqs.map(\.0)) == Set(1...UInt64(producers * perProducer)))
+        let records = try store.records()
+        for (seq, event) in seqs { #expect(records[Int(seq) - 1].event == event) }
+    }
+
+    @Test("a damaged record is reported with its seq")
+    func damagedRecord() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Store(path: dir.path)
+            try store.appendEvents(randomEvents(count: 5, seed: 4).map { ($0, .library) })
+        }
+        // Damage record 3 through LMDB directly, as a disk fault would.
+        do {
+            let environment = try Environment(path: dir.path)
+            let log = try #require(try environment.openDatabase("log"))
+            try environment.write { txn in
+                var value = try #require(try txn.get(log, key: SeqKey(3).bytes))
+                value[value.count / 2] ^= 0x40
+                try txn.put(log, key: SeqKey(3).bytes, value: value)
+            }
+        }
+        let store = try Store(path: dir.path)
+        #expect(try store.records(through: 2).count == 2)
+        #expect {
+            _ = try store.records()
+        } throws: { error in
+            guard case StoreError.damagedRecord(_, let seq, let reason) = error else { return false }
+            return seq == 3 && reason.contains("checksum")
+        }
+    }
+
+    @Test("the store is a plain LMDB environment for mdb_stat and mdb_dump")
+    func lmdbTools() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Store(path: dir.path)
+            try store.appendEvents(randomEvents(count: 42, seed: 5).map { ($0, .library) })
+        }
+        let stat = try run("/usr/bin/mdb_stat", ["-a", dir.path])
+        #expect(stat.status == 0, "mdb_stat (Debian lmdb-utils) failed: \(stat.output)")
+        #expect(stat.output.contains("Status of log"))
+        #expect(stat.output.contains("Entries: 42"))
+        let dump = try run("/usr/bin/mdb_dump", ["-s", "log", dir.path])
+        #expect(dump.status == 0, "mdb_dump failed: \(dump.output)")
+        // One key line and one value line per record, keys as 8-byte big-endian hex.
+        #expect(dump.output.contains(" 0000000000000001\n"))
+        #expect(dump.output.contains(" 000000000000002a\n"))
+    }
+}

@@ -1,0 +1,41 @@
+import HeraldEvents
+
+/// A small seeded generator (SplitMix64), so failures reproduce.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Valid events of every type over a few accounts and chats.
+func randomEvents(count: Int, seed: UInt64) -> [Event] {
+    var rng = SeededRandom(seed: seed)
+    let accounts = ["tg:1", "tg:2", "zulip:https://z.example/|7"]
+    let chats = ["user:1", "chat:2", "channel:3", "секрет:4"]
+    var events: [Event] = []
+    for i in 0..<count {
+        let account = accounts.randomElement(using: &rng)!
+        let chat = chats.randomElement(using: &rng)!
+        let id = Int64.random(in: 1...500, using: &rng)
+        let payload: Event.Payload
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0..<6:
+            payload = .notify(.init(
+                chat: chat, kind: NotificationKind.allCases.randomElement(using: &rng)!, id: id,
+                date: 1_700_000_000 + Int64(i), partial: Bool.random(using: &rng),
+                title: "title \(i)", body: "body \(i) ✉️"))
+        case 6: payload = .read(chat: chat, maxId: id)
+        case 7: payload = .delete(ids: [id, id + 1], chat: Bool.random(using: &rng) ? chat : nil)
+        case 8: payload = .dismiss(notificationId: Int64.random(in: 1...50, using: &rng))
+        default: payload = .chatSettings(.init(chat: chat, muted: Bool.random(using: &rng)))
+        }
+        events.append(Event(account: account, payload))
+    }
+    return events
+}
