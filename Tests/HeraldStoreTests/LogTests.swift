@@ -191,3 +191,19 @@ struct LogTests {
         #expect(dump.output.contains(" 000000000000002a\n"))
     }
 }
+
+@Suite("Log format document")
+struct LogFormatDocumentTests {
+    @Test("the worked example of schema/log-format.md is what the encoder writes")
+    func workedExample() throws {
+        let record = LogRecord(
+            seq: 1, recordedAt: 1_700_000_000_000, source: .library,
+            event: Event(account: "a", .read(chat: "c", maxId: 300)))
+        let expected: [UInt8] = [
+            0x01, 0x00, 0x80, 0xd0, 0x95, 0xff, 0xbc, 0x31, 0x07, 0x6c, 0x69, 0x62, 0x72, 0x61, 0x72, 0x79,
+            0x03, 0x01, 0x61, 0x01, 0x63, 0xac, 0x02, 0x9d, 0xc4, 0x3a, 0x1c,
+        ]
+        #expect(record.encoded == expected)
+        #expect(try expected.withUnsafeBytes { try LogRecord(seq: 1, bytes: $0) } == record)
+    }
+}
