@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import HeraldEvents
 
 /// One entry of the log: an event with its seq, when it was recorded and where it came from.
@@ -32,6 +34,11 @@ public struct Source: Hashable, Sendable {
         precondition(digest == nil || digest!.count == Self.digestLength, "a digest is \(Self.digestLength) bytes")
         self.format = format
         self.digest = digest
+    }
+
+    /// The source of a raw payload: its format and the digest of its bytes.
+    public init(format: String, payload: some DataProtocol) {
+        self.init(format: format, digest: Array(SHA256.hash(data: payload).prefix(Self.digestLength)))
     }
 
     /// Events appended through the library API, with no raw payload.

@@ -25,6 +25,9 @@ public final class Store: Sendable {
     let committer = GroupCommitter()
     /// What the store keeps in memory; the group leader changes it after each commit.
     let state: Mutex<State>
+    /// Auxiliary database handles opened so far. lmdb.h: "This function must not be called
+    /// from multiple concurrent transactions in the same process", so opens go through here.
+    let auxiliaryHandles = Mutex<[String: Database]>([:])
 
     /// The named LMDB databases of a store.
     struct Databases: Sendable {

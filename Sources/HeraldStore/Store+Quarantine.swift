@@ -1,0 +1,110 @@
+import HeraldEvents
+import LMDB
+
+/// A payload that ingest rejected, kept with the reason so it can be fixed and retried.
+public struct QuarantinedPayload: Hashable, Sendable {
+    /// The quarantine id: 1, 2, 3… in the order of rejection.
+    public var id: UInt64
+    /// When it was rejected, milliseconds since the Unix epoch.
+    public var receivedAt: Int64
+    /// The format it was read as.
+    public var format: String
+    /// Where it came from: a file name or `-`, and the line (0 when unknown).
+    public var input: String
+    public var line: Int
+    /// Why it was rejected.
+    public var reason: String
+    /// The payload's bytes, exactly as received.
+    public var raw: [UInt8]
+
+    /// Creates an entry (the id is assigned when it is stored).
+    public init(id: UInt64 = 0, receivedAt: Int64, format: String, input: String, line: Int, reason: String, raw: [UInt8]) {
+        self.id = id
+        self.receivedAt = receivedAt
+        self.format = format
+        self.input = input
+        self.line = line
+        self.reason = reason
+        self.raw = raw
+    }
+
+    static let version: UInt8 = 1
+
+    var encoded: [UInt8] {
+        var writer = ByteWriter(capacity: raw.count + 64)
+        writer.byte(Self.version)
+        writer.varint(UInt64(bitPattern: receivedAt))
+        writer.string(format)
+        writer.varint(UInt64(line))
+        writer.string(input)
+        writer.string(reason)
+        writer.varint(UInt64(raw.count))
+        writer.append(contentsOf: raw)
+        writer.uint32BigEndian(CRC32C.checksum(writer.bytes))
+        return writer.bytes
+    }
+
+    init(id: UInt64, bytes: UnsafeRawBufferPointer) throws {
+        try LogRecord.verifyChecksum(bytes)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+        guard try reader.byte() == Self.version else { throw LogRecord.Damage(reason: "unknown quarantine entry version") }
+        self.id = id
+        receivedAt = Int64(bitPattern: try reader.varint())
+        format = try reader.string()
+        line = try reader.count(limit: Int.max)
+        input = try reader.string()
+        reason = try reader.string()
+        raw = try reader.bytes(reader.count(limit: reader.remaining))
+    }
+}
+
+extension Store {
+    /// Keeps rejected payloads; returns the ids given to them. Runs in its own transaction:
+    /// the quarantine never shares a commit with the log.
+    @discardableResult
+    public func quarantine(_ entries: [QuarantinedPayload]) throws -> [UInt64] {
+        guard !entries.isEmpty else { return [] }
+        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        let database = try auxiliary(.quarantine)
+        return try environment.write { txn in
+            var next = try txn.withCursor(database) { cursor in
+                try cursor.last().flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0
+            } + 1
+            var ids: [UInt64] = []
+            for entry in entries {
+                try txn.put(database, key: SeqKey(next).bytes, value: entry.encoded, flags: .append)
+                ids.append(next)
+                next += 1
+            }
+            return ids
+        }
+    }
+
+    /// Every quarantined payload, oldest first.
+    public func quarantined() throws -> [QuarantinedPayload] {
+        guard let database = try existingAuxiliary(.quarantine) else { return [] }
+        return try environment.read { txn in
+            try txn.withCursor(database) { cursor in
+                var entries: [QuarantinedPayload] = []
+                var entry = try cursor.first()
+                while let current = entry {
+                    let id = SeqKey(bytes: current.key)?.seq ?? 0
+                    do {
+                        entries.append(try QuarantinedPayload(id: id, bytes: current.value))
+                    } catch {
+                        throw StoreError.damagedRecord(path: path, seq: id, reason: "quarantine entry \(id): \(error)")
+                    }
+                    entry = try cursor.next()
+                }
+                return entries
+            }
+        }
+    }
+
+    /// Removes one quarantined payload (after a successful retry); returns whether it existed.
+    @discardableResult
+    public func removeQuarantined(id: UInt64) throws -> Bool {
+        guard let database = try existingAuxiliary(.quarantine) else { return false }
+        return try environment.write { txn in try txn.delete(database, key: SeqKey(id).bytes) }
+    }
+}

@@ -1,0 +1,35 @@
+import HeraldEvents
+import HeraldStore
+
+/// A failure with its exit code (see `herald --help`).
+struct CLIFailure: Error {
+    static let usage: Int32 = 1
+    static let dataProblem: Int32 = 2
+    static let rejected: Int32 = 3
+
+    var exitCode: Int32
+    var message: String
+
+    init(exitCode: Int32, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    /// Classifies a library error: store and data problems exit 2, bad input exits 3.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as CLIFailure:
+            self = failure
+        case let error as StoreError:
+            if case .invalidEvent = error {
+                self.init(exitCode: Self.rejected, error.description)
+            } else {
+                self.init(exitCode: Self.dataProblem, error.description)
+            }
+        case let error as EventError:
+            self.init(exitCode: Self.rejected, error.description)
+        default:
+            self.init(exitCode: Self.dataProblem, "\(error)")
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import HeraldEvents
+import HeraldStore
+
+/// The loop behind `herald ingest` and `herald import`: decode each line, append valid ones in
+/// batches, report and quarantine bad ones.
+struct IngestRun {
+    let store: Store
+    let format: String
+    let allOrNothing: Bool
+    let progress: Bool
+    let decode: (ArraySlice<UInt8>) throws -> [Event]
+
+    static let batchSize = 8_192
+
+    struct Summary: CustomStringConvertible {
+        var lines = 0
+        var appended = 0
+        var rejected = 0
+        var quarantineIds: [UInt64] = []
+        var firstSeq: UInt64?
+        var lastSeq: UInt64?
+
+        var description: String {
+            var text = "ingested \(lines) line\(lines == 1 ? "" : "s"): \(appended) event\(appended == 1 ? "" : "s") appended"
+            if let firstSeq, let lastSeq, appended > 0 { text += " (seq \(firstSeq)…\(lastSeq))" }
+            text += ", \(rejected) rejected"
+            if let first = quarantineIds.first, let last = quarantineIds.last {
+                text += " (quarantine \(first == last ? "#\(first)" : "#\(first)…#\(last)"); see `herald quarantine list`)"
+            }
+            return text
+        }
+    }
+
+    init(store: Store, format: String, allOrNothing: Bool, progress: Bool, decode: @escaping (ArraySlice<UInt8>) throws -> [Event]) {
+        self.store = store
+        self.format = format
+        self.allOrNothing = allOrNothing
+        self.progress = progress
+        self.decode = decode
+    }
+
+    func consume(_ reader: inout LineReader) throws -> Summary {
+        var summary = Summary()
+        var batch: [(Event, Source)] = []
+        var bad: [QuarantinedPayload] = []
+        let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let first = try store.appendEvents(batch)
+            summary.firstSeq = summary.firstSeq ?? first
+            summary.lastSeq = first + UInt64(batch.count) - 1
+            summary.appended += batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
+        while let line = try reader.next() {
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            summary.lines += 1
+            do {
+                let events = try decode(line)
+                let source = Source(format: format, payload: line)
+                for event in events { batch.append((event, source)) }
+            } catch {
+                summary.rejected += 1
+                let reason = "\(error)"
+                Terminal.error("\(reader.name):\(reader.lineNumber): \(reason)")
+                bad.append(QuarantinedPayload(
+                    receivedAt: store.options.clock(), format: format, input: reader.name,
+                    line: reader.lineNumber, reason: reason, raw: Array(line)))
+            }
+            if !allOrNothing && batch.count >= Self.batchSize {
+                try flush()
+                bar.update("\(summary.appended) events")
+            }
+        }
+        if allOrNothing && !bad.isEmpty {
+            batch.removeAll()
+        } else {
+            try flush()
+        }
+        bar.finish()
+        summary.quarantineIds = try store.quarantine(bad)
+        return summary
+    }
+}

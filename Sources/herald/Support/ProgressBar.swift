@@ -1,0 +1,40 @@
+import Foundation
+
+/// A one-line progress indicator on stderr, shown only when stderr is a terminal.
+final class ProgressBar {
+    private let enabled: Bool
+    private let label: String
+    private var lastDraw = Date.distantPast
+    private let started = Date()
+
+    init(enabled: Bool, label: String) {
+        self.enabled = enabled
+        self.label = label
+    }
+
+    /// Redraws at most ten times a second.
+    func update(_ status: String, fraction: Double? = nil) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) > 0.1 else { return }
+        lastDraw = now
+        var text = "\r\u{1B}[2K\(label): "
+        if let fraction {
+            let width = 30
+            let filled = Int((fraction.clamped * Double(width)).rounded())
+            text += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+        }
+        text += status + String(format: " (%.1fs)", now.timeIntervalSince(started))
+        Terminal.write(text, to: STDERR_FILENO)
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard enabled, lastDraw != .distantPast else { return }
+        Terminal.write("\r\u{1B}[2K", to: STDERR_FILENO)
+    }
+}
+
+extension Double {
+    fileprivate var clamped: Double { Swift.min(1, Swift.max(0, self)) }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where output goes, and whether it is a terminal (colour and progress only on a TTY).
+enum Terminal {
+    static let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
+    static let stderrIsTTY = isatty(STDERR_FILENO) == 1
+
+    /// Writes `text` and a newline to standard output, unbuffered by Foundation.
+    static func line(_ text: String) {
+        write(text + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Writes bytes to standard output.
+    static func bytes(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Foundation.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// Writes `herald: message` to standard error.
+    static func error(_ message: String) {
+        write("herald: \(message)\n", to: STDERR_FILENO)
+    }
+
+    /// Writes a note to standard error.
+    static func note(_ message: String) {
+        write(message + "\n", to: STDERR_FILENO)
+    }
+
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var offset = 0
+            while offset < utf8.count {
+                let n = Foundation.write(descriptor, utf8.baseAddress! + offset, utf8.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// ANSI styling, applied only when standard output is a terminal.
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", cyan = "36"
+    }
+
+    static func styled(_ text: String, _ style: Style) -> String {
+        stdoutIsTTY ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}
