@@ -1,0 +1,170 @@
+import HeraldEvents
+
+extension Account {
+    /// Applies one event's payload and returns its updates (SEMANTICS §4–§9).
+    mutating func apply(_ payload: Event.Payload) -> [Update] {
+        switch payload {
+        case .notify(let notify):
+            self.notify(notify, chat: intern(chat: notify.chat))
+        case .edit(let edit):
+            self.edit(edit, chat: intern(chat: edit.chat))
+        case .read(let chat, let maxId):
+            read(chat: intern(chat: chat), maxId: maxId)
+        case .delete(let ids, let chat):
+            if let chat {
+                delete(ids, chat: intern(chat: chat))
+            } else {
+                deleteEverywhere(ids)
+            }
+        case .readReactions(let chat, let ids):
+            readReactions(ids, chat: intern(chat: chat))
+        case .endCall(let chat, let id):
+            endCall(id, chat: intern(chat: chat))
+        case .dismiss(let notificationId):
+            dismiss(notificationId)
+        case .dismissGroup(let groupId, let maxNotificationId):
+            dismissGroup(groupId, upTo: maxNotificationId ?? .max)
+        case .options(let countMax, let sizeMax):
+            setOptions(groupCountMax: countMax, groupSizeMax: sizeMax)
+        case .chatSettings(let settings):
+            apply(settings, chat: intern(chat: settings.chat))
+        case .revoke:
+            return revoke()
+        case .note:
+            return []
+        }
+        return finishEvent()
+    }
+
+    /// `notify` (SEMANTICS §4).
+    mutating func notify(_ event: Event.Notify, chat: Int) {
+        let objectClass = event.kind.objectClass
+        var unreadIndex = -1
+        if objectClass == .msg {
+            // Rule 1: a named message is unread (or read or deleted, where nothing can change).
+            let position = chats[chat].unreadLowerBound(event.id)
+            if position < chats[chat].unread.count && chats[chat].unread[position].id == event.id {
+                upgrade(chats[chat].unread[position].notificationId, with: event, chat: chat)
+                return
+            }
+            // Rule 2.
+            if event.id <= chats[chat].readMaxId {
+                if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .alreadyRead)) }
+                return
+            }
+            if (!chats[chat].deleted.isEmpty && chats[chat].deleted.contains(event.id))
+                || (!deletedEverywhere.isEmpty && deletedEverywhere.contains(event.id))
+            {
+                if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .deleted)) }
+                return
+            }
+            // Rule 3.
+            let isMention = event.kind == .mention
+            chats[chat].unread.insert(UnreadMessage(id: event.id, notificationId: 0, isMention: isMention), at: position)
+            unread += 1
+            if !chats[chat].muted { badge += 1 }
+            if isMention {
+                chats[chat].unreadMentions += 1
+                unreadMentions += 1
+            }
+            unreadIndex = position
+            if recording { changes.append(.becameUnread(chat: chats[chat].name, objectId: event.id)) }
+        } else {
+            let key = ObjectKey(objectClass: objectClass, id: event.id)
+            if let existing = chats[chat].objects[key] {
+                upgrade(existing, with: event, chat: chat)
+                return
+            }
+            chats[chat].objects[key] = 0
+        }
+        // Rule 4.
+        let type = groupType(for: event.kind, chat: chat)
+        if type == .messages && chats[chat].muted {
+            if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .muted)) }
+            return
+        }
+        // Rule 5.
+        if event.kind == .secretChat && chats[chat].hasSecretChatNotification {
+            if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .secretChatExists)) }
+            return
+        }
+        if event.kind == .pinned {
+            let previous = chats[chat].pinnedNotificationId
+            if let (_, isActive, _) = locate(previous), isActive { clear(previous, reason: .replaced) }
+        }
+        let group = self.group(type, chat: chat)
+        let id = nextNotificationId
+        nextNotificationId += 1
+        touch(group)
+        groups[group].active.append(
+            Notification(
+                id: id, kind: event.kind, objectId: event.id, date: event.date,
+                silent: event.silent, partial: event.partial,
+                title: event.title, body: event.body, sender: event.sender, thread: event.thread))
+        live[id] = Int32(group)
+        createdId = id
+        createdSilent = event.silent
+        switch event.kind {
+        case .message, .mention, .pinned:
+            chats[chat].unread[unreadIndex].notificationId = id
+            if event.kind == .pinned { chats[chat].pinnedNotificationId = id }
+        case .reaction, .call, .secretChat:
+            chats[chat].objects[ObjectKey(objectClass: objectClass, id: event.id)] = id
+            if event.kind == .secretChat { chats[chat].hasSecretChatNotification = true }
+        }
+        if recording { changes.append(.created(notificationId: id, groupId: Int64(group) + 1, chat: chats[chat].name, kind: event.kind, objectId: event.id)) }
+    }
+
+    /// The group a new notification of `kind` goes to, from the chat's settings (SEMANTICS §3).
+    @inline(__always)
+    func groupType(for kind: NotificationKind, chat: Int) -> GroupType {
+        switch kind {
+        case .message: .messages
+        case .call: .calls
+        case .secretChat: .secretChat
+        case .mention, .reaction: chats[chat].disableMentions ? .messages : .mentions
+        case .pinned: chats[chat].disablePinned ? .messages : .mentions
+        }
+    }
+
+    /// SEMANTICS §4 rule 1: a full `notify` upgrades an active partial notification in place;
+    /// anything else about an object already named is a duplicate.
+    mutating func upgrade(_ notificationId: Int64, with event: Event.Notify, chat: Int) {
+        guard !event.partial, let (group, isActive, index) = locate(notificationId), isActive,
+            groups[group].active[index].partial
+        else {
+            if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .duplicate)) }
+            return
+        }
+        touch(group)
+        let before = groups[group].active[index]
+        groups[group].active[index].title = event.title
+        groups[group].active[index].body = event.body
+        groups[group].active[index].sender = event.sender
+        groups[group].active[index].thread = event.thread
+        groups[group].active[index].date = event.date
+        groups[group].active[index].partial = false
+        if !before.hasSameContent(as: groups[group].active[index]) { contentChangedId = notificationId }
+        if recording { changes.append(.upgraded(notificationId: notificationId)) }
+    }
+
+    /// `edit` (SEMANTICS §4): new title and body for an active notification.
+    mutating func edit(_ event: Event.Edit, chat: Int) {
+        let notificationId: Int64
+        if event.kind.objectClass == .msg {
+            guard let index = chats[chat].unreadIndex(of: event.id) else { return }
+            notificationId = chats[chat].unread[index].notificationId
+        } else {
+            guard let id = chats[chat].objects[ObjectKey(objectClass: event.kind.objectClass, id: event.id)] else { return }
+            notificationId = id
+        }
+        guard let (group, isActive, index) = locate(notificationId), isActive else { return }
+        touch(group)
+        let before = groups[group].active[index]
+        if let title = event.title { groups[group].active[index].title = title }
+        if let body = event.body { groups[group].active[index].body = body }
+        groups[group].active[index].partial = event.partial
+        if !before.hasSameContent(as: groups[group].active[index]) { contentChangedId = notificationId }
+        if recording { changes.append(.edited(notificationId: notificationId)) }
+    }
+}

@@ -1,0 +1,160 @@
+import HeraldEvents
+
+extension Account {
+    /// `read` (SEMANTICS §6): messages up to `maxId` stop being unread; their notifications clear.
+    mutating func read(chat: Int, maxId: Int64) {
+        guard maxId > chats[chat].readMaxId else { return }
+        chats[chat].readMaxId = maxId
+        let end = chats[chat].unreadLowerBound(maxId &+ 1)
+        if end > 0 {
+            var mentions = 0
+            for i in 0..<end {
+                let message = chats[chat].unread[i]
+                if message.isMention { mentions += 1 }
+                if message.notificationId != 0 { clear(message.notificationId, reason: .read) }
+            }
+            chats[chat].unread.removeFirst(end)
+            chats[chat].unreadMentions -= mentions
+            unread -= end
+            unreadMentions -= mentions
+            if !chats[chat].muted { badge -= end }
+        }
+        if !chats[chat].deleted.isEmpty {
+            chats[chat].deleted = chats[chat].deleted.filter { $0 > maxId }
+        }
+    }
+
+    /// `delete` with `chat` (SEMANTICS §6).
+    mutating func delete(_ ids: [Int64], chat: Int) {
+        for id in ids where id > chats[chat].readMaxId {
+            chats[chat].deleted.insert(id)
+            deleteMessage(id, chat: chat)
+        }
+    }
+
+    /// `delete` without `chat`: the ids match in every chat, now and later (SEMANTICS §6).
+    mutating func deleteEverywhere(_ ids: [Int64]) {
+        for id in ids {
+            deletedEverywhere.insert(id)
+            for chat in chats.indices where !chats[chat].unread.isEmpty {
+                deleteMessage(id, chat: chat)
+            }
+        }
+    }
+
+    /// Message `id` of `chat` stops being unread and its notification clears.
+    mutating func deleteMessage(_ id: Int64, chat: Int) {
+        guard let index = chats[chat].unreadIndex(of: id) else { return }
+        let notificationId = chats[chat].unread[index].notificationId
+        forgetUnread(chat: chat, at: index)
+        clear(notificationId, reason: .deleted)
+    }
+
+    /// `readReactions` (SEMANTICS §6).
+    mutating func readReactions(_ ids: [Int64], chat: Int) {
+        for id in ids {
+            if let notificationId = chats[chat].objects[ObjectKey(objectClass: .reaction, id: id)] {
+                clear(notificationId, reason: .read)
+            }
+        }
+    }
+
+    /// `endCall` (SEMANTICS §6).
+    mutating func endCall(_ id: Int64, chat: Int) {
+        if let notificationId = chats[chat].objects[ObjectKey(objectClass: .call, id: id)] {
+            clear(notificationId, reason: .ended)
+        }
+    }
+
+    /// `dismiss` (SEMANTICS §6): an active notification becomes dismissed.
+    mutating func dismiss(_ id: Int64) {
+        guard let (group, isActive, index) = locate(id), isActive else { return }
+        touch(group)
+        var notification = groups[group].active.remove(at: index)
+        notification.status = .dismissed
+        groups[group].dismissed.insertSorted(notification)
+        if recording { changes.append(.dismissed(notificationId: id)) }
+    }
+
+    /// `dismissGroup` (SEMANTICS §6): active notifications up to `maxId` become dismissed.
+    mutating func dismissGroup(_ groupId: Int64, upTo maxId: Int64) {
+        guard groupId >= 1, groupId <= Int64(groups.count) else { return }
+        let group = Int(groupId - 1)
+        let end = groups[group].active.lowerBound(id: maxId == .max ? .max : maxId + 1)
+        let count = maxId == .max ? groups[group].active.count : end
+        guard count > 0 else { return }
+        touch(group)
+        var moved = Array(groups[group].active[0..<count])
+        groups[group].active.removeFirst(count)
+        for i in moved.indices {
+            moved[i].status = .dismissed
+            if recording { changes.append(.dismissed(notificationId: moved[i].id)) }
+        }
+        // Both lists are ascending; merge them.
+        var merged: [Notification] = []
+        merged.reserveCapacity(moved.count + groups[group].dismissed.count)
+        var a = 0
+        var b = 0
+        let old = groups[group].dismissed
+        while a < moved.count || b < old.count {
+            if b == old.count || (a < moved.count && moved[a].id < old[b].id) {
+                merged.append(moved[a]); a += 1
+            } else {
+                merged.append(old[b]); b += 1
+            }
+        }
+        groups[group].dismissed = merged
+    }
+
+    /// `options` (SEMANTICS §8); the configuration's overrides win.
+    mutating func setOptions(groupCountMax countMax: Int?, groupSizeMax sizeMax: Int?) {
+        if let countMax { requestedGroupCountMax = countMax }
+        if let sizeMax { requestedGroupSizeMax = sizeMax }
+        let newCount = configuration.groupCountMaxOverride ?? requestedGroupCountMax
+        let newSize = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
+        if newCount != groupCountMax || newSize != groupSizeMax {
+            groupCountMax = newCount
+            groupSizeMax = newSize
+            optionsChanged = true
+        }
+    }
+
+    /// `chatSettings` (SEMANTICS §6): turning a setting on clears what it covers.
+    mutating func apply(_ settings: Event.ChatSettings, chat: Int) {
+        if let muted = settings.muted, muted != chats[chat].muted {
+            chats[chat].muted = muted
+            let count = chats[chat].unread.count
+            badge += muted ? -count : count
+            if muted, let group = chats[chat].group(.messages) {
+                clearAll(in: Int(group), reason: .muted) { _ in true }
+            }
+        }
+        if let disable = settings.disableMentions, disable != chats[chat].disableMentions {
+            chats[chat].disableMentions = disable
+            if disable, let group = chats[chat].group(.mentions) {
+                clearAll(in: Int(group), reason: .settings) { $0.kind == .mention || $0.kind == .reaction }
+            }
+        }
+        if let disable = settings.disablePinned, disable != chats[chat].disablePinned {
+            chats[chat].disablePinned = disable
+            if disable { clear(chats[chat].pinnedNotificationId, reason: .settings) }
+        }
+    }
+
+    /// `revoke` (SEMANTICS §6): removes every visible group and wipes the account.
+    mutating func revoke() -> [Update] {
+        var updates: [Update] = []
+        for group in visible.sorted() {
+            let g = groups[Int(group)]
+            updates.append(
+                .group(
+                    GroupUpdate(
+                        groupId: g.id, type: g.type, chat: chats[Int(g.chat)].name, totalCount: 0,
+                        isSilent: true, added: [], removedIds: g.active.suffix(groupSizeMax).map(\.id))))
+        }
+        let recordsChanges = configuration.recordsChanges
+        self = Account(configuration: configuration)
+        if recordsChanges { changes.append(.accountReset) }
+        return updates
+    }
+}

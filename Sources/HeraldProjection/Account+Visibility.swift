@@ -1,0 +1,170 @@
+import HeraldEvents
+
+extension Account {
+    /// Marks `group` as touched by the current event, saving what the client saw of it.
+    /// Call before the first change to the group.
+    @inline(__always)
+    mutating func touch(_ group: Int) {
+        guard groups[group].dirtyIndex < 0 else { return }
+        groups[group].dirtyIndex = Int32(dirty.count)
+        let start = savedShown.count
+        if groups[group].isVisible {
+            let active = groups[group].active
+            for i in max(0, active.count - groupSizeMax)..<active.count { savedShown.append(active[i].id) }
+        }
+        dirty.append(
+            DirtyGroup(
+                group: Int32(group), totalBefore: Int32(groups[group].totalCount),
+                shownStart: Int32(start), shownEnd: Int32(savedShown.count)))
+    }
+
+    /// Moves `group` to its place in ``candidates``; returns whether its key changed.
+    mutating func refreshCandidate(_ group: Int) -> Bool {
+        let newDate = groups[group].active.last?.date
+        let oldDate = groups[group].candidateDate
+        if newDate == oldDate { return false }
+        if let oldDate {
+            let key = CandidateKey(date: oldDate, group: Int32(group))
+            candidates.remove(at: candidatePosition(key))
+        }
+        if let newDate {
+            let key = CandidateKey(date: newDate, group: Int32(group))
+            candidates.insert(key, at: candidatePosition(key))
+        }
+        groups[group].candidateDate = newDate
+        return true
+    }
+
+    /// The position of `key` in ``candidates``, or where it would go.
+    @inline(__always)
+    func candidatePosition(_ key: CandidateKey) -> Int {
+        if let last = candidates.last, last < key { return candidates.count }
+        var low = 0
+        var high = candidates.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if candidates[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The ids `group` showed before the event (SEMANTICS §8).
+    @inline(__always)
+    func shownBefore(_ group: Int) -> ArraySlice<Int64> {
+        let dirtyIndex = Int(groups[group].dirtyIndex)
+        if dirtyIndex >= 0 {
+            let entry = dirty[dirtyIndex]
+            return savedShown[Int(entry.shownStart)..<Int(entry.shownEnd)]
+        }
+        guard groups[group].isVisible else { return [] }
+        let active = groups[group].active
+        return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
+    }
+
+    /// Ends the event: updates candidates and the visible view, and returns the updates of
+    /// SEMANTICS §9 (allocating only when there are some).
+    mutating func finishEvent() -> [Update] {
+        guard !dirty.isEmpty || optionsChanged else { return [] }
+        var candidatesChanged = optionsChanged
+        for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+
+        reported.removeAll(keepingCapacity: true)
+        for entry in dirty { reported.append(entry.group) }
+        if candidatesChanged {
+            nextVisible.removeAll(keepingCapacity: true)
+            var i = candidates.count - 1
+            while nextVisible.count < groupCountMax && i >= 0 {
+                nextVisible.append(candidates[i].group)
+                i -= 1
+            }
+            for g in nextVisible { groups[Int(g)].isVisibleAfter = true }
+            for g in visible where !groups[Int(g)].isVisibleAfter { reported.append(g) }
+            for g in nextVisible where !groups[Int(g)].isVisible || groupSizeMax != previousGroupSizeMax {
+                reported.append(g)
+            }
+        } else {
+            for entry in dirty where groups[Int(entry.group)].isVisible {
+                groups[Int(entry.group)].isVisibleAfter = true
+            }
+        }
+        if reported.count > 1 { reported.sort() }
+
+        var updates: [Update] = []
+        // 1. Groups that left the view, by ascending group id.
+        var previous: Int32 = -1
+        for g in reported where g != previous {
+            previous = g
+            let group = Int(g)
+            guard groups[group].isVisible && !groups[group].isVisibleAfter else { continue }
+            updates.append(
+                .group(
+                    GroupUpdate(
+                        groupId: groups[group].id, type: groups[group].type,
+                        chat: chats[Int(groups[group].chat)].name, totalCount: groups[group].totalCount,
+                        isSilent: true, added: [], removedIds: Array(shownBefore(group)))))
+        }
+        // 2. Groups visible after the event whose visible set or total changed.
+        previous = -1
+        var contentUpdate: Update?
+        for g in reported where g != previous {
+            previous = g
+            let group = Int(g)
+            guard groups[group].isVisibleAfter else { continue }
+            let before = shownBefore(group)
+            let active = groups[group].active
+            let afterStart = max(0, active.count - groupSizeMax)
+            var added: [Notification] = []
+            var removed: [Int64] = []
+            var a = before.startIndex
+            var b = afterStart
+            while a < before.endIndex || b < active.count {
+                if b == active.count || (a < before.endIndex && before[a] < active[b].id) {
+                    removed.append(before[a]); a += 1
+                } else if a == before.endIndex || active[b].id < before[a] {
+                    added.append(active[b]); b += 1
+                } else {
+                    if active[b].id == contentChangedId && groups[group].isVisible {
+                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: active[b]))
+                    }
+                    a += 1; b += 1
+                }
+            }
+            let dirtyIndex = Int(groups[group].dirtyIndex)
+            let totalBefore = dirtyIndex >= 0 ? Int(dirty[dirtyIndex].totalBefore) : groups[group].totalCount
+            let total = groups[group].totalCount
+            guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
+            let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
+            updates.append(
+                .group(
+                    GroupUpdate(
+                        groupId: groups[group].id, type: groups[group].type,
+                        chat: chats[Int(groups[group].chat)].name, totalCount: total,
+                        isSilent: isSilent, added: added, removedIds: removed)))
+        }
+        // 3. The notification whose content changed, when visible before and after.
+        if let contentUpdate { updates.append(contentUpdate) }
+
+        // The view after the event becomes the view.
+        if candidatesChanged {
+            for g in visible { groups[Int(g)].isVisible = false }
+            for g in nextVisible {
+                groups[Int(g)].isVisible = true
+                groups[Int(g)].isVisibleAfter = false
+            }
+            swap(&visible, &nextVisible)
+            nextVisible.removeAll(keepingCapacity: true)
+        } else {
+            for entry in dirty { groups[Int(entry.group)].isVisibleAfter = false }
+        }
+        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
+        dirty.removeAll(keepingCapacity: true)
+        savedShown.removeAll(keepingCapacity: true)
+        reported.removeAll(keepingCapacity: true)
+        createdId = 0
+        createdSilent = false
+        contentChangedId = 0
+        optionsChanged = false
+        previousGroupSizeMax = groupSizeMax
+        return updates
+    }
+}

@@ -1,0 +1,161 @@
+import HeraldEvents
+
+/// A group touched by the current event, with what the client saw of it before the event.
+struct DirtyGroup: Hashable, Sendable {
+    /// The group's index.
+    var group: Int32
+    /// Its `totalCount` before the event.
+    var totalBefore: Int32
+    /// Its visible ids before the event: `Account.savedShown[shownStart..<shownEnd]`.
+    var shownStart: Int32
+    var shownEnd: Int32
+}
+
+/// The whole state of one account: options, counters, chats, groups and the visible view.
+///
+/// Chats and groups live in arrays and refer to each other by index; a group's index is its
+/// id minus one because group ids are assigned 1, 2, 3… and never reused. Only live
+/// (active or dismissed) notifications are stored, inside their group.
+struct Account: Hashable, Sendable {
+    /// The projection's configuration (overrides and whether changes are recorded).
+    let configuration: Projection.Configuration
+    /// The view options the account's `options` events asked for.
+    var requestedGroupCountMax = 10
+    var requestedGroupSizeMax = 10
+    /// The view options in effect (the overrides win).
+    var groupCountMax: Int
+    var groupSizeMax: Int
+    /// The next notification id.
+    var nextNotificationId: Int64 = 1
+    /// Unread messages over all chats.
+    var unread = 0
+    /// Unread messages over chats that are not muted.
+    var badge = 0
+    /// Unread mentions over all chats.
+    var unreadMentions = 0
+    /// Chat name → index in ``chats``.
+    var chatIndex: [String: Int32] = [:]
+    /// Every chat named since the last `revoke`, in order of first appearance.
+    var chats: [Chat] = []
+    /// Every group, by id minus one.
+    var groups: [NotificationGroup] = []
+    /// Live (active or dismissed) notification id → index of its group.
+    var live: [Int64: Int32] = [:]
+    /// Ids deleted by a `delete` without `chat`.
+    var deletedEverywhere: Set<Int64> = []
+    /// The candidate groups (SEMANTICS §8), ascending.
+    var candidates: [CandidateKey] = []
+    /// The visible groups, in visible order.
+    var visible: [Int32] = []
+
+    // Scratch state of the event being applied; empty (or neutral) between events.
+    /// Groups touched by the event.
+    var dirty: [DirtyGroup] = []
+    /// The ids each dirty group showed before the event.
+    var savedShown: [Int64] = []
+    /// The visible groups being computed.
+    var nextVisible: [Int32] = []
+    /// Groups whose updates are being computed.
+    var reported: [Int32] = []
+    /// The notification the event created, or 0.
+    var createdId: Int64 = 0
+    /// Whether that notification is silent.
+    var createdSilent = false
+    /// The notification whose content the event changed, or 0.
+    var contentChangedId: Int64 = 0
+    /// Whether the event changed the view options in effect.
+    var optionsChanged = false
+    /// The `groupSizeMax` in effect before the event.
+    var previousGroupSizeMax: Int
+    /// The lifecycle changes of the event, when recorded.
+    var changes: [Change] = []
+
+    /// Creates an empty account (SEMANTICS §2 defaults).
+    init(configuration: Projection.Configuration) {
+        self.configuration = configuration
+        groupCountMax = configuration.groupCountMaxOverride ?? 10
+        groupSizeMax = configuration.groupSizeMaxOverride ?? 10
+        previousGroupSizeMax = groupSizeMax
+    }
+
+    /// The next group id.
+    var nextGroupId: Int64 { Int64(groups.count) + 1 }
+
+    /// Whether lifecycle changes are recorded (``Projection/Configuration/recordsChanges``).
+    @inline(__always)
+    var recording: Bool { configuration.recordsChanges }
+
+    /// The index of chat `name`, adding the chat when it is new.
+    @inline(__always)
+    mutating func intern(chat name: String) -> Int {
+        if let index = chatIndex[name] { return Int(index) }
+        let index = chats.count
+        chats.append(Chat(name: name))
+        chatIndex[name] = Int32(index)
+        return index
+    }
+
+    /// The index of the chat's group of `type`, creating the group when needed.
+    mutating func group(_ type: GroupType, chat: Int) -> Int {
+        if let existing = chats[chat].group(type) { return Int(existing) }
+        let index = groups.count
+        groups.append(NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat)))
+        chats[chat].groupSlots[type.index] = Int32(index)
+        if recording { changes.append(.groupCreated(groupId: Int64(index) + 1, type: type, chat: chats[chat].name)) }
+        return index
+    }
+
+    /// Where notification `id` is: its group, whether it is active, and its position.
+    func locate(_ id: Int64) -> (group: Int, active: Bool, index: Int)? {
+        guard id != 0, let g = live[id] else { return nil }
+        let group = Int(g)
+        if let i = groups[group].active.index(ofId: id) { return (group, true, i) }
+        if let i = groups[group].dismissed.index(ofId: id) { return (group, false, i) }
+        return nil
+    }
+
+    /// Clears a live notification for good (SEMANTICS §5); does nothing for other ids.
+    mutating func clear(_ id: Int64, reason: ClearReason) {
+        guard let (group, isActive, index) = locate(id) else { return }
+        touch(group)
+        if isActive {
+            groups[group].active.remove(at: index)
+        } else {
+            groups[group].dismissed.remove(at: index)
+        }
+        live[id] = nil
+        if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
+    }
+
+    /// Clears every live notification of `group` that `shouldClear` selects.
+    mutating func clearAll(in group: Int, reason: ClearReason, where shouldClear: (Notification) -> Bool) {
+        let hit = groups[group].active.contains(where: shouldClear) || groups[group].dismissed.contains(where: shouldClear)
+        guard hit else { return }
+        touch(group)
+        for list in 0..<2 {
+            var kept: [Notification] = []
+            let source = list == 0 ? groups[group].active : groups[group].dismissed
+            kept.reserveCapacity(source.count)
+            for notification in source {
+                if shouldClear(notification) {
+                    live[notification.id] = nil
+                    if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
+                } else {
+                    kept.append(notification)
+                }
+            }
+            if list == 0 { groups[group].active = kept } else { groups[group].dismissed = kept }
+        }
+    }
+
+    /// Stops message `index` of `chat` being unread, keeping every count in step.
+    mutating func forgetUnread(chat: Int, at index: Int) {
+        let message = chats[chat].unread.remove(at: index)
+        unread -= 1
+        if !chats[chat].muted { badge -= 1 }
+        if message.isMention {
+            chats[chat].unreadMentions -= 1
+            unreadMentions -= 1
+        }
+    }
+}

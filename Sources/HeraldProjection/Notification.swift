@@ -1,0 +1,121 @@
+import HeraldEvents
+
+/// One notification: what a client shows for one object (SEMANTICS §4, STATE.md "Notification").
+///
+/// The fields are laid out so that the value stays 96 bytes: the three integers first, the
+/// optional strings next and the one-byte fields last.
+public struct Notification: Hashable, Sendable {
+    /// The notification id, unique and increasing inside its account (starts at 1).
+    public var id: Int64
+    /// The id of the object inside its chat and class (a message id, a call id, …).
+    public var objectId: Int64
+    /// Unix seconds, from the `notify` event (or the upgrade that replaced it).
+    public var date: Int64
+    /// The title, when known.
+    public var title: String?
+    /// The text, when known.
+    public var body: String?
+    /// The sender, when known.
+    public var sender: String?
+    /// The thread, when known.
+    public var thread: String?
+    /// What kind of object the notification is about.
+    public var kind: NotificationKind
+    /// Whether the notification must be shown without sound.
+    public var silent: Bool
+    /// Whether the content came from a push payload only (and may be upgraded).
+    public var partial: Bool
+    /// Where the notification is in its lifecycle (SEMANTICS §5).
+    public var status: NotificationStatus
+
+    /// Creates a notification.
+    public init(
+        id: Int64, kind: NotificationKind, objectId: Int64, date: Int64,
+        silent: Bool = false, partial: Bool = false, status: NotificationStatus = .active,
+        title: String? = nil, body: String? = nil, sender: String? = nil, thread: String? = nil
+    ) {
+        self.id = id
+        self.objectId = objectId
+        self.date = date
+        self.title = title
+        self.body = body
+        self.sender = sender
+        self.thread = thread
+        self.kind = kind
+        self.silent = silent
+        self.partial = partial
+        self.status = status
+    }
+
+    /// Whether a client would see the same thing for `self` and `other`: every field of the
+    /// JSON form (so not `status`).
+    public func hasSameContent(as other: Notification) -> Bool {
+        id == other.id && kind == other.kind && objectId == other.objectId && date == other.date
+            && silent == other.silent && partial == other.partial && title == other.title
+            && body == other.body && sender == other.sender && thread == other.thread
+    }
+}
+
+/// Where a notification is in its lifecycle (SEMANTICS §5). Nothing ever returns to `active`.
+public enum NotificationStatus: Hashable, Sendable {
+    /// In its group and may be shown.
+    case active
+    /// Swiped away by the user: never shown again, still counted in its group while unread.
+    case dismissed
+    /// Gone for good and not counted.
+    case cleared(ClearReason)
+}
+
+/// Why a notification was cleared (SEMANTICS §5–§6).
+public enum ClearReason: String, CaseIterable, Hashable, Sendable {
+    /// Its message was read (`read`) or its reaction seen (`readReactions`).
+    case read
+    /// Its message was deleted.
+    case deleted
+    /// Its call ended.
+    case ended
+    /// Its chat was muted.
+    case muted
+    /// A chat setting (`disableMentions`, `disablePinned`) turned it off.
+    case settings
+    /// A newer pinned message replaced it.
+    case replaced
+}
+
+/// The type of a notification group (SEMANTICS §3): each chat has at most one of each.
+public enum GroupType: String, CaseIterable, Hashable, Sendable {
+    /// Messages, and mentions, pinned messages and reactions the chat's settings route here.
+    case messages
+    /// Mentions, pinned messages and reactions.
+    case mentions
+    /// Calls.
+    case calls
+    /// The secret chat's creation.
+    case secretChat
+
+    /// Whether dismissed notifications count in the group's `totalCount` (SEMANTICS §7).
+    @inlinable
+    public var countsDismissed: Bool { self == .messages || self == .mentions }
+
+    /// A small integer for the slot arrays and the snapshot.
+    @usableFromInline
+    var index: Int {
+        switch self {
+        case .messages: 0
+        case .mentions: 1
+        case .calls: 2
+        case .secretChat: 3
+        }
+    }
+
+    /// The type with ``index`` `index`, if any.
+    static func at(_ index: Int) -> GroupType? {
+        switch index {
+        case 0: .messages
+        case 1: .mentions
+        case 2: .calls
+        case 3: .secretChat
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import HeraldEvents
+
+/// One notification group of a chat (SEMANTICS §3) with its live notifications.
+///
+/// Cleared notifications are dropped, not kept: only active and dismissed ones remain,
+/// each list in ascending id. Because ids grow in log order, a new notification is always
+/// appended at the end of ``active``.
+struct NotificationGroup: Hashable, Sendable {
+    /// The group id (the group's index in ``Account/groups`` plus one).
+    let id: Int64
+    /// The group's type.
+    let type: GroupType
+    /// The index of the group's chat in ``Account/chats``.
+    let chat: Int32
+    /// Active notifications, ascending id.
+    var active: [Notification] = []
+    /// Dismissed notifications, ascending id.
+    var dismissed: [Notification] = []
+    /// The `lastDate` of the group's candidate key (SEMANTICS §8) as stored in
+    /// ``Account/candidates``; `nil` when the group has no active notification.
+    var candidateDate: Int64?
+    /// Whether the group is visible (among the first `groupCountMax` candidates).
+    var isVisible = false
+    /// During an event: whether the group is visible after it. False between events.
+    var isVisibleAfter = false
+    /// During an event: the group's entry in ``Account/dirty``, or -1. Always -1 between events.
+    var dirtyIndex: Int32 = -1
+
+    /// Creates an empty group.
+    init(id: Int64, type: GroupType, chat: Int32) {
+        self.id = id
+        self.type = type
+        self.chat = chat
+    }
+
+    /// The group's `totalCount` (SEMANTICS §7).
+    @inline(__always)
+    var totalCount: Int { type.countsDismissed ? active.count + dismissed.count : active.count }
+}
+
+extension Array where Element == Notification {
+    /// The position of the first notification whose id is `>= id` (the list is ascending).
+    @inline(__always)
+    func lowerBound(id: Int64) -> Int {
+        if let last, last.id < id { return count }
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) >> 1
+            if self[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The position of notification `id`, or `nil`.
+    @inline(__always)
+    func index(ofId id: Int64) -> Int? {
+        let i = lowerBound(id: id)
+        return i < count && self[i].id == id ? i : nil
+    }
+
+    /// Inserts `notification` at its place in id order.
+    @inline(__always)
+    mutating func insertSorted(_ notification: Notification) {
+        insert(notification, at: lowerBound(id: notification.id))
+    }
+}
+
+/// A candidate group's key (SEMANTICS §8); ``Account/candidates`` keeps them ascending, so
+/// the visible groups are the last `groupCountMax`, read backwards.
+struct CandidateKey: Hashable, Sendable, Comparable {
+    /// The date of the group's active notification with the largest id.
+    var date: Int64
+    /// The group's index (group id minus one, so it orders like the group id).
+    var group: Int32
+
+    @inline(__always)
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.date != rhs.date ? lhs.date < rhs.date : lhs.group < rhs.group
+    }
+}

@@ -1,0 +1,81 @@
+import HeraldEvents
+
+extension Account {
+    /// Checks, in debug builds, the invariants the fast paths rely on. Cheap: it looks at the
+    /// account's totals and visible view, not at every chat and group (see
+    /// ``checkAllInvariants()`` for the full check).
+    func checkInvariants() {
+        #if DEBUG
+        precondition(unread >= 0 && badge >= 0 && unreadMentions >= 0, "negative count")
+        precondition(badge <= unread && unreadMentions <= unread, "inconsistent totals")
+        precondition(nextNotificationId >= 1)
+        precondition(visible.count <= groupCountMax, "too many visible groups")
+        precondition(visible.count == min(groupCountMax, candidates.count), "visible groups are not the first candidates")
+        var previous: CandidateKey?
+        for g in visible {
+            let group = groups[Int(g)]
+            precondition(group.isVisible && !group.isVisibleAfter && group.dirtyIndex == -1)
+            precondition(!group.active.isEmpty, "visible group without active notification")
+            let key = CandidateKey(date: group.candidateDate!, group: g)
+            if let previous { precondition(key < previous, "visible groups out of order") }
+            previous = key
+            precondition(group.active.last!.id < nextNotificationId)
+        }
+        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && contentChangedId == 0 && !optionsChanged)
+        precondition(previousGroupSizeMax == groupSizeMax)
+        #endif
+    }
+
+    /// Checks every invariant of the account; O(size of the state). Used by tests.
+    func checkAllInvariants() {
+        var total = 0
+        var totalBadge = 0
+        var totalMentions = 0
+        for (index, chat) in chats.enumerated() {
+            precondition(chatIndex[chat.name] == Int32(index))
+            precondition(zip(chat.unread, chat.unread.dropFirst()).allSatisfy { $0.id < $1.id }, "unread not ascending")
+            precondition(chat.unread.allSatisfy { $0.id > chat.readMaxId }, "unread at or below readMaxId")
+            precondition(chat.deleted.allSatisfy { $0 > chat.readMaxId })
+            precondition(chat.unreadMentions == chat.unread.count { $0.isMention })
+            total += chat.unread.count
+            if !chat.muted { totalBadge += chat.unread.count }
+            totalMentions += chat.unreadMentions
+            for type in GroupType.allCases {
+                if let g = chat.group(type) {
+                    precondition(groups[Int(g)].chat == Int32(index) && groups[Int(g)].type == type)
+                }
+            }
+        }
+        precondition(total == unread && totalBadge == badge && totalMentions == unreadMentions, "totals out of step")
+        var liveCount = 0
+        var candidateCount = 0
+        for (index, group) in groups.enumerated() {
+            precondition(group.id == Int64(index) + 1)
+            precondition(chats[Int(group.chat)].group(group.type) == Int32(index))
+            for list in [group.active, group.dismissed] {
+                precondition(zip(list, list.dropFirst()).allSatisfy { $0.id < $1.id }, "notifications not ascending")
+                for notification in list {
+                    precondition(live[notification.id] == Int32(index))
+                    precondition(notification.id >= 1 && notification.id < nextNotificationId)
+                }
+                liveCount += list.count
+            }
+            precondition(group.active.allSatisfy { $0.status == .active })
+            precondition(group.dismissed.allSatisfy { $0.status == .dismissed })
+            precondition(group.candidateDate == group.active.last?.date)
+            if group.candidateDate != nil { candidateCount += 1 }
+            precondition(group.isVisible == visible.contains(Int32(index)))
+        }
+        precondition(liveCount == live.count, "live index out of step")
+        precondition(candidateCount == candidates.count)
+        precondition(zip(candidates, candidates.dropFirst()).allSatisfy { $0 < $1 }, "candidates not ascending")
+    }
+}
+
+extension Projection {
+    /// Checks every invariant of every account; O(size of the state). Traps on a violation.
+    /// Tests call it; ``apply(_:seq:)`` runs a cheaper check after each event in debug builds.
+    public func checkAllInvariants() {
+        for account in accountsByName.values { account.checkAllInvariants() }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+import Testing
+
+/// One case of `shared/spec/conformance/`: events, the expected final state and, for some,
+/// the expected updates of every event.
+struct ConformanceCase: CustomTestStringConvertible, Sendable {
+    let name: String
+    var testDescription: String { name }
+
+    /// The conformance folder: the repository root is three levels above this file.
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/spec/conformance").standardizedFileURL
+
+    /// Every case in the folder, by name.
+    static let all: [ConformanceCase] = {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".events.jsonl") }
+            .map { ConformanceCase(name: String($0.dropLast(".events.jsonl".count))) }
+            .sorted { $0.name < $1.name }
+    }()
+
+    func lines(_ suffix: String) throws -> [String]? {
+        let url = Self.directory.appendingPathComponent(name + suffix)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    func events() throws -> [Event] {
+        try (lines(".events.jsonl") ?? []).map { try Event(json: $0) }
+    }
+}
+
+@Suite struct ConformanceTests {
+    @Test func casesExist() {
+        #expect(ConformanceCase.all.count >= 11, "conformance folder not found at \(ConformanceCase.directory.path)")
+    }
+
+    @Test(arguments: ConformanceCase.all)
+    func conformance(_ testCase: ConformanceCase) throws {
+        let events = try testCase.events()
+        let expectedUpdates = try testCase.lines(".updates.jsonl")
+        if let expectedUpdates { #expect(expectedUpdates.count == events.count) }
+        var projection = Projection()
+        for (index, event) in events.enumerated() {
+            let seq = UInt64(index + 1)
+            let outcome = projection.apply(event, seq: seq)
+            if let expectedUpdates, index < expectedUpdates.count {
+                let actual = Projection.updatesJSON(seq: seq, account: event.account, updates: outcome.updates)
+                let same = try JSONValue.parse(actual) == JSONValue.parse(expectedUpdates[index])
+                #expect(same, "seq \(seq): \(event.jsonString)\n  actual:   \(actual)\n  expected: \(expectedUpdates[index])")
+                if !same { break }
+            }
+        }
+        projection.checkAllInvariants()
+        let expected = try #require(try testCase.lines(".expected.json")).joined()
+        let actual = projection.stateJSON()
+        #expect(try JSONValue.parse(actual) == JSONValue.parse(expected), "\n  actual:   \(actual)\n  expected: \(expected)")
+    }
+}
