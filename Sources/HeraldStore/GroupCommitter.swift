@@ -15,14 +15,14 @@ final class GroupCommitter: @unchecked Sendable {
 
     final class Request {
         let payload: [PendingRecord]
-        var result: Result<UInt64, any Error>?
+        var result: Result<[Applied], any Error>?
         init(_ payload: [PendingRecord]) { self.payload = payload }
     }
 
     /// Commits `records` (in one transaction, possibly shared with other callers' records)
-    /// and returns the seq of the first of them. `commit` runs on the leader's thread, one call
-    /// at a time, with the requests in queue order; it returns the first seq of each request.
-    func submit(_ records: [PendingRecord], commit: ([Request]) throws -> [UInt64]) throws -> UInt64 {
+    /// and returns them applied. `commit` runs on the leader's thread, one call at a time,
+    /// with the requests in queue order; it returns the applied records of each request.
+    func submit(_ records: [PendingRecord], commit: ([Request]) throws -> [[Applied]]) throws -> [Applied] {
         let request = Request(records)
         condition.lock()
         queue.append(request)
@@ -38,8 +38,8 @@ final class GroupCommitter: @unchecked Sendable {
             let outcome = Result { try commit(batch) }
             condition.lock()
             switch outcome {
-            case .success(let firstSeqs):
-                for (item, seq) in zip(batch, firstSeqs) { item.result = .success(seq) }
+            case .success(let applied):
+                for (item, result) in zip(batch, applied) { item.result = .success(result) }
             case .failure(let error):
                 for item in batch { item.result = .failure(error) }
             }

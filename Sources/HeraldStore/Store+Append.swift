@@ -8,21 +8,22 @@ struct PendingRecord: Sendable {
 }
 
 extension Store {
-    /// Appends one event and returns its seq once it is durable (under the default durability).
+    /// Appends one event, applies it, and returns its seq and updates once it is durable
+    /// (under the default durability).
     ///
     /// An invalid event throws ``StoreError/invalidEvent(index:_:)`` and appends nothing.
     /// Concurrent callers share commits (group commit); each still returns only when its own
     /// event is committed.
     @discardableResult
-    public func appendEvent(_ event: Event, source: Source = .library) throws -> UInt64 {
-        try appendEvents([(event, source)])
+    public func append(_ event: Event, source: Source = .library) throws -> Applied {
+        try append(contentsOf: [(event, source)])[0]
     }
 
     /// Appends a batch atomically, in one commit: either every event is appended, in order,
     /// with consecutive seqs, or (when one is invalid or the commit fails) none is.
-    /// Returns the seq of the first event.
+    /// Returns the events applied, in order.
     @discardableResult
-    public func appendEvents(_ batch: [(Event, Source)]) throws -> UInt64 {
+    public func append(contentsOf batch: [(Event, Source)]) throws -> [Applied] {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
@@ -34,12 +35,12 @@ extension Store {
             }
             pending.append(PendingRecord(event: event, source: source))
         }
-        guard !pending.isEmpty else { return lastSeq + 1 }
+        guard !pending.isEmpty else { return [] }
         return try committer.submit(pending) { requests in try commit(requests) }
     }
 
     /// Writes the records of `requests` in one transaction; runs on the group leader only.
-    private func commit(_ requests: [GroupCommitter.Request]) throws -> [UInt64] {
+    private func commit(_ requests: [GroupCommitter.Request]) throws -> [[Applied]] {
         let recordedAt = options.clock()
         var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 96)
         var ends: [Int] = []
@@ -68,13 +69,10 @@ extension Store {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        var firstSeqs: [UInt64] = []
-        var seq = first
-        for request in requests {
-            firstSeqs.append(seq)
-            seq += UInt64(request.payload.count)
+        var applied = didCommit(requests.lazy.flatMap(\.payload), firstSeq: first)[...]
+        return requests.map { request in
+            defer { applied = applied.dropFirst(request.payload.count) }
+            return Array(applied.prefix(request.payload.count))
         }
-        didCommit(requests.lazy.flatMap(\.payload), recordedAt: recordedAt, firstSeq: first)
-        return firstSeqs
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldProjection
 import LMDB
 import Logging
 
@@ -17,6 +18,12 @@ extension Store {
         public var durability: Environment.Durability = .full
         /// The initial LMDB map size; the map grows by itself when it fills up.
         public var initialMapSize = 64 << 20
+        /// How the projection is configured (what-if overrides of the view options).
+        public var projection = Projection.Configuration()
+        /// Rebuild the projection at open. A damaged record then makes the open fail with
+        /// ``StoreError/damagedRecord(path:seq:reason:)``; turn it off to inspect such a store
+        /// (`herald verify` does) with the projection left empty.
+        public var replayOnOpen = true
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

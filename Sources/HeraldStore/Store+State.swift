@@ -1,30 +1,97 @@
+import Foundation
 import HeraldEvents
+import HeraldProjection
 import Synchronization
 
 extension Store {
     /// The in-memory side of a store, guarded by `Store.state`.
     struct State: ~Copyable {
+        /// The projection of every event up to `lastSeq`.
+        var projection: Projection
         /// The seq of the last event applied.
         var lastSeq: UInt64 = 0
+        /// Live followers of ``Store/appliedEvents()``.
+        var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
+
+        init(configuration: Projection.Configuration) {
+            projection = Projection(configuration: configuration)
+        }
     }
 
-    /// The seq of the last event appended (or, read-only, of the last one seen at open or
-    /// at the last ``refresh()``).
+    /// The seq of the last event applied (for a read-only store: seen at open or at the last
+    /// ``refresh()``).
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
 
-    /// Brings the in-memory state up to the log on disk.
+    /// The projection as of ``lastSeq``: a value, so it is a consistent snapshot that later
+    /// appends do not change.
+    public var projection: Projection { state.withLock { $0.projection } }
+
+    /// One account's state: options, counts, chats and visible groups.
+    public func account(_ name: String) -> AccountState? {
+        state.withLock { $0.projection.account(name) }
+    }
+
+    /// The active-notifications view of an account (TDLib's `updateActiveNotifications`):
+    /// what a client shows after a restart.
+    public func activeNotifications(account: String) -> [VisibleGroup] {
+        state.withLock { $0.projection.activeNotifications(account: account) }
+    }
+
+    /// A stream of every event applied from now on, with its updates, in seq order. The
+    /// stream buffers without limit, so a slow reader never slows appends down.
+    public func appliedEvents() -> AsyncStream<Applied> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<Applied>.makeStream(bufferingPolicy: .unbounded)
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        state.withLock { $0.subscribers[id] = continuation }
+        return stream
+    }
+
+    /// Catches a read-only store up with what other processes committed since; returns the
+    /// events applied.
+    @discardableResult
+    public func refresh() throws -> [Applied] {
+        let from = lastSeq + 1
+        var records: [LogRecord] = []
+        try forEachRecord(from: from) { records.append($0); return true }
+        return state.withLock { state in apply(records.lazy.map { ($0.seq, $0.event) }, to: &state) }
+    }
+
+    /// Builds the in-memory state from the log at open.
     func recover() throws {
-        let last = try committedLastSeq()
-        state.withLock { $0.lastSeq = last }
+        var projection = Projection(configuration: options.projection)
+        var last: UInt64 = 0
+        try forEachRecord { record in
+            _ = projection.apply(record.event, seq: record.seq)
+            last = record.seq
+            return true
+        }
+        state.withLock { state in
+            state.projection = projection
+            state.lastSeq = last
+        }
     }
 
     /// Applies committed records to the in-memory state. Called by the group leader, in seq
     /// order, right after the commit.
-    func didCommit(_ records: some Sequence<PendingRecord>, recordedAt: Int64, firstSeq: UInt64) {
+    func didCommit(_ records: some Sequence<PendingRecord>, firstSeq: UInt64) -> [Applied] {
         state.withLock { state in
             var seq = firstSeq
-            for _ in records { seq += 1 }
-            state.lastSeq = seq - 1
+            return apply(records.lazy.map { record in defer { seq += 1 }; return (seq, record.event) }, to: &state)
         }
+    }
+
+    private func apply(_ events: some Sequence<(UInt64, Event)>, to state: inout State) -> [Applied] {
+        var applied: [Applied] = []
+        for (seq, event) in events {
+            let outcome = state.projection.apply(event, seq: seq)
+            let result = Applied(seq: seq, event: event, updates: outcome.updates)
+            applied.append(result)
+            state.lastSeq = seq
+            for continuation in state.subscribers.values { continuation.yield(result) }
+        }
+        return applied
     }
 }

@@ -5,6 +5,7 @@
 import Foundation
 import Synchronization
 import HeraldEvents
+import HeraldProjection
 import LMDB
 import Logging
 
@@ -72,9 +73,9 @@ public final class Store: Sendable {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        state = Mutex(State())
+        state = Mutex(State(configuration: options.projection))
         try checkFormat()
-        try recover()
+        if options.replayOnOpen { try recover() } else { state.withLock { $0.lastSeq = (try? committedLastSeq()) ?? 0 } }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 

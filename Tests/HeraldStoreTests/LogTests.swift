@@ -40,8 +40,8 @@ struct LogTests {
             let store = try Store(path: dir.path, options: options)
             #expect(store.lastSeq == 0)
             let source = Source(format: "herald", digest: Array(repeating: 0xAB, count: 16))
-            #expect(try store.appendEvents(events[..<100].map { ($0, source) }) == 1)
-            for event in events[100...] { try store.appendEvent(event) }
+            #expect(try store.append(contentsOf: events[..<100].map { ($0, source) }).first?.seq == 1)
+            for event in events[100...] { try store.append(event) }
             #expect(store.lastSeq == 500)
         }
         let reopened = try Store(path: dir.path)
@@ -60,11 +60,11 @@ struct LogTests {
     func batchAtomicity() throws {
         let dir = TemporaryDirectory()
         let store = try Store(path: dir.path)
-        try store.appendEvent(Event(account: "a", .revoke))
+        try store.append(Event(account: "a", .revoke))
         var batch = randomEvents(count: 10, seed: 2).map { ($0, Source.library) }
         batch[7].0 = Event(account: "a", .dismiss(notificationId: 0))
         #expect {
-            try store.appendEvents(batch)
+            try store.append(contentsOf: batch)
         } throws: { error in
             guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
             return index == 7 && cause.field == "notificationId"
@@ -83,7 +83,7 @@ struct LogTests {
         let before = store.environmentInfo().mapSize
         let events = randomEvents(count: 20_000, seed: 3)
         for start in stride(from: 0, to: events.count, by: 2_000) {
-            try store.appendEvents(events[start..<(start + 2_000)].map { ($0, .library) })
+            try store.append(contentsOf: events[start..<(start + 2_000)].map { ($0, .library) })
         }
         #expect(store.environmentInfo().mapSize > before)
         #expect(try store.recordCount() == 20_000)
@@ -101,14 +101,14 @@ struct LogTests {
             return path == dir.path && "\(error)".contains(dir.path)
         }
         // A reader is welcome while the writer is open, and sees its commits.
-        try first.appendEvent(Event(account: "a", .revoke))
+        try first.append(Event(account: "a", .revoke))
         var readOnly = Store.Options()
         readOnly.readOnly = true
         let reader = try Store(path: dir.path, options: readOnly)
         #expect(try reader.committedLastSeq() == 1)
-        try first.appendEvent(Event(account: "a", .revoke))
+        try first.append(Event(account: "a", .revoke))
         #expect(try reader.committedLastSeq() == 2)
-        #expect(throws: StoreError.self) { try reader.appendEvent(Event(account: "a", .revoke)) }
+        #expect(throws: StoreError.self) { try reader.append(Event(account: "a", .revoke)) }
     }
 
     @Test("opening a missing store read-only says so")
@@ -135,7 +135,7 @@ struct LogTests {
                 group.addTask {
                     try (0..<perProducer).map { i in
                         let event = Event(account: "p\(p)", .note(source: "test", reason: "\(i)"))
-                        return (try store.appendEvent(event), event)
+                        return (try store.append(event).seq, event)
                     }
                 }
             }
@@ -151,7 +151,7 @@ struct LogTests {
         let dir = TemporaryDirectory()
         do {
             let store = try Store(path: dir.path)
-            try store.appendEvents(randomEvents(count: 5, seed: 4).map { ($0, .library) })
+            try store.append(contentsOf: randomEvents(count: 5, seed: 4).map { ($0, .library) })
         }
         // Damage record 3 through LMDB directly, as a disk fault would.
         do {
@@ -163,7 +163,16 @@ struct LogTests {
                 try txn.put(log, key: SeqKey(3).bytes, value: value)
             }
         }
-        let store = try Store(path: dir.path)
+        // Opening replays the log, so the damage stops the open, naming the seq.
+        #expect {
+            _ = try Store(path: dir.path)
+        } throws: { error in
+            guard case StoreError.damagedRecord(_, let seq, _) = error else { return false }
+            return seq == 3
+        }
+        var inspect = Store.Options()
+        inspect.replayOnOpen = false
+        let store = try Store(path: dir.path, options: inspect)
         #expect(try store.records(through: 2).count == 2)
         #expect {
             _ = try store.records()
@@ -178,7 +187,7 @@ struct LogTests {
         let dir = TemporaryDirectory()
         do {
             let store = try Store(path: dir.path)
-            try store.appendEvents(randomEvents(count: 42, seed: 5).map { ($0, .library) })
+            try store.append(contentsOf: randomEvents(count: 42, seed: 5).map { ($0, .library) })
         }
         let stat = try run("/usr/bin/mdb_stat", ["-a", dir.path])
         #expect(stat.status == 0, "mdb_stat (Debian lmdb-utils) failed: \(stat.output)")

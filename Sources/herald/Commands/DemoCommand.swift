@@ -26,8 +26,8 @@ struct DemoCommand: ParsableCommand {
             Event(account: account, .read(chat: "user:62814", maxId: 590047)),
         ]
         for event in events {
-            let seq = try store.appendEvent(event, source: Source(format: "herald", payload: Array(event.jsonString.utf8)))
-            Terminal.line("#\(seq)  \(event.jsonString)")
+            let seq = try store.append(event, source: Source(format: "herald", payload: Array(event.jsonString.utf8)))
+            Terminal.line("#\(seq.seq)  \(event.jsonString)")
         }
         Terminal.line("store: \(directory) (\(store.lastSeq) events)")
     }

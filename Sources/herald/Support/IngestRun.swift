@@ -47,9 +47,9 @@ struct IngestRun {
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
         func flush() throws {
             guard !batch.isEmpty else { return }
-            let first = try store.appendEvents(batch)
-            summary.firstSeq = summary.firstSeq ?? first
-            summary.lastSeq = first + UInt64(batch.count) - 1
+            let applied = try store.append(contentsOf: batch)
+            summary.firstSeq = summary.firstSeq ?? applied.first?.seq
+            summary.lastSeq = applied.last?.seq
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }

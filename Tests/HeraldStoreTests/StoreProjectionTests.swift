@@ -1,0 +1,87 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+import HeraldStore
+import Testing
+
+/// The conformance cases of ../shared/spec, read in place.
+enum Conformance {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/spec/conformance").standardizedFileURL
+
+    static var names: [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".events.jsonl") }.map { String($0.dropLast(".events.jsonl".count)) }.sorted()
+    }
+
+    static func lines(_ name: String, _ suffix: String) throws -> [String] {
+        let text = try String(contentsOf: directory.appendingPathComponent(name + suffix), encoding: .utf8)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    static func json(_ text: String) throws -> NSObject {
+        try JSONSerialization.jsonObject(with: Data(text.utf8)) as! NSObject
+    }
+}
+
+@Suite("Store with projection")
+struct StoreProjectionTests {
+    @Test("the conformance cases hold through the store, live and after reopening", arguments: Conformance.names)
+    func conformance(name: String) throws {
+        let dir = TemporaryDirectory()
+        let events = try Conformance.lines(name, ".events.jsonl").map { try Event(json: $0) }
+        let expected = try Conformance.json(try Conformance.lines(name, ".expected.json").joined())
+        let expectedUpdates = try? Conformance.lines(name, ".updates.jsonl")
+        do {
+            let store = try Store(path: dir.path)
+            // Half one by one, half as one batch: both paths must give the same updates.
+            var applied = try events.prefix(events.count / 2).map { try store.append($0) }
+            applied += try store.append(contentsOf: events.dropFirst(events.count / 2).map { ($0, .library) })
+            #expect(applied.map(\.seq) == Array(1...UInt64(events.count)))
+            if let expectedUpdates {
+                for (line, result) in zip(expectedUpdates, applied) {
+                    let printed = Projection.updatesJSON(seq: result.seq, account: result.event.account, updates: result.updates)
+                    #expect(try Conformance.json(printed) == Conformance.json(line), "seq \(result.seq)")
+                }
+            }
+            #expect(try Conformance.json(store.projection.stateJSON()) == expected)
+        }
+        let reopened = try Store(path: dir.path)
+        #expect(try Conformance.json(reopened.projection.stateJSON()) == expected)
+    }
+
+    @Test("followers receive every applied event in order")
+    func followers() async throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        let stream = store.appliedEvents()
+        let events = randomEvents(count: 50, seed: 9)
+        var appended: [Applied] = []
+        for event in events { appended.append(try store.append(event)) }
+        var received: [Applied] = []
+        for await applied in stream {
+            received.append(applied)
+            if received.count == events.count { break }
+        }
+        #expect(received == appended)
+    }
+
+    @Test("a read-only store catches up with a writer's commits")
+    func refresh() throws {
+        let dir = TemporaryDirectory()
+        let writer = try Store(path: dir.path)
+        let events = randomEvents(count: 300, seed: 10)
+        try writer.append(contentsOf: events.prefix(100).map { ($0, .library) })
+        var options = Store.Options()
+        options.readOnly = true
+        let reader = try Store(path: dir.path, options: options)
+        #expect(reader.projection == writer.projection)
+        try writer.append(contentsOf: events.dropFirst(100).map { ($0, .library) })
+        let caught = try reader.refresh()
+        #expect(caught.count == 200)
+        #expect(reader.lastSeq == 300)
+        #expect(reader.projection == writer.projection)
+        #expect(reader.projection.stateJSON() == writer.projection.stateJSON())
+    }
+}
