@@ -30,10 +30,19 @@ struct IngestCommand: ParsableCommand {
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
+    @Option(name: .long, help: "Lines per commit (each commit is durable before the next line is read).")
+    var batchSize: Int = IngestRun.defaultBatchSize
+
+    @Flag(name: .long, help: "Print `ack SEQ` on stdout for every event as soon as its commit is durable.")
+    var printSeqs = false
+
     @Argument(help: ArgumentHelp("The input file, or - for standard input.", valueName: "FILE"))
     var input: String = "-"
 
     mutating func validate() throws {
+        guard (1...1_000_000).contains(batchSize) else {
+            throw ValidationError("--batch-size must be in 1...1000000, got \(batchSize)")
+        }
         guard format == "herald" else {
             throw ValidationError("unknown format '\(format)'; expected: herald")
         }
@@ -43,9 +52,12 @@ struct IngestCommand: ParsableCommand {
         let target = try store.openForWriting()
         var reader = try LineReader(path: input)
         defer { reader.close() }
-        let summary = try IngestRun(store: target, format: format, allOrNothing: allOrNothing, progress: !quiet) { line in
+        var run = IngestRun(store: target, format: format, allOrNothing: allOrNothing, progress: !quiet) { line in
             [try Event(json: line)]
-        }.consume(&reader)
+        }
+        run.batchSize = batchSize
+        run.printSeqs = printSeqs
+        let summary = try run.consume(&reader)
         if !quiet { Terminal.note(summary.description) }
         if summary.rejected > 0 {
             throw ExitCode(CLIFailure.rejected)

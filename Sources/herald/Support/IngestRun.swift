@@ -11,7 +11,9 @@ struct IngestRun {
     let progress: Bool
     let decode: (ArraySlice<UInt8>) throws -> [Event]
 
-    static let batchSize = 8_192
+    static let defaultBatchSize = 8_192
+    var batchSize = defaultBatchSize
+    var printSeqs = false
 
     struct Summary: CustomStringConvertible {
         var lines = 0
@@ -50,6 +52,7 @@ struct IngestRun {
             let applied = try store.append(contentsOf: batch)
             summary.firstSeq = summary.firstSeq ?? applied.first?.seq
             summary.lastSeq = applied.last?.seq
+            if printSeqs { Terminal.line(applied.map { "ack \($0.seq)" }.joined(separator: "\n")) }
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }
@@ -68,7 +71,7 @@ struct IngestRun {
                     receivedAt: store.options.clock(), format: format, input: reader.name,
                     line: reader.lineNumber, reason: reason, raw: Array(line)))
             }
-            if !allOrNothing && batch.count >= Self.batchSize {
+            if !allOrNothing && batch.count >= batchSize {
                 try flush()
                 bar.update("\(summary.appended) events")
             }
