@@ -5,6 +5,9 @@ import LMDB
 struct PendingRecord: Sendable {
     var event: Event
     var source: Source
+    /// Set by imports only: the record keeps its original seq and time.
+    var seq: UInt64? = nil
+    var recordedAt: Int64? = nil
 }
 
 extension Store {
@@ -39,37 +42,60 @@ extension Store {
         return try committer.submit(pending) { requests in try commit(requests) }
     }
 
+    /// Appends records exported from another store, keeping their seqs, recorded times and
+    /// sources (`herald import`). Seqs must increase past ``lastSeq``; gaps are kept.
+    @discardableResult
+    public func importRecords(_ records: [LogRecord]) throws -> [Applied] {
+        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        var pending: [PendingRecord] = []
+        for (index, record) in records.enumerated() {
+            do {
+                try record.event.validate()
+            } catch {
+                throw StoreError.invalidEvent(index: index, error)
+            }
+            pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
+        }
+        guard !pending.isEmpty else { return [] }
+        return try committer.submit(pending) { requests in try commit(requests) }
+    }
+
     /// Writes the records of `requests` in one transaction; runs on the group leader only.
     private func commit(_ requests: [GroupCommitter.Request]) throws -> [[Applied]] {
-        let recordedAt = options.clock()
+        let now = options.clock()
         var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 96)
         var ends: [Int] = []
+        var seqs: [UInt64] = []
+        var previous = lastSeq
         for request in requests {
             for record in request.payload {
-                LogRecord.encode(event: record.event, recordedAt: recordedAt, source: record.source, into: &writer)
+                let seq = record.seq ?? previous + 1
+                guard seq > previous else {
+                    throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
+                }
+                LogRecord.encode(event: record.event, recordedAt: record.recordedAt ?? now, source: record.source, into: &writer)
                 ends.append(writer.bytes.count)
+                seqs.append(seq)
+                previous = seq
             }
         }
-        let first = lastSeq + 1
         do {
             try environment.write { txn in
                 try writer.bytes.withUnsafeBytes { all in
                     var start = 0
-                    var seq = first
-                    for end in ends {
+                    for (end, seq) in zip(ends, seqs) {
                         let value = UnsafeRawBufferPointer(rebasing: all[start..<end])
                         try SeqKey(seq).withBytes { key in
                             try txn.put(databases.log, key: key, value: value, flags: .append)
                         }
                         start = end
-                        seq += 1
                     }
                 }
             }
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        var applied = didCommit(requests.lazy.flatMap(\.payload), firstSeq: first)[...]
+        var applied = didCommit(zip(seqs, requests.lazy.flatMap(\.payload).map(\.event)))[...]
         return requests.map { request in
             defer { applied = applied.dropFirst(request.payload.count) }
             return Array(applied.prefix(request.payload.count))

@@ -76,11 +76,8 @@ extension Store {
 
     /// Applies committed records to the in-memory state. Called by the group leader, in seq
     /// order, right after the commit.
-    func didCommit(_ records: some Sequence<PendingRecord>, firstSeq: UInt64) -> [Applied] {
-        state.withLock { state in
-            var seq = firstSeq
-            return apply(records.lazy.map { record in defer { seq += 1 }; return (seq, record.event) }, to: &state)
-        }
+    func didCommit(_ events: some Sequence<(UInt64, Event)>) -> [Applied] {
+        state.withLock { state in apply(events, to: &state) }
     }
 
     private func apply(_ events: some Sequence<(UInt64, Event)>, to state: inout State) -> [Applied] {

@@ -18,6 +18,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case lmdb(LMDBError)
     /// An operating-system call failed.
     case system(path: String, operation: String, errno: Int32)
+    /// An imported record's seq does not come after the log's last seq.
+    case outOfOrder(path: String, seq: UInt64, lastSeq: UInt64)
     /// The operation needs a writable store.
     case readOnly(path: String)
 
@@ -37,6 +39,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             error.description
         case .system(let path, let operation, let errno):
             "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
+        case .outOfOrder(let path, let seq, let lastSeq):
+            "store \(path): seq \(seq) does not come after the last seq \(lastSeq)"
         case .readOnly(let path):
             "store \(path) is open read-only"
         }

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import HeraldEvents
+import HeraldStore
+
+/// `herald export`: the log as canonical JSONL with seq, recorded time and source.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and source.",
+        discussion: """
+            The output reads back with `herald import` (or `herald ingest --format herald`,
+            which ignores the extra keys).
+
+            Example:
+              herald export --store ./herald.db --account tg:14124122 > tg.jsonl
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .long, help: "First seq to export.")
+    var from: UInt64 = 1
+
+    @Option(name: .long, help: "Last seq to export.")
+    var to: UInt64 = .max
+
+    @Option(name: .long, help: "Only this account's events.")
+    var account: String?
+
+    func run() throws {
+        let target = try store.openForReading { $0.replayOnOpen = false }
+        var writer = JSONWriter()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        try target.forEachRecord(from: from, through: to) { record in
+            guard account == nil || record.event.account == account else { return true }
+            writer.reset()
+            Self.write(record, to: &writer)
+            buffer.append(contentsOf: writer.bytes)
+            buffer.append(UInt8(ascii: "\n"))
+            if buffer.count > 1 << 20 {
+                Terminal.bytes(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        Terminal.bytes(buffer)
+    }
+
+    /// One export line: `seq`, `recorded`, `source` (and `digest`), then the event's fields.
+    static func write(_ record: LogRecord, to writer: inout JSONWriter) {
+        record.event.writeJSON(to: &writer) { writer in
+            writer.key("seq"); writer.int(record.seq)
+            writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: record.recordedAt))
+            writer.key("source"); writer.string(record.source.format)
+            if let digest = record.source.digest {
+                writer.key("digest"); writer.string(digest.map { String(format: "%02x", $0) }.joined())
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import HeraldEvents
+import HeraldStore
+
+/// `herald import`: load an export into an empty store, keeping seqs, times and sources.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Load the output of `herald export` into an empty store, reproducing its state.",
+        discussion: """
+            Each line keeps its seq, recorded time and source, so the new store's state (seq
+            included) equals the original's. Any bad line rejects the whole import.
+
+            Example:
+              herald export --store ./a.db > all.jsonl && herald import --store ./b.db all.jsonl
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("The export file, or - for standard input.", valueName: "FILE"))
+    var input: String
+
+    /// The keys `herald export` adds to each event.
+    private struct Envelope: Decodable {
+        var seq: UInt64
+        var recorded: String
+        var source: String
+        var digest: String?
+    }
+
+    func run() throws {
+        let target = try store.openForWriting()
+        guard target.lastSeq == 0 else {
+            throw CLIFailure(exitCode: CLIFailure.usage, "store \(target.path) is not empty (last seq \(target.lastSeq)); import needs an empty store")
+        }
+        var reader = try LineReader(path: input)
+        defer { reader.close() }
+        let decoder = JSONDecoder()
+        var records: [LogRecord] = []
+        var failures = 0
+        while let line = try reader.next() {
+            if line.isEmpty { continue }
+            do {
+                let event = try Event(json: line)
+                let envelope: Envelope
+                do {
+                    envelope = try decoder.decode(Envelope.self, from: Data(line))
+                } catch let error as DecodingError {
+                    throw EventError(field: Self.field(of: error), reason: "missing or invalid (export lines carry seq, recorded, source)")
+                }
+                guard let recorded = Formatting.parseTime(envelope.recorded) else {
+                    throw EventError(field: "recorded", reason: "not an ISO 8601 time")
+                }
+                records.append(LogRecord(
+                    seq: envelope.seq, recordedAt: recorded,
+                    source: Source(format: envelope.source, digest: try envelope.digest.map(Self.digest)), event: event))
+            } catch {
+                failures += 1
+                Terminal.error("\(reader.name):\(reader.lineNumber): \(error)")
+            }
+        }
+        guard failures == 0 else {
+            throw CLIFailure(exitCode: CLIFailure.rejected, "\(failures) bad line\(failures == 1 ? "" : "s"); nothing was imported")
+        }
+        let applied = try target.importRecords(records)
+        Terminal.note("imported \(applied.count) events; last seq \(target.lastSeq)")
+    }
+
+    private static func field(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): key.stringValue
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath.last?.stringValue ?? ""
+        @unknown default: ""
+        }
+    }
+
+    private static func digest(_ hex: String) throws -> [UInt8] {
+        let bytes = Array(hex.utf8)
+        guard bytes.count == Source.digestLength * 2 else { throw EventError(field: "digest", reason: "expected \(Source.digestLength * 2) hex digits") }
+        return try stride(from: 0, to: bytes.count, by: 2).map { i in
+            guard let byte = UInt8(String(decoding: bytes[i...i + 1], as: UTF8.self), radix: 16) else {
+                throw EventError(field: "digest", reason: "not hexadecimal")
+            }
+            return byte
+        }
+    }
+}

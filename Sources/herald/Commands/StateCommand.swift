@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import HeraldEvents
+import HeraldProjection
+import HeraldStore
+
+/// `herald state`: active groups and counts now, or at any point of history.
+struct StateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "state",
+        abstract: "Show active notification groups and unread counts, now or at any point in history.",
+        discussion: """
+            --at takes a seq (e.g. 1200), a time in ISO 8601 (2026-11-21T10:00:00Z) or Unix
+            seconds (@1763719200): the state right after that event, or after the last event
+            recorded at or before that time.
+
+            Examples:
+              herald state --store ./herald.db
+              herald state --account tg:14124122 --at 1200 --json
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .long, help: "Only this account.")
+    var account: String?
+
+    @Option(name: .long, help: ArgumentHelp("A seq, an ISO 8601 time or @UNIXSECONDS.", valueName: "SEQ|TIME"))
+    var at: String?
+
+    @Flag(name: .long, help: "Print the JSON state form (STATE.md).")
+    var json = false
+
+    @Flag(name: .long, help: "Rebuild by replaying the whole log instead of starting from a snapshot.")
+    var noSnapshots = false
+
+    func run() throws {
+        let target = try store.openForReading { $0.replayOnOpen = at == nil }
+        let projection: Projection
+        if let at {
+            let seq = try HistoryPoint.resolve(at, in: target)
+            projection = try target.replay(through: seq)
+        } else {
+            projection = target.projection
+        }
+        if let account, projection.account(account) == nil {
+            throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(target.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
+        }
+        if json {
+            Terminal.line(projection.stateJSON(accounts: account))
+        } else {
+            Terminal.line(StateRendering.render(projection, account: account))
+        }
+    }
+}
+
+/// Resolves `--at SEQ|TIME` against a store.
+enum HistoryPoint {
+    static func resolve(_ text: String, in store: Store) throws -> UInt64 {
+        let last = try store.committedLastSeq()
+        if let seq = UInt64(text) {
+            guard seq <= last else {
+                throw CLIFailure(exitCode: CLIFailure.usage, "--at \(seq) is beyond the end of the log in \(store.path) (last seq \(last))")
+            }
+            return seq
+        }
+        guard let time = Formatting.parseTime(text) else {
+            throw CLIFailure(exitCode: CLIFailure.usage, "--at '\(text)' is neither a seq, an ISO 8601 time nor @UNIXSECONDS")
+        }
+        return try store.lastSeq(recordedAtOrBefore: time) ?? 0
+    }
+}
+
+/// The human rendering of a state.
+enum StateRendering {
+    static func render(_ projection: Projection, account filter: String?) -> String {
+        var lines = [Terminal.styled("state after seq \(projection.seq)", .bold)]
+        let names = filter.map { [$0] } ?? projection.accounts
+        if names.isEmpty { lines.append("(no accounts yet)") }
+        for name in names {
+            guard let account = projection.account(name) else { continue }
+            lines.append("")
+            lines.append(Terminal.styled("account \(name)", .cyan)
+                + "  unread \(account.unread.unread)  badge \(account.unread.badge)  mentions \(account.unread.unreadMentions)"
+                + Terminal.styled("  (groupCountMax \(account.groupCountMax), groupSizeMax \(account.groupSizeMax))", .dim))
+            if !account.chats.isEmpty {
+                var table = Table("chat", "unread", "mentions", "read up to", "settings")
+                for chat in account.chats {
+                    let settings = [chat.muted ? "muted" : nil, chat.disableMentions ? "no-mentions" : nil, chat.disablePinned ? "no-pinned" : nil]
+                        .compactMap { $0 }.joined(separator: ",")
+                    table.add(chat.chat, "\(chat.unread)", "\(chat.unreadMentions)", "\(chat.readMaxId)", settings)
+                }
+                lines.append(table.rendered.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            }
+            if account.groups.isEmpty {
+                lines.append("  no notification is shown")
+            } else {
+                lines.append("  shown, in order:")
+                for group in account.groups {
+                    lines.append("  " + Terminal.styled("group \(group.groupId)", .bold)
+                        + " \(group.type.rawValue) of \(group.chat), \(group.totalCount) in total")
+                    for notification in group.notifications {
+                        lines.append("    " + Formatting.notification(notification))
+                    }
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

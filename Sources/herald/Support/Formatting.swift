@@ -1,0 +1,78 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+
+/// Text renderings shared by the human outputs.
+enum Formatting {
+    private static let isoFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    /// Milliseconds since the epoch as ISO 8601 UTC with milliseconds.
+    static func timestamp(milliseconds: Int64) -> String {
+        isoFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// Unix seconds as `YYYY-MM-DD HH:MM:SS` UTC.
+    static func date(seconds: Int64) -> String {
+        let text = timestamp(milliseconds: seconds * 1000)
+        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// Parses `--at` style times: ISO 8601 (with or without fractional seconds) or Unix
+    /// seconds prefixed with `@`. Returns milliseconds since the epoch.
+    static func parseTime(_ text: String) -> Int64? {
+        if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) { return seconds * 1000 }
+        let plain = ISO8601DateFormatter()
+        if let date = isoFormatter.date(from: text) ?? plain.date(from: text) {
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        return nil
+    }
+
+    /// One line describing an event, for tables.
+    static func summary(_ event: Event) -> String {
+        switch event.payload {
+        case .notify(let n):
+            var text = "notify \(n.kind.rawValue) \(n.chat) #\(n.id)"
+            if n.partial { text += " (push)" }
+            if n.silent { text += " (silent)" }
+            if let title = n.title { text += " \"\(clip(title))\"" }
+            return text
+        case .edit(let e): return "edit \(e.kind.rawValue) \(e.chat) #\(e.id)"
+        case .read(let chat, let maxId): return "read \(chat) up to #\(maxId)"
+        case .delete(let ids, let chat): return "delete \(ids.map { "#\($0)" }.joined(separator: ",")) in \(chat ?? "every chat")"
+        case .readReactions(let chat, let ids): return "readReactions \(chat) \(ids.map { "#\($0)" }.joined(separator: ","))"
+        case .endCall(let chat, let id): return "endCall \(chat) #\(id)"
+        case .dismiss(let id): return "dismiss notification \(id)"
+        case .dismissGroup(let group, let max): return "dismissGroup \(group)" + (max.map { " up to notification \($0)" } ?? "")
+        case .options(let count, let size):
+            return "options" + (count.map { " groupCountMax=\($0)" } ?? "") + (size.map { " groupSizeMax=\($0)" } ?? "")
+        case .chatSettings(let s):
+            var parts: [String] = []
+            if let v = s.muted { parts.append("muted=\(v)") }
+            if let v = s.disableMentions { parts.append("disableMentions=\(v)") }
+            if let v = s.disablePinned { parts.append("disablePinned=\(v)") }
+            return "chatSettings \(s.chat) \(parts.joined(separator: " "))"
+        case .revoke: return "revoke"
+        case .note(let source, let reason): return "note" + (source.map { " [\($0)]" } ?? "") + (reason.map { " \(clip($0))" } ?? "")
+        }
+    }
+
+    /// Cuts long text for one-line displays.
+    static func clip(_ text: String, _ limit: Int = 40) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count <= limit ? flat : String(flat.prefix(limit - 1)) + "…"
+    }
+
+    /// One line for a notification.
+    static func notification(_ n: HeraldProjection.Notification) -> String {
+        var text = "\(n.id)  \(n.kind.rawValue) #\(n.objectId)  \(date(seconds: n.date))"
+        let content = [n.title, n.body].compactMap { $0 }.joined(separator: ": ")
+        if !content.isEmpty { text += "  " + clip(content, 60) }
+        if n.partial { text += Terminal.styled("  (push)", .dim) }
+        return text
+    }
+}
