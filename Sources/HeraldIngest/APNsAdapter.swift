@@ -37,7 +37,7 @@ struct APNsAdapter {
                 if let subtitle = try alertFields.string("subtitle"), !subtitle.isEmpty {
                     title = title.map { "\($0): \(subtitle)" } ?? subtitle
                 }
-                body = try alertFields.string("body") ?? alertFields.string("loc-key")
+                body = try orElse(alertFields.string("body"), alertFields.string("loc-key"))
             default:
                 throw aps.error("alert", "expected a string or an object, got \(alert.typeName)")
             }

@@ -26,7 +26,7 @@ struct FCMAdapter {
         guard data != nil || notification != nil else { throw message.error("data", "missing") }
         let account = try context.resolveAccount(
             named: try data?.string("account"), field: data?.field("account") ?? "account", format: .fcm)
-        let collapseKey = try message.object("android")?.string("collapse_key") ?? message.string("collapse_key")
+        let collapseKey = try orElse(message.object("android")?.string("collapse_key"), message.string("collapse_key"))
         let chat = try data?.string("chat").flatMap { $0.isEmpty ? nil : $0 } ?? AppPushFields.appChat
         return [Event(account: account, .notify(Event.Notify(
             chat: chat,
@@ -35,8 +35,8 @@ struct FCMAdapter {
             date: try data?.date("date") ?? context.receivedAt,
             silent: try data?.flag("silent") ?? false,
             partial: true,
-            title: try data?.string("title") ?? notification?.string("title"),
-            body: try data?.string("body") ?? notification?.string("body"),
+            title: try orElse(data?.string("title"), notification?.string("title")),
+            body: try orElse(data?.string("body"), notification?.string("body")),
             sender: try data?.string("sender"),
             thread: try data?.string("thread") ?? collapseKey)))]
     }

@@ -61,7 +61,7 @@ struct JSONParser {
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
-        let count = literal.utf8CodeUnitsCount
+        let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw fail("invalid literal") }
         let start = literal.utf8Start
         for offset in 0..<count where bytes[index + offset] != start[offset] {

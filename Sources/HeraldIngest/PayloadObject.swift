@@ -188,3 +188,10 @@ extension Substring {
         return String(slice)
     }
 }
+
+/// `value ?? fallback()` for a fallback that throws ``IngestError``: the standard `??` is
+/// `rethrows`, which erases the typed error.
+func orElse<T>(_ value: T?, _ fallback: @autoclosure () throws(IngestError) -> T?) throws(IngestError) -> T? {
+    if let value { return value }
+    return try fallback()
+}

@@ -56,7 +56,8 @@ struct TelegramAdapter {
         let fields = try root.object("data") ?? root
         guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }
         let args = try fields.strings("loc_args") ?? []
-        let custom = try fields.object("custom", asJSONText: true) ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
+        let custom = try fields.object("custom", asJSONText: true)
+            ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
         let account = try context.resolveAccount(
             named: try fields.id("user_id").map { "tg:\($0)" }, field: fields.field("user_id"), format: .telegram)
         let chat = try conversation(custom)
@@ -80,7 +81,7 @@ struct TelegramAdapter {
         case "READ_HISTORY":
             return [Event(account: account, .read(chat: try requireChat(), maxId: try custom.requiredID("max_id")))]
         case "READ_REACTION":
-            let ids = try custom.ids("messages") ?? [try custom.requiredID("msg_id")]
+            let ids = try orElse(custom.ids("messages"), [custom.requiredID("msg_id")]) ?? []
             return [Event(account: account, .readReactions(chat: try requireChat(), ids: ids))]
         case "SESSION_REVOKE":
             if encrypted { return [Event(account: account, .revoke)] }
@@ -122,8 +123,8 @@ struct TelegramAdapter {
             return [Event(account: account, .edit(Event.Edit(
                 chat: chatName, kind: kind, id: id, title: text.title, body: text.body, partial: true)))]
         }
-        let date = try custom.date("date") ?? fields.date("date") ?? context.receivedAt
-        let silent = try custom.flag("silent") ?? fields.flag("silent") ?? false
+        let date = try orElse(custom.date("date"), fields.date("date")) ?? context.receivedAt
+        let silent = try orElse(custom.flag("silent"), fields.flag("silent")) ?? false
         let thread = try custom.id("topic_id").map { "topic:\($0)" }
         return [Event(account: account, .notify(Event.Notify(
             chat: chatName, kind: kind, id: id, date: date, silent: silent, partial: true,

@@ -49,21 +49,21 @@ struct ZulipAdapter {
     /// Adapts a payload object.
     func adapt(_ root: PayloadObject) throws(IngestError) -> [Event] {
         let fields = try Self.unwrap(root)
-        guard var realm = try fields.string("realm_url") ?? fields.string("realm_uri"), !realm.isEmpty else {
+        guard var realm = try orElse(fields.string("realm_url"), fields.string("realm_uri")), !realm.isEmpty else {
             throw fields.error("realm_url", "missing")
         }
         if !realm.hasSuffix("/") { realm += "/" }
         let userId = try fields.requiredID("user_id")
         let account = try context.resolveAccount(
             named: "zulip:\(realm)|\(userId)", field: fields.field("user_id"), format: .zulip)
-        guard let type = try fields.string("type") ?? fields.string("event") else {
+        guard let type = try orElse(fields.string("type"), fields.string("event")) else {
             throw fields.error("type", "missing")
         }
         switch type {
         case "message":
             return [try message(fields, account: account, userId: userId)]
         case "remove":
-            let ids = try fields.ids("message_ids") ?? fields.ids("zulip_message_ids") ?? fields.ids("zulip_message_id")
+            let ids = try orElse(orElse(fields.ids("message_ids"), fields.ids("zulip_message_ids")), fields.ids("zulip_message_id"))
             guard let ids else { throw fields.error("message_ids", "missing") }
             return [Event(account: account, .delete(ids: ids, chat: nil))]
         case "test":
@@ -75,7 +75,7 @@ struct ZulipAdapter {
 
     /// The `notify` for a message payload.
     func message(_ fields: PayloadObject, account: String, userId: Int64) throws(IngestError) -> Event {
-        guard let id = try fields.id("message_id") ?? fields.id("zulip_message_id") else {
+        guard let id = try orElse(fields.id("message_id"), fields.id("zulip_message_id")) else {
             throw fields.error("message_id", "missing")
         }
         let senderName = try fields.string("sender_full_name")
@@ -84,16 +84,16 @@ struct ZulipAdapter {
         let recipientType = try fields.requiredString("recipient_type")
         switch recipientType {
         case "channel", "stream":
-            guard let channelId = try fields.id("channel_id") ?? fields.id("stream_id") else {
+            guard let channelId = try orElse(fields.id("channel_id"), fields.id("stream_id")) else {
                 throw fields.error("channel_id", "missing")
             }
             guard let topic = try fields.string("topic") else { throw fields.error("topic", "missing") }
             chat = "stream:\(channelId):\(topic)"
-            let channelName = try fields.string("channel_name") ?? fields.string("stream") ?? "#\(channelId)"
+            let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) ?? "#\(channelId)"
             title = "\(channelName) > \(topic)"
         case "direct", "private":
             let senderId = try fields.requiredID("sender_id")
-            var users = Set(try fields.ids("recipient_user_ids") ?? fields.ids("pm_users") ?? [])
+            var users = Set(try orElse(fields.ids("recipient_user_ids"), fields.ids("pm_users")) ?? [])
             users.insert(senderId)
             users.insert(userId)
             chat = "dm:" + users.sorted().map(String.init).joined(separator: ",")
@@ -106,7 +106,7 @@ struct ZulipAdapter {
         return Event(account: account, .notify(Event.Notify(
             chat: chat, kind: mentioned ? .mention : .message, id: id,
             date: try fields.date("time") ?? context.receivedAt, partial: true,
-            title: title, body: try fields.string("content") ?? fields.string("content_truncated"),
+            title: title, body: try orElse(fields.string("content"), fields.string("content_truncated")),
             sender: senderName)))
     }
 }
