@@ -11,4 +11,4 @@ if [ $# -ge 2 ]; then
     export HERALD_FUZZ_SEED
 fi
 echo "fuzzing every ingest adapter with $HERALD_FUZZ_CASES cases each" >&2
-exec swift test -c release -Xswiftc -enable-testing --filter 'HeraldIngestTests.Fuzz'
+HERALD_FUZZ_VERBOSE=1 exec swift test -c release -Xswiftc -enable-testing --filter 'HeraldIngestTests.Fuzz'

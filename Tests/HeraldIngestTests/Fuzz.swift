@@ -44,12 +44,15 @@ struct Fuzz {
         for input in inputs { check(input, format: format, context: fixture.contexts[0]) }
         inputs.removeAll(keepingCapacity: true)
         while produced < Self.cases {
-            let input = fixture.mutant(&random)
+            let input = try fixture.mutant(&random)
             let context = fixture.contexts[Int(random.next() % UInt64(fixture.contexts.count))]
             check(input, format: format, context: context)
             if produced % 4 == 0 { check(input, format: nil, context: context) }
             produced += 1
             if failures.count > 20 { break }
+        }
+        if ProcessInfo.processInfo.environment["HERALD_FUZZ_VERBOSE"] != nil {
+            print("fuzz \(format): \(produced) cases, \(outcomes.events) decoded, \(outcomes.errors) rejected")
         }
         #expect(failures.isEmpty, "\(failures.count) failures, first: \(failures.prefix(5))")
         // Mutation must still reach the adapters' success paths, not only the parser's errors.
@@ -68,11 +71,13 @@ struct Fixture {
     let format: PayloadFormat
     var seeds: [[UInt8]] = []
     var contexts: [IngestContext] = []
+    let telegramKey: TelegramKey
+    let webPushKeys: WebPushKeys
 
     init(format: PayloadFormat) throws {
         self.format = format
-        let telegramKey = try Samples.telegramKey()
-        let webPushKeys = try Samples.webPushKeys()
+        telegramKey = try Samples.telegramKey()
+        webPushKeys = try Samples.webPushKeys()
         for (name, sampleFormat) in Samples.all where sampleFormat == format {
             seeds.append(try Samples.bytes(name))
         }
@@ -95,11 +100,12 @@ struct Fixture {
         case .apns, .fcm, .matrix:
             contexts = [context(account: "a")]
         case .webpush:
-            let inner = Array(#"{"loc_key":"MESSAGE_TEXT","loc_args":["A","hi"],"custom":{"from_id":"5","msg_id":"9"}}"#.utf8)
+            let inner = Array(#"{"loc_key":"MESSAGE_TEXT","loc_args":["A","hi"],"custom":{"from_id":"5","msg_id":"9"},"user_id":"14124122"}"#.utf8)
             let body = try WebPushTests.encrypt(inner, to: webPushKeys)
             seeds = [try Samples.webPush("body"), body, Array(Base64URL.encode(body).utf8)]
             contexts = [
-                context(account: "a", webPush: webPushKeys, innerFormat: .telegram),
+                context(webPush: webPushKeys, innerFormat: .telegram),
+                context(account: "tg:14124122", webPush: webPushKeys, innerFormat: .telegram),
                 context(account: "a", webPush: webPushKeys, innerFormat: .herald),
             ]
         }
@@ -130,13 +136,20 @@ struct Fixture {
         return inputs
     }
 
-    /// A mutated seed (one to four stacked mutations) or, rarely, random bytes.
-    func mutant(_ random: inout SplitMix64) -> [UInt8] {
-        if random.next() % 20 == 0 {
+    /// One case: about 40% structural mutants (valid JSON, see `Fuzz+Structure.swift`), 10%
+    /// re-encrypted mutants for encrypted formats, 5% random bytes, the rest byte-level
+    /// mutants (one to three stacked flips, truncations, insertions, deletions, splices).
+    func mutant(_ random: inout SplitMix64) throws -> [UInt8] {
+        let roll = random.next() % 20
+        if roll == 0 {
             return (0..<Int(random.next() % 512)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         }
+        if roll <= 8, let mutant = structuralMutant(&random) { return mutant }
+        if roll <= 10, let mutant = try encryptedMutant(&random, telegramKey: telegramKey, webPushKeys: webPushKeys) {
+            return mutant
+        }
         var bytes = seeds[Int(random.next() % UInt64(seeds.count))]
-        for _ in 0...Int(random.next() % 4) {
+        for _ in 0..<(random.next() % 2 == 0 ? 1 : 1 + Int(random.next() % 3)) {
             mutate(&bytes, &random)
         }
         return bytes
