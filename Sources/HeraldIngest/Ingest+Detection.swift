@@ -1,7 +1,7 @@
 extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
-    /// Rules, first match wins, for a JSON object: a `p` key → telegram (encrypted);
+    /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
     /// `loc_key` or `data.loc_key` → telegram; `aps` → apns; `message.data` or
     /// `message.token` → fcm; `notification` with `devices` → matrix; `realm_url`,
     /// `realm_uri` (top level or under `data`), `push_account_id` or `push_key_id` → zulip;
@@ -21,7 +21,7 @@ extension Ingest {
         let data = members["data"]?.object
         let message = members["message"]?.object
         let notification = members["notification"]?.object
-        if members["p"]?.string != nil { return .telegram }
+        if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
         if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
         if members["aps"] != nil { return .apns }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }

@@ -1,3 +1,20 @@
+// HeraldIngest turns raw push payloads into Herald's canonical events (SEMANTICS §1).
+//
+// One payload (one line of input, or one document) goes in; either a list of events that
+// pass `Event.validate()` comes out, or an ``IngestError`` naming the field at fault. The
+// entry point is ``Ingest/decode(_:format:context:)``; ``Ingest/detect(_:)`` guesses the
+// format from the payload's shape.
+//
+// The module owns:
+// - a small tolerant JSON parser (trailing commas, bounded nesting, never traps),
+// - one adapter per ecosystem: Herald JSONL, Telegram (plain and MTProto-encrypted),
+//   Zulip, APNs, FCM, Matrix push gateway, Web Push (RFC 8291, wrapping another format),
+// - the decryption of Telegram `p` pushes (MTProto 2.0, AES-256-IGE) and of Web Push bodies
+//   (P-256 ECDH, HKDF, AES-128-GCM), built on swift-crypto only.
+//
+// It performs no I/O and reads no clock: the caller passes the receive time in
+// ``IngestContext`` so a replayed log stays deterministic.
+
 import HeraldEvents
 
 /// The entry point: one raw payload in, canonical events (or an ``IngestError``) out.

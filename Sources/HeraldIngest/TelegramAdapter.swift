@@ -3,7 +3,8 @@ import HeraldEvents
 /// Adapts Telegram push payloads (core.telegram.org/api/push-updates) to canonical events.
 ///
 /// Fields may sit inside `data` or at the top level; `custom` may be an object or a string
-/// holding one; numbers may be strings. `{"p": …}` payloads are first decrypted with
+/// holding one; numbers may be strings. `{"p": …}` payloads (or `{"data": {"p": …}}`, as FCM
+/// delivers them on Android) are first decrypted with
 /// ``TelegramCipher`` and the inner JSON is adapted the same way, with `encrypted` set.
 ///
 /// Mapping (all `notify`/`edit` events are `partial: true`, content comes from the push):
@@ -38,7 +39,8 @@ struct TelegramAdapter {
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .telegram)
         let adapter = TelegramAdapter(context: context)
-        if let p = try root.string("p") {
+        let encryptedHolder = try root.object("data").flatMap { $0.has("p") ? $0 : nil } ?? root
+        if let p = try encryptedHolder.string("p") {
             let inner = try TelegramCipher.decrypt(p, keys: context.telegramKeys)
             let innerRoot: PayloadObject
             do {

@@ -38,6 +38,16 @@ struct TelegramCipherTests {
         ])
     }
 
+    @Test func encryptedPushInsideAnFCMDataObject() throws {
+        let key = try Samples.telegramKey()
+        let push = try Samples.telegramPushes()[0]
+        let wrapped = #"{"data":\#(push.payload)}"#
+        #expect(Ingest.detect(Array(wrapped.utf8)) == .telegram)
+        let result = try Ingest.decode(wrapped, format: nil, context: context(account: "tg:1", telegramKeys: [key]))
+        #expect(result.encrypted)
+        #expect(result.events == (try events(push.plaintext, .telegram, context(account: "tg:1"))))
+    }
+
     /// The empty loc_key push with `custom.max_id` and `channel_id` is read as a read receipt.
     @Test func secondPushWithEmptyLocKeyIsARead() throws {
         let key = try Samples.telegramKey()
