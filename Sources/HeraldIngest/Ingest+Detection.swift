@@ -1,0 +1,34 @@
+extension Ingest {
+    /// Guesses a payload's format from its shape; `nil` when nothing matches.
+    ///
+    /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
+    /// `loc_key` or `data.loc_key` → telegram; `aps` → apns; `message.data` or
+    /// `message.token` → fcm; `notification` with `devices` → matrix; `realm_url`,
+    /// `realm_uri` (top level or under `data`), `push_account_id` or `push_key_id` → zulip;
+    /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
+    /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
+    public static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
+        let bytes = Array(payload)
+        guard bytes.count <= maxPayloadBytes else { return nil }
+        if let value = try? JSONParser.parse(bytes), let members = value.object {
+            return detect(object: members)
+        }
+        return WebPushAdapter.looksLikeBody(bytes) ? .webpush : nil
+    }
+
+    /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
+    static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
+        let data = members["data"]?.object
+        let message = members["message"]?.object
+        let notification = members["notification"]?.object
+        if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
+        if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
+        if members["aps"] != nil { return .apns }
+        if let message, message["data"] != nil || message["token"] != nil { return .fcm }
+        if let notification, notification["devices"] != nil { return .matrix }
+        for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
+        if members["push_account_id"] != nil || members["push_key_id"] != nil { return .zulip }
+        if members["type"] != nil, members["account"] != nil { return .herald }
+        return nil
+    }
+}

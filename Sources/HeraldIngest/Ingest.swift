@@ -1,0 +1,73 @@
+// HeraldIngest turns raw push payloads into Herald's canonical events (SEMANTICS §1).
+//
+// One payload (one line of input, or one document) goes in; either a list of events that
+// pass `Event.validate()` comes out, or an ``IngestError`` naming the field at fault. The
+// entry point is ``Ingest/decode(_:format:context:)``; ``Ingest/detect(_:)`` guesses the
+// format from the payload's shape.
+//
+// The module owns:
+// - a small tolerant JSON parser (trailing commas, bounded nesting, never traps),
+// - one adapter per ecosystem: Herald JSONL, Telegram (plain and MTProto-encrypted),
+//   Zulip, APNs, FCM, Matrix push gateway, Web Push (RFC 8291, wrapping another format),
+// - the decryption of Telegram `p` pushes (MTProto 2.0, AES-256-IGE) and of Web Push bodies
+//   (P-256 ECDH, HKDF, AES-128-GCM), built on swift-crypto only.
+//
+// It performs no I/O and reads no clock: the caller passes the receive time in
+// ``IngestContext`` so a replayed log stays deterministic.
+
+import HeraldEvents
+
+/// The entry point: one raw payload in, canonical events (or an ``IngestError``) out.
+public enum Ingest {
+    /// The largest payload accepted, in bytes. Real pushes are at most a few KiB.
+    public static let maxPayloadBytes = 8 << 20
+
+    /// Decodes one payload (the bytes of one line or one document) into canonical events.
+    ///
+    /// - Parameters:
+    ///   - payload: the raw bytes.
+    ///   - format: the payload's format, or `nil` to detect it with ``detect(_:)``.
+    ///   - context: account, receive time and keys.
+    /// - Returns: events that each passed `Event.validate()` and belong to one account
+    ///   (the context's, when it has one).
+    /// - Throws: ``IngestError`` naming the format and the field at fault.
+    public static func decode(
+        _ payload: some Collection<UInt8>, format: PayloadFormat?, context: IngestContext
+    ) throws(IngestError) -> IngestResult {
+        let bytes = Array(payload)
+        guard bytes.count <= maxPayloadBytes else {
+            throw IngestError(format: format, field: "", reason: "payload of \(bytes.count) bytes exceeds \(maxPayloadBytes)")
+        }
+        guard let format = format ?? detect(bytes) else {
+            throw IngestError(
+                format: nil, field: "",
+                reason: "unrecognised payload: not a Herald, Telegram, Zulip, APNs, FCM, Matrix or Web Push payload")
+        }
+        let result: IngestResult
+        switch format {
+        case .herald: result = try HeraldAdapter.decode(bytes, context: context)
+        case .telegram: result = try TelegramAdapter.decode(bytes, context: context)
+        case .zulip: result = try ZulipAdapter.decode(bytes, context: context)
+        case .apns: result = try APNsAdapter.decode(bytes, context: context)
+        case .fcm: result = try FCMAdapter.decode(bytes, context: context)
+        case .matrix: result = try MatrixAdapter.decode(bytes, context: context)
+        case .webpush: result = try WebPushAdapter.decode(bytes, context: context)
+        }
+        for event in result.events {
+            do {
+                try event.validate()
+            } catch {
+                throw IngestError(format: format, field: error.field, reason: "produced an invalid \(event.type.rawValue) event: \(error.reason)")
+            }
+            if let account = context.account, event.account != account {
+                throw IngestError(format: format, field: "account", reason: "payload is for account \"\(event.account)\", not \"\(account)\"")
+            }
+        }
+        return result
+    }
+
+    /// Decodes one payload given as text (one line of input).
+    public static func decode(_ payload: String, format: PayloadFormat?, context: IngestContext) throws(IngestError) -> IngestResult {
+        try decode(Array(payload.utf8), format: format, context: context)
+    }
+}

@@ -1,0 +1,53 @@
+/// What an adapter needs besides the payload: the account, the receive time and keys.
+public struct IngestContext: Sendable {
+    /// The account (`--account`). Payloads that name no account use it; a payload naming a
+    /// different account is rejected.
+    public var account: String?
+    /// When the payload was received, in Unix seconds: the `date` of events whose payload
+    /// carries none. The log records it, so replay stays deterministic.
+    public var receivedAt: Int64
+    /// Telegram auth keys that may decrypt `{"p": …}` pushes (matched by key id).
+    public var telegramKeys: [TelegramKey]
+    /// The receiver's Web Push keys, needed to decrypt a Web Push body.
+    public var webPush: WebPushKeys?
+    /// The format of what a decrypted Web Push body contains.
+    public var innerFormat: PayloadFormat?
+
+    /// Creates a context.
+    public init(
+        account: String? = nil,
+        receivedAt: Int64,
+        telegramKeys: [TelegramKey] = [],
+        webPush: WebPushKeys? = nil,
+        innerFormat: PayloadFormat? = nil
+    ) {
+        self.account = account
+        self.receivedAt = receivedAt
+        self.telegramKeys = telegramKeys
+        self.webPush = webPush
+        self.innerFormat = innerFormat
+    }
+
+    /// The account for a payload that names `named` (or none), checked against ``account``.
+    ///
+    /// - Parameters:
+    ///   - named: the account the payload names, already in Herald's form (`tg:14124122`).
+    ///   - field: the payload field it came from, for errors.
+    ///   - format: the format being decoded, for errors.
+    func resolveAccount(named: String?, field: String, format: PayloadFormat) throws(IngestError) -> String {
+        if let named {
+            if let account, account != named {
+                throw IngestError(
+                    format: format, field: field,
+                    reason: "payload is for account \"\(named)\", not \"\(account)\"")
+            }
+            return named
+        }
+        guard let account, !account.isEmpty else {
+            throw IngestError(
+                format: format, field: field,
+                reason: "the payload names no account and none was given (--account)")
+        }
+        return account
+    }
+}

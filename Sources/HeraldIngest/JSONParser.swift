@@ -1,0 +1,250 @@
+/// A small, tolerant JSON parser over bytes.
+///
+/// It accepts RFC 8259 JSON plus one extension: a comma right before `}` or `]` (Telegram's
+/// documentation sample has one, and Foundation rejects it). It never traps on any input,
+/// bounds nesting at ``maxDepth``, rejects invalid UTF-8 and lone surrogates, and runs in
+/// linear time, so adversarial payloads cost no more than their length.
+struct JSONParser {
+    /// The deepest nesting of arrays and objects accepted. Real payloads nest 3–4 levels.
+    static let maxDepth = 64
+
+    /// Why a document is not JSON, and where.
+    struct Failure: Error, Hashable {
+        /// The byte offset where parsing stopped.
+        var offset: Int
+        /// What was expected or found.
+        var reason: String
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses one JSON document (surrounding whitespace and a UTF-8 byte-order mark allowed).
+    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        if parser.index != bytes.count {
+            throw Failure(offset: parser.index, reason: "unexpected data after the JSON value")
+        }
+        return value
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            index += 1
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
+        guard let byte = current else { throw fail("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw fail("invalid literal") }
+        let start = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != start[offset] {
+            throw fail("invalid literal")
+        }
+        index += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maxDepth else { throw fail("nesting deeper than \(Self.maxDepth)") }
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try parseValue(depth: depth)
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                if current == UInt8(ascii: "}") {  // tolerated trailing comma
+                    index += 1
+                    return .object(members)
+                }
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
+            default:
+                throw fail("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maxDepth else { throw fail("nesting deeper than \(Self.maxDepth)") }
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                if current == UInt8(ascii: "]") {  // tolerated trailing comma
+                    index += 1
+                    return .array(elements)
+                }
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
+            default:
+                throw fail("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(Failure) -> String {
+        let start = index
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, isDigit(first) else { throw fail("invalid number") }
+        if first == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard let byte = current, isDigit(byte) else { throw fail("invalid number") }
+            skipDigits()
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard let byte = current, isDigit(byte) else { throw fail("invalid number") }
+            skipDigits()
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while let byte = current, isDigit(byte) { index += 1 }
+    }
+
+    private mutating func parseString() throws(Failure) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes.
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+            guard byte >= 0x20 else { throw fail("control character in string") }
+            index += 1
+        }
+        guard let stop = current else { throw fail("unterminated string") }
+        var text = Array(bytes[start..<index])
+        if stop == UInt8(ascii: "\\") {
+            try parseEscapedTail(into: &text)
+        }
+        index += 1  // closing quote
+        guard let string = String(validating: text, as: UTF8.self) else {
+            throw Failure(offset: start, reason: "invalid UTF-8 in string")
+        }
+        return string
+    }
+
+    /// Continues a string from its first backslash to (not past) the closing quote.
+    private mutating func parseEscapedTail(into text: inout [UInt8]) throws(Failure) {
+        while let byte = current {
+            switch byte {
+            case UInt8(ascii: "\""):
+                return
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escape = current else { throw fail("unterminated string") }
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                case UInt8(ascii: "b"): text.append(0x08)
+                case UInt8(ascii: "f"): text.append(0x0C)
+                case UInt8(ascii: "n"): text.append(0x0A)
+                case UInt8(ascii: "r"): text.append(0x0D)
+                case UInt8(ascii: "t"): text.append(0x09)
+                case UInt8(ascii: "u"): try appendUnicodeEscape(into: &text)
+                default: throw fail("invalid escape")
+                }
+            case 0..<0x20:
+                throw fail("control character in string")
+            default:
+                text.append(byte)
+                index += 1
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    /// Reads the hex digits after `\u` (and a following low surrogate) and appends UTF-8.
+    private mutating func appendUnicodeEscape(into text: inout [UInt8]) throws(Failure) {
+        var scalarValue = UInt32(try readHex4())
+        if (0xD800..<0xDC00).contains(scalarValue) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw fail("lone surrogate in \\u escape") }
+            index += 2
+            let low = UInt32(try readHex4())
+            guard (0xDC00..<0xE000).contains(low) else { throw fail("lone surrogate in \\u escape") }
+            scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw fail("lone surrogate in \\u escape") }
+        text.append(contentsOf: String(Character(scalar)).utf8)
+    }
+
+    private mutating func readHex4() throws(Failure) -> UInt16 {
+        guard bytes.count - index >= 4 else { throw fail("invalid \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+}

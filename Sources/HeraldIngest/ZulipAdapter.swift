@@ -1,0 +1,112 @@
+import HeraldEvents
+
+/// Adapts Zulip mobile push payloads to canonical events.
+///
+/// Two shapes are accepted: the decrypted Zulip 11+ E2EE payload (`type`, `realm_url`,
+/// integer ids, `recipient_type` `channel`/`direct`) and the legacy FCM data payload
+/// (`event`, `realm_uri`, every value a string, `recipient_type` `stream`/`private`,
+/// `zulip_message_id(s)`). A `push_account_id`/`push_key_id` wrapper is unwrapped (its
+/// fields sit beside them or under `data`); one still holding `encrypted_data` is rejected,
+/// since XSalsa20-Poly1305 (libsodium secretbox) is not in swift-crypto.
+///
+/// Mapping:
+/// - account: `zulip:<realm_url>|<user_id>`, the realm URL given a trailing `/` when it has
+///   none, so both shapes of one realm give one account (`zulip:https://chat.example/|10`);
+/// - chat: `stream:<channel_id>:<topic>` for channel messages; `dm:<ids>` for direct
+///   messages, the ascending set of `recipient_user_ids` (or legacy `pm_users`) plus the
+///   sender and the receiving user;
+/// - `message` → `notify` (partial: a push may truncate content), id = `message_id`, date =
+///   `time`, kind `mention` when `mentioned_user_group_id` is present or `trigger` is a
+///   mention trigger, title = `"<channel> > <topic>"` or the sender's name, body = `content`;
+/// - `remove` → `delete` without chat (`message_ids` / `zulip_message_ids`);
+/// - `test` and unknown types → `note`.
+struct ZulipAdapter {
+    /// Legacy `trigger` values that mean the user (or everyone) was mentioned.
+    static let mentionTriggers: Set<String> = [
+        "mentioned", "wildcard_mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned",
+        "followed_topic_wildcard_mentioned",
+    ]
+
+    let context: IngestContext
+
+    /// Decodes one Zulip payload.
+    static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
+        let root = try PayloadObject.parse(bytes, format: .zulip)
+        return IngestResult(format: .zulip, events: try ZulipAdapter(context: context).adapt(root), encrypted: false)
+    }
+
+    /// The object holding the payload's fields, past any wrapper.
+    static func unwrap(_ root: PayloadObject) throws(IngestError) -> PayloadObject {
+        if root.has("push_account_id") || root.has("push_key_id"), root.has("encrypted_data") {
+            throw root.error(
+                "encrypted_data",
+                "Zulip E2EE payloads must be decrypted before ingest (XSalsa20-Poly1305 is not available)")
+        }
+        if root.has("realm_url") || root.has("realm_uri") { return root }
+        return try root.object("data") ?? root
+    }
+
+    /// Adapts a payload object.
+    func adapt(_ root: PayloadObject) throws(IngestError) -> [Event] {
+        let fields = try Self.unwrap(root)
+        guard var realm = try orElse(fields.string("realm_url"), fields.string("realm_uri")), !realm.isEmpty else {
+            throw fields.error("realm_url", "missing")
+        }
+        if !realm.hasSuffix("/") { realm += "/" }
+        let userId = try fields.requiredID("user_id")
+        let account = try context.resolveAccount(
+            named: "zulip:\(realm)|\(userId)", field: fields.field("user_id"), format: .zulip)
+        guard let type = try orElse(fields.string("type"), fields.string("event")) else {
+            throw fields.error("type", "missing")
+        }
+        switch type {
+        case "message":
+            return [try message(fields, account: account, userId: userId)]
+        case "remove":
+            let ids = try orElse(orElse(fields.ids("message_ids"), fields.ids("zulip_message_ids")), fields.ids("zulip_message_id"))
+            guard let ids else { throw fields.error("message_ids", "missing") }
+            return [Event(account: account, .delete(ids: ids, chat: nil))]
+        case "test":
+            return [Event(account: account, .note(source: "zulip", reason: "test notification"))]
+        default:
+            return [Event(account: account, .note(source: "zulip", reason: "unknown event type \"\(type)\", ignored"))]
+        }
+    }
+
+    /// The `notify` for a message payload.
+    func message(_ fields: PayloadObject, account: String, userId: Int64) throws(IngestError) -> Event {
+        guard let id = try orElse(fields.id("message_id"), fields.id("zulip_message_id")) else {
+            throw fields.error("message_id", "missing")
+        }
+        let senderName = try fields.string("sender_full_name")
+        let chat: String
+        let title: String?
+        let recipientType = try fields.requiredString("recipient_type")
+        switch recipientType {
+        case "channel", "stream":
+            guard let channelId = try orElse(fields.id("channel_id"), fields.id("stream_id")) else {
+                throw fields.error("channel_id", "missing")
+            }
+            guard let topic = try fields.string("topic") else { throw fields.error("topic", "missing") }
+            chat = "stream:\(channelId):\(topic)"
+            let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) ?? "#\(channelId)"
+            title = "\(channelName) > \(topic)"
+        case "direct", "private":
+            let senderId = try fields.requiredID("sender_id")
+            var users = Set(try orElse(fields.ids("recipient_user_ids"), fields.ids("pm_users")) ?? [])
+            users.insert(senderId)
+            users.insert(userId)
+            chat = "dm:" + users.sorted().map(String.init).joined(separator: ",")
+            title = senderName
+        default:
+            throw fields.error("recipient_type", "expected channel, stream, direct or private, got \"\(recipientType)\"")
+        }
+        let trigger = try fields.string("trigger")
+        let mentioned = fields.has("mentioned_user_group_id") || trigger.map(Self.mentionTriggers.contains) == true
+        return Event(account: account, .notify(Event.Notify(
+            chat: chat, kind: mentioned ? .mention : .message, id: id,
+            date: try fields.date("time") ?? context.receivedAt, partial: true,
+            title: title, body: try orElse(fields.string("content"), fields.string("content_truncated")),
+            sender: senderName)))
+    }
+}

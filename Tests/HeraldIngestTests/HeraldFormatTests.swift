@@ -1,0 +1,52 @@
+import HeraldEvents
+import Testing
+
+@testable import HeraldIngest
+
+@Suite("Herald JSONL and detection")
+struct HeraldFormatTests {
+    @Test func canonicalLineRoundTrips() throws {
+        let event = Event(account: "a", .notify(Event.Notify(chat: "c", kind: .mention, id: 3, date: 9, partial: true, title: "t")))
+        let result = try Ingest.decode(event.jsonString, format: nil, context: context())
+        #expect(result.format == .herald)
+        #expect(result.events == [event])
+        #expect(try events(event.jsonString, .herald, context(account: "a")) == [event])
+    }
+
+    @Test func eventErrorsKeepTheirField() throws {
+        #expect(ingestError(#"{"type":"notify","account":"a","chat":"c","kind":"message","id":0,"date":1}"#, .herald, context())
+            == IngestError(format: .herald, field: "id", reason: "must be > 0, got 0"))
+        #expect(ingestError(#"{"type":"notify","account":"a","chat":"c","kind":"bogus","id":1,"date":1}"#, .herald, context())?.field == "kind")
+        #expect(ingestError(#"{"type":"read","account":"a","chat":"c"}"#, .herald, context())?.field == "maxId")
+        #expect(ingestError(#"{"type":"revoke","account":"b"}"#, .herald, context(account: "a"))?.field == "account")
+        #expect(ingestError("[1,2]", .herald, context())?.reason == "expected a JSON object, got an array")
+    }
+
+    @Test func detection() throws {
+        func detect(_ text: String) -> PayloadFormat? { Ingest.detect(Array(text.utf8)) }
+        #expect(detect(#"{"p":"abc"}"#) == .telegram)
+        #expect(detect(#"{"data":{"loc_key":"X"}}"#) == .telegram)
+        #expect(detect(#"{"loc_key":"X",}"#) == .telegram)
+        #expect(detect(#"{"aps":{}}"#) == .apns)
+        #expect(detect(#"{"message":{"token":"t"}}"#) == .fcm)
+        #expect(detect(#"{"notification":{"devices":[]}}"#) == .matrix)
+        #expect(detect(#"{"realm_uri":"x"}"#) == .zulip)
+        #expect(detect(#"{"type":"revoke","account":"a"}"#) == .herald)
+        #expect(detect(#"{"hello":1}"#) == nil)
+        #expect(detect("not json") == nil)
+        #expect(detect("") == nil)
+        for (name, format) in Samples.all {
+            #expect(Ingest.detect(try Samples.bytes(name)) == format, "\(name)")
+        }
+        #expect(ingestError(#"{"hello":1}"#, nil, context())?.format == nil)
+    }
+
+    @Test func everySampleDecodesToValidEvents() throws {
+        for (name, format) in Samples.all {
+            let account: String? = format == .telegram || format == .zulip ? nil : "acct"
+            let result = try Ingest.decode(try Samples.bytes(name), format: format, context: context(account: account))
+            #expect(!result.events.isEmpty, "\(name)")
+            for event in result.events { try event.validate() }
+        }
+    }
+}
