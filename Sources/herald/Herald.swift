@@ -23,7 +23,8 @@ struct Herald: ParsableCommand {
             Start with:  herald demo
             """,
         subcommands: [
-            DemoCommand.self, IngestCommand.self,
+            DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self,
+            ExportCommand.self, ImportCommand.self, QuarantineCommand.self, KeysCommand.self,
         ]
     )
 

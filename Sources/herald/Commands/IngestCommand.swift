@@ -21,8 +21,7 @@ struct IngestCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(name: .long, help: "The payload format: herald (canonical JSONL).")
-    var format: String = "herald"
+    @OptionGroup var payload: PayloadOptions
 
     @Flag(name: .long, help: "Append nothing if any line is bad.")
     var allOrNothing = false
@@ -43,17 +42,15 @@ struct IngestCommand: ParsableCommand {
         guard (1...1_000_000).contains(batchSize) else {
             throw ValidationError("--batch-size must be in 1...1000000, got \(batchSize)")
         }
-        guard format == "herald" else {
-            throw ValidationError("unknown format '\(format)'; expected: herald")
-        }
     }
 
     func run() throws {
         let target = try store.openForWriting()
         var reader = try LineReader(path: input)
         defer { reader.close() }
-        var run = IngestRun(store: target, format: format, allOrNothing: allOrNothing, progress: !quiet) { line in
-            [try Event(json: line)]
+        let decoding = try PayloadDecoding(options: payload, store: target)
+        var run = IngestRun(store: target, format: payload.format, allOrNothing: allOrNothing, progress: !quiet) { line in
+            try decoding.decodeWithFormat(line)
         }
         run.batchSize = batchSize
         run.printSeqs = printSeqs

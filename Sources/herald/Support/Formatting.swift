@@ -4,15 +4,12 @@ import HeraldProjection
 
 /// Text renderings shared by the human outputs.
 enum Formatting {
-    private static let isoFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
+    private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let plain = Date.ISO8601FormatStyle()
 
     /// Milliseconds since the epoch as ISO 8601 UTC with milliseconds.
     static func timestamp(milliseconds: Int64) -> String {
-        isoFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        withMilliseconds.format(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// Unix seconds as `YYYY-MM-DD HH:MM:SS` UTC.
@@ -25,8 +22,7 @@ enum Formatting {
     /// seconds prefixed with `@`. Returns milliseconds since the epoch.
     static func parseTime(_ text: String) -> Int64? {
         if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) { return seconds * 1000 }
-        let plain = ISO8601DateFormatter()
-        if let date = isoFormatter.date(from: text) ?? plain.date(from: text) {
+        if let date = (try? withMilliseconds.parse(text)) ?? (try? plain.parse(text)) {
             return Int64((date.timeIntervalSince1970 * 1000).rounded())
         }
         return nil

@@ -9,7 +9,7 @@ struct IngestRun {
     let format: String
     let allOrNothing: Bool
     let progress: Bool
-    let decode: (ArraySlice<UInt8>) throws -> [Event]
+    let decode: (ArraySlice<UInt8>) throws -> (String, [Event])
 
     static let defaultBatchSize = 8_192
     var batchSize = defaultBatchSize
@@ -34,7 +34,7 @@ struct IngestRun {
         }
     }
 
-    init(store: Store, format: String, allOrNothing: Bool, progress: Bool, decode: @escaping (ArraySlice<UInt8>) throws -> [Event]) {
+    init(store: Store, format: String, allOrNothing: Bool, progress: Bool, decode: @escaping (ArraySlice<UInt8>) throws -> (String, [Event])) {
         self.store = store
         self.format = format
         self.allOrNothing = allOrNothing
@@ -56,26 +56,33 @@ struct IngestRun {
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }
-        while let line = try reader.next() {
-            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+        var framer = PayloadFramer()
+        func handle(_ payload: ArraySlice<UInt8>, line: Int) throws {
+            if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
             summary.lines += 1
             do {
-                let events = try decode(line)
-                let source = Source(format: format, payload: line)
+                let (detected, events) = try decode(payload)
+                let source = Source(format: detected, payload: payload)
                 for event in events { batch.append((event, source)) }
             } catch {
                 summary.rejected += 1
                 let reason = "\(error)"
-                Terminal.error("\(reader.name):\(reader.lineNumber): \(reason)")
+                Terminal.error("\(reader.name):\(line): \(reason)")
                 bad.append(QuarantinedPayload(
                     receivedAt: store.options.clock(), format: format, input: reader.name,
-                    line: reader.lineNumber, reason: reason, raw: Array(line)))
+                    line: line, reason: reason, raw: Array(payload)))
             }
             if !allOrNothing && batch.count >= batchSize {
                 try flush()
                 bar.update("\(summary.appended) events")
             }
         }
+        while let line = try reader.next() {
+            if case .payload(let payload, let number) = framer.feed(line, number: reader.lineNumber) {
+                try handle(payload, line: number)
+            }
+        }
+        if let (payload, number) = framer.finish() { try handle(payload, line: number) }
         if allOrNothing && !bad.isEmpty {
             batch.removeAll()
         } else {

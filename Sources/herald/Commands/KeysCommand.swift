@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import HeraldIngest
+import HeraldStore
+
+/// `herald keys`: Telegram auth keys kept in the store for encrypted pushes.
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Manage Telegram auth keys kept in the store for decrypting encrypted pushes.",
+        discussion: """
+            Examples:
+              herald keys add --account tg:14124122 uBa5yu01a-nJ...   (256 bytes, base64url)
+              herald keys list
+              herald keys remove 2886285856283441188
+            """,
+        subcommands: [Add.self, List.self, Remove.self]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a Telegram auth key.")
+        @OptionGroup var store: StoreOptions
+        @Option(name: .long, help: "The account the key belongs to.") var account: String = ""
+        @Argument(help: ArgumentHelp("The 256-byte key, base64url.", valueName: "BASE64URL")) var key: String
+
+        func run() throws {
+            let parsed: TelegramKey
+            do { parsed = try TelegramKey(base64url: key) } catch {
+                throw CLIFailure(exitCode: CLIFailure.usage, "key: \(error)")
+            }
+            try store.openForWriting().addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes))
+            Terminal.note("added Telegram key \(parsed.keyId)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List stored keys (ids only, never the key bytes).")
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let keys = try store.openForReading { $0.replayOnOpen = false }.keys()
+            guard !keys.isEmpty else { Terminal.line("no keys"); return }
+            var table = Table("key id", "account", "bytes")
+            for key in keys { table.add("\(key.id)", key.account.isEmpty ? "(any)" : key.account, "\(key.bytes.count)") }
+            Terminal.line(table.rendered)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a stored key.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The key id.") var id: Int64
+
+        func run() throws {
+            guard try store.openForWriting(create: false).removeKey(id: id) else {
+                throw CLIFailure(exitCode: CLIFailure.usage, "no key \(id) in \(store.path)")
+            }
+            Terminal.note("removed key \(id)")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import HeraldEvents
+import HeraldIngest
+import HeraldStore
+
+/// The ingest options shared by `ingest` and `quarantine retry`, and the decoder they build.
+struct PayloadOptions: ParsableArguments {
+    @Option(name: .long, help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")).")
+    var format: String = "herald"
+
+    @Option(name: .long, help: "The account, for payloads that do not name one; a payload naming another account is rejected.")
+    var account: String?
+
+    @Option(name: .long, help: ArgumentHelp("A Telegram auth key (256 bytes, base64url), for encrypted pushes; repeatable. Keys added with `herald keys add` are used too.", valueName: "BASE64URL"))
+    var telegramKey: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The Web Push receiver's P-256 private key (base64url).", valueName: "BASE64URL"))
+    var webpushPrivateKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("The Web Push auth secret (base64url).", valueName: "BASE64URL"))
+    var webpushAuth: String?
+
+    @Option(name: .long, help: "The format inside decrypted Web Push bodies.")
+    var innerFormat: String?
+
+    mutating func validate() throws {
+        guard PayloadDecoding.formatNames.contains(format) else {
+            throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
+        }
+        if let innerFormat, PayloadFormat(rawValue: innerFormat) == nil {
+            throw ValidationError("unknown --inner-format '\(innerFormat)'")
+        }
+        if (webpushPrivateKey == nil) != (webpushAuth == nil) {
+            throw ValidationError("--webpush-private-key and --webpush-auth go together")
+        }
+        for key in telegramKey {
+            do { _ = try TelegramKey(base64url: key) } catch { throw ValidationError("--telegram-key: \(error)") }
+        }
+        if let webpushPrivateKey, let webpushAuth {
+            do { _ = try WebPushKeys(privateKeyBase64url: webpushPrivateKey, authSecretBase64url: webpushAuth) } catch {
+                throw ValidationError("--webpush-private-key/--webpush-auth: \(error)")
+            }
+        }
+    }
+}
+
+/// Decodes one payload line into canonical events with HeraldIngest.
+struct PayloadDecoding {
+    static let formatNames = ["auto"] + PayloadFormat.allCases.map(\.rawValue)
+
+    let format: PayloadFormat?
+    var context: IngestContext
+
+    /// A decoder for `options`, with the keys stored in `store` added.
+    init(options: PayloadOptions, store: Store) throws {
+        format = PayloadFormat(rawValue: options.format)
+        var telegramKeys = try options.telegramKey.map { try TelegramKey(base64url: $0) }
+        telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes) }
+        context = IngestContext(
+            account: options.account,
+            receivedAt: Int64(Date().timeIntervalSince1970),
+            telegramKeys: telegramKeys,
+            webPush: try options.webpushPrivateKey.map { try WebPushKeys(privateKeyBase64url: $0, authSecretBase64url: options.webpushAuth ?? "") },
+            innerFormat: options.innerFormat.flatMap(PayloadFormat.init(rawValue:)))
+    }
+
+    /// A decoder for a quarantined payload's format, with the store's keys.
+    init(format name: String, store: Store) throws {
+        var options = PayloadOptions()
+        options.format = Self.formatNames.contains(name) ? name : "auto"
+        try self.init(options: options, store: store)
+    }
+
+    /// The events of one payload, and the format it was read as.
+    func decodeWithFormat(_ payload: ArraySlice<UInt8>) throws -> (String, [Event]) {
+        let result = try Ingest.decode(payload, format: format, context: context)
+        return (result.format.rawValue, result.events)
+    }
+
+    func decode(_ payload: ArraySlice<UInt8>) throws -> [Event] {
+        try decodeWithFormat(payload).1
+    }
+}
