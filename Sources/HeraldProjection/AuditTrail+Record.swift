@@ -1,0 +1,179 @@
+import HeraldEvents
+
+extension AuditTrail {
+    /// Feeds one event of the account and the outcome of applying it.
+    public mutating func record(seq: UInt64, event: Event, outcome: Outcome) {
+        guard event.account == account else { return }
+        var effects: [Effect] = []
+        var createdNow: Set<Int64> = []
+        var changedStatus: Set<Int64> = []
+
+        switch event.payload {
+        case .options(let count, let size):
+            if let count { groupCountMax = count }
+            if let size { groupSizeMax = size }
+        default: break
+        }
+
+        for change in outcome.changes {
+            switch change {
+            case .groupCreated(let groupId, let type, let chat):
+                groups[groupId] = (type, chat)
+                if isTarget(group: groupId) {
+                    effects.append(Effect(kind: "groupCreated", groupId: groupId, text: "group \(groupId) created for the \(type.rawValue) of \(chat)"))
+                }
+            case .created(let id, let groupId, let chat, let kind, let objectId):
+                notifications[id] = (groupId, chat, objectId, true)
+                createdNow.insert(id)
+                if isTarget(notification: id) {
+                    effects.append(Effect(kind: "created", notificationId: id, groupId: groupId,
+                        text: "\(kind.rawValue) #\(objectId) created as notification \(id) in group \(groupId) (\(groups[groupId]?.type.rawValue ?? "group") of \(chat))"))
+                }
+            case .becameUnread(let chat, let objectId):
+                if isTarget(chat: chat, objectId: objectId) {
+                    effects.append(Effect(kind: "unread", text: "message #\(objectId) is now unread in \(chat)"))
+                }
+            case .ignored(let chat, let kind, let objectId, let reason):
+                if isTarget(chat: chat, objectId: objectId) {
+                    effects.append(Effect(kind: "ignored", text: "\(kind.rawValue) #\(objectId) not notified: \(Self.explain(reason))"))
+                }
+            case .upgraded(let id):
+                if isTarget(notification: id) {
+                    effects.append(Effect(kind: "upgraded", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) got the full message content (it had the push's text)"))
+                }
+            case .edited(let id):
+                if isTarget(notification: id) {
+                    effects.append(Effect(kind: "edited", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) content edited"))
+                }
+            case .dismissed(let id):
+                notifications[id]?.active = false
+                changedStatus.insert(id)
+                if isTarget(notification: id) {
+                    let how: String
+                    if case .dismissGroup(let groupId, let max) = event.payload {
+                        how = "dismissed by the user with group \(groupId)" + (max.map { " (up to notification \($0))" } ?? "")
+                    } else {
+                        how = "dismissed by the user"
+                    }
+                    effects.append(Effect(kind: "dismissed", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) \(how); it still counts in its group's total while unread"))
+                }
+            case .cleared(let id, let reason):
+                notifications[id]?.active = false
+                changedStatus.insert(id)
+                if isTarget(notification: id) {
+                    effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event))"))
+                }
+            case .accountReset:
+                let wiped = notifications.keys.filter { isTarget(notification: $0) && notifications[$0]!.active }.sorted()
+                for id in wiped {
+                    effects.append(Effect(kind: "wiped", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) wiped: the session was revoked and the account reset"))
+                }
+                changedStatus.formUnion(notifications.keys)
+                notifications.removeAll()
+                groups.removeAll()
+                groupCountMax = 10
+                groupSizeMax = 10
+            }
+        }
+
+        effects += visibilityEffects(outcome.updates, createdNow: createdNow, changedStatus: changedStatus, event: event)
+
+        if effects.isEmpty && names(event) {
+            effects.append(Effect(kind: "noEffect", text: "no effect on the target"))
+        }
+        if !effects.isEmpty {
+            entries.append(Entry(seq: seq, event: event, effects: effects))
+        }
+    }
+
+    /// Shown, hidden and shown-again effects, reconstructed from the update diffs.
+    mutating func visibilityEffects(
+        _ updates: [Update], createdNow: Set<Int64>, changedStatus: Set<Int64>, event: Event
+    ) -> [Effect] {
+        var effects: [Effect] = []
+        var wasVisible: [Int64: Bool] = [:]
+        var appeared: [Int64] = []
+        var left: [Int64] = []
+        for case .group(let update) in updates {
+            let before = visible[update.groupId] ?? []
+            wasVisible[update.groupId] = !before.isEmpty
+            var after = before.subtracting(update.removedIds)
+            after.formUnion(update.added.map(\.id))
+            visible[update.groupId] = after.isEmpty ? nil : after
+            if before.isEmpty && !after.isEmpty { appeared.append(update.groupId) }
+            if !before.isEmpty && after.isEmpty { left.append(update.groupId) }
+        }
+        func describe(_ ids: [Int64]) -> String {
+            ids.map { id in "group \(id)" + (groups[id].map { " (\($0.chat))" } ?? "") }.joined(separator: ", ")
+        }
+        for case .group(let update) in updates {
+            let groupLeft = left.contains(update.groupId)
+            for id in update.removedIds where isTarget(notification: id) {
+                if changedStatus.contains(id) || notifications[id]?.active == false {
+                    effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: "notification \(id) removed from view"))
+                } else if groupLeft {
+                    var text = "notification \(id) hidden: group \(update.groupId) left the top groupCountMax=\(groupCountMax) groups"
+                    let others = appeared.filter { $0 != update.groupId }
+                    if case .options = event.payload {
+                        text += " after the view options changed"
+                    } else if !others.isEmpty {
+                        text += " when \(describe(others)) got a newer notification"
+                    }
+                    effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: text))
+                } else {
+                    let newer = update.added.map(\.id).filter { $0 > id }
+                    var text = "notification \(id) hidden: group \(update.groupId) shows only its groupSizeMax=\(groupSizeMax) newest active notifications"
+                    if !newer.isEmpty { text += "; newer notification \(newer.map(String.init).joined(separator: ", ")) took its place" }
+                    effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: text))
+                }
+            }
+            for notification in update.added where isTarget(notification: notification.id) {
+                let id = notification.id
+                if createdNow.contains(id) {
+                    let sound = update.isSilent || notification.silent ? "silently" : "with sound"
+                    effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
+                } else if wasVisible[update.groupId] == false {
+                    var text = "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    if !left.isEmpty { text += " when \(describe(left)) left the view" }
+                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
+                } else {
+                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId,
+                        text: "notification \(id) shown again: newer notifications left group \(update.groupId), making room (silently)"))
+                }
+            }
+            if isTarget(group: update.groupId) && update.added.isEmpty && update.removedIds.isEmpty {
+                effects.append(Effect(kind: "groupTotal", groupId: update.groupId, text: "group \(update.groupId) total is now \(update.totalCount)"))
+            }
+        }
+        for case .notification(let update) in updates where isTarget(notification: update.notification.id) {
+            effects.append(Effect(kind: "contentUpdate", notificationId: update.notification.id, groupId: update.groupId,
+                text: "clients told the new content of notification \(update.notification.id)"))
+        }
+        return effects
+    }
+
+    static func explain(_ reason: IgnoredReason) -> String {
+        switch reason {
+        case .duplicate: "an earlier event already named this object (redelivery or push + full message)"
+        case .alreadyRead: "the chat was already read past it"
+        case .deleted: "it was deleted before it arrived"
+        case .muted: "the chat is muted (it still counts as unread)"
+        case .secretChatExists: "the chat already has a secret chat notification"
+        }
+    }
+
+    static func explain(_ reason: ClearReason, _ event: Event) -> String {
+        switch (reason, event.payload) {
+        case (.read, .read(_, let maxId)): "the chat was read up to #\(maxId)"
+        case (.read, .readReactions): "the reactions were seen"
+        case (.read, _): "read"
+        case (.deleted, .delete(_, let chat)): chat == nil ? "the message was deleted (account-wide delete)" : "the message was deleted"
+        case (.deleted, _): "deleted"
+        case (.ended, _): "the call ended or was answered elsewhere"
+        case (.muted, _): "the chat was muted"
+        case (.settings, .chatSettings(let s)) where s.disablePinned == true: "pinned-message notifications were turned off for the chat"
+        case (.settings, _): "mention notifications were turned off for the chat"
+        case (.replaced, _): "a newer pinned message replaced it"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import HeraldEvents
+
+/// Explains, event by event, what happened to one object, notification or group of an
+/// account: created, shown, hidden (and why), shown again, dismissed, cleared, wiped.
+///
+/// A pure fold: feed it every event of the account in log order with the outcome of
+/// applying it (with ``Projection/Configuration/recordsChanges`` on) and read ``entries``.
+/// It keeps its own view of which notifications are visible, built from the updates alone,
+/// so it needs nothing else from the projection.
+public struct AuditTrail: Sendable {
+    /// What to follow.
+    public enum Target: Hashable, Sendable {
+        /// A chat's objects (all of them when `objectId` is nil).
+        case object(chat: String, objectId: Int64?)
+        /// One notification id.
+        case notification(Int64)
+        /// One group id.
+        case group(Int64)
+    }
+
+    /// One event that touched the target, with what it did.
+    public struct Entry: Hashable, Sendable {
+        public var seq: UInt64
+        public var event: Event
+        public var effects: [Effect]
+    }
+
+    /// One effect of an event on the target.
+    public struct Effect: Hashable, Sendable {
+        /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `hidden`,
+        /// `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`, `cleared`,
+        /// `wiped`, `groupCreated`, `groupTotal`, `noEffect`.
+        public var kind: String
+        public var notificationId: Int64?
+        public var groupId: Int64?
+        /// The explanation, in a sentence.
+        public var text: String
+    }
+
+    public let account: String
+    public let target: Target
+    /// The entries so far, in log order.
+    public internal(set) var entries: [Entry] = []
+
+    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, active: Bool)] = [:]
+    var groups: [Int64: (type: GroupType, chat: String)] = [:]
+    var visible: [Int64: Set<Int64>] = [:]
+    var groupCountMax = 10
+    var groupSizeMax = 10
+
+    /// Starts a trail for `target` in `account`.
+    public init(account: String, target: Target) {
+        self.account = account
+        self.target = target
+    }
+
+    func isTarget(notification id: Int64) -> Bool {
+        guard let info = notifications[id] else {
+            if case .notification(let wanted) = target { return wanted == id }
+            return false
+        }
+        switch target {
+        case .notification(let wanted): return wanted == id
+        case .group(let wanted): return wanted == info.groupId
+        case .object(let chat, let objectId): return chat == info.chat && (objectId == nil || objectId == info.objectId)
+        }
+    }
+
+    func isTarget(group id: Int64) -> Bool {
+        switch target {
+        case .group(let wanted): return wanted == id
+        case .object(let chat, nil): return groups[id]?.chat == chat
+        case .object, .notification: return false
+        }
+    }
+
+    func isTarget(chat: String, objectId: Int64) -> Bool {
+        if case .object(let wantedChat, let wantedObject) = target {
+            return wantedChat == chat && (wantedObject == nil || wantedObject == objectId)
+        }
+        return false
+    }
+
+    /// Whether the event names the target's chat and object without necessarily changing
+    /// anything (a read above the object, a delete of it): worth listing as "no effect".
+    func names(_ event: Event) -> Bool {
+        guard case .object(let chat, let objectId) = target else { return false }
+        switch event.payload {
+        case .notify(let n): return n.chat == chat && (objectId == nil || n.id == objectId)
+        case .edit(let e): return e.chat == chat && (objectId == nil || e.id == objectId)
+        case .read(let c, let maxId): return c == chat && (objectId == nil || objectId! <= maxId)
+        case .delete(let ids, let c): return (c == nil || c == chat) && (objectId == nil ? c == chat : ids.contains(objectId!))
+        case .readReactions(let c, let ids): return c == chat && (objectId == nil || ids.contains(objectId!))
+        case .endCall(let c, let id): return c == chat && (objectId == nil || id == objectId)
+        case .chatSettings(let s): return s.chat == chat
+        case .dismiss, .dismissGroup, .options, .revoke, .note: return false
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import HeraldEvents
+import HeraldProjection
+
+extension Store {
+    /// One line of an audit: the record (seq, time, source) and what it did to the target.
+    public struct AuditLine: Hashable, Sendable {
+        public var record: LogRecord
+        public var effects: [AuditTrail.Effect]
+    }
+
+    /// The timeline of one object, notification or group of `account`: every event that
+    /// touched it, in log order, with its effects explained (`herald audit`).
+    ///
+    /// Replays the account's whole history with lifecycle changes recorded; other accounts'
+    /// events are skipped, since accounts never influence each other.
+    public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
+        var projection = Projection(configuration: .init(recordsChanges: true))
+        var trail = AuditTrail(account: account, target: target)
+        var records: [UInt64: LogRecord] = [:]
+        try forEachRecord { record in
+            guard record.event.account == account else { return true }
+            let outcome = projection.apply(record.event, seq: record.seq)
+            let before = trail.entries.count
+            trail.record(seq: record.seq, event: record.event, outcome: outcome)
+            if trail.entries.count > before { records[record.seq] = record }
+            return true
+        }
+        return trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) }
+    }
+}
