@@ -24,7 +24,7 @@ struct Herald: ParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self,
-            ExportCommand.self, ImportCommand.self, AuditCommand.self, QuarantineCommand.self, KeysCommand.self,
+            ExportCommand.self, ImportCommand.self, AuditCommand.self, StatsCommand.self, QuarantineCommand.self, KeysCommand.self,
         ]
     )
 

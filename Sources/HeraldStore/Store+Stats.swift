@@ -1,0 +1,70 @@
+import Foundation
+import HeraldEvents
+
+extension Store {
+    /// What `herald stats` reports: counts by type, account and source, and sizes.
+    public struct Statistics: Sendable {
+        public var records = 0
+        public var firstSeq: UInt64?
+        public var lastSeq: UInt64 = 0
+        public var byType: [String: Int] = [:]
+        public var byAccount: [String: Int] = [:]
+        public var bySource: [String: Int] = [:]
+        public var logBytes = 0
+        /// The size of `data.mdb` on disk.
+        public var fileBytes = 0
+        public var mapBytes = 0
+        public var usedBytes = 0
+        public var quarantined = 0
+        public var quarantineBytes = 0
+        /// The seqs covered by stored snapshots, newest first.
+        public var snapshotSeqs: [UInt64] = []
+    }
+
+    /// Scans the log and the store's databases.
+    public func statistics() throws -> Statistics {
+        var stats = Statistics()
+        try forEachRawRecord { seq, bytes in
+            stats.records += 1
+            stats.firstSeq = stats.firstSeq ?? seq
+            stats.lastSeq = seq
+            stats.logBytes += bytes.count + 8
+            let record: LogRecord
+            do {
+                record = try LogRecord(seq: seq, bytes: bytes)
+            } catch let damage as LogRecord.Damage {
+                throw StoreError.damagedRecord(path: path, seq: seq, reason: damage.reason)
+            }
+            stats.byType[record.event.type.rawValue, default: 0] += 1
+            stats.byAccount[record.event.account, default: 0] += 1
+            stats.bySource[record.source.format, default: 0] += 1
+            return true
+        }
+        let info = environment.info()
+        stats.mapBytes = info.mapSize
+        stats.usedBytes = info.usedBytes
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")
+        stats.fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let quarantine = try quarantined()
+        stats.quarantined = quarantine.count
+        stats.quarantineBytes = quarantine.reduce(0) { $0 + $1.raw.count }
+        stats.snapshotSeqs = try storedSnapshotSeqs()
+        return stats
+    }
+
+    /// The seqs of the snapshots in the `snapshots` database, newest first (keys only).
+    func storedSnapshotSeqs() throws -> [UInt64] {
+        guard let database = try existingAuxiliary(.snapshots) else { return [] }
+        return try environment.read { txn in
+            try txn.withCursor(database) { cursor in
+                var seqs: [UInt64] = []
+                var entry = try cursor.last()
+                while let current = entry {
+                    if let key = SeqKey(bytes: current.key) { seqs.append(key.seq) }
+                    entry = try cursor.previous()
+                }
+                return seqs
+            }
+        }
+    }
+}
