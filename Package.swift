@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents"]),
         .testTarget(
             name: "HeraldCLITests",
-            dependencies: ["HeraldEvents", "HeraldStore"]
+            dependencies: ["herald", "HeraldEvents", "HeraldStore"]
         ),
     ],
     swiftLanguageModes: [.v6]

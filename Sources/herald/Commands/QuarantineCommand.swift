@@ -72,7 +72,7 @@ struct QuarantineCommand: ParsableCommand {
             do {
                 events = try PayloadDecoding(format: entry.format, store: target).decode(entry.raw[...])
             } catch {
-                throw CLIFailure(exitCode: CLIFailure.rejected, "quarantine #\(id) is still rejected: \(error)")
+                throw CLIFailure(exitCode: CLIFailure.rejected, "quarantine #\(id) is still rejected: \(IngestRun.describe(error))")
             }
             let applied = try target.append(contentsOf: events.map { ($0, Source(format: entry.format, payload: entry.raw)) })
             try target.removeQuarantined(id: id)

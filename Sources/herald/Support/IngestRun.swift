@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 
 /// The loop behind `herald ingest` and `herald import`: decode each line, append valid ones in
@@ -42,6 +43,14 @@ struct IngestRun {
         self.decode = decode
     }
 
+    /// `field: reason`, as in `FILE:LINE: field: reason`.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? IngestError {
+            return error.field.isEmpty ? error.reason : "\(error.field): \(error.reason)"
+        }
+        return "\(error)"
+    }
+
     func consume(_ reader: inout LineReader) throws -> Summary {
         var summary = Summary()
         var batch: [(Event, Source)] = []
@@ -66,7 +75,7 @@ struct IngestRun {
                 for event in events { batch.append((event, source)) }
             } catch {
                 summary.rejected += 1
-                let reason = "\(error)"
+                let reason = Self.describe(error)
                 Terminal.error("\(reader.name):\(line): \(reason)")
                 bad.append(QuarantinedPayload(
                     receivedAt: store.options.clock(), format: format, input: reader.name,

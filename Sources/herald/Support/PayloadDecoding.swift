@@ -67,8 +67,7 @@ struct PayloadDecoding {
 
     /// A decoder for a quarantined payload's format, with the store's keys.
     init(format name: String, store: Store) throws {
-        var options = PayloadOptions()
-        options.format = Self.formatNames.contains(name) ? name : "auto"
+        let options = try PayloadOptions.parse(["--format", Self.formatNames.contains(name) ? name : "auto"])
         try self.init(options: options, store: store)
     }
 

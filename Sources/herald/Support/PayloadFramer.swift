@@ -1,6 +1,7 @@
 /// Splits input lines into payloads: one payload per line (JSONL, base64 bodies), except that
-/// a JSON document spread over several lines (a pretty-printed sample file) is gathered until
-/// its braces balance, so `herald ingest payload.json` works on such files too.
+/// a pretty-printed JSON document (its first line is a lone `{` or `[`) is gathered until its
+/// braces balance, so `herald ingest payload.json` works on such files too. A truncated JSONL
+/// line never starts a gathering, so it is reported alone and the next line stands.
 struct PayloadFramer {
     /// The largest payload gathered over several lines before giving up on it.
     static let limit = 8 << 20
@@ -26,14 +27,13 @@ struct PayloadFramer {
     mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
         if pending.isEmpty {
             // The common case: a line that is a whole payload on its own.
-            guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
-                  first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-            else { return .payload(line, line: number) }
-            depth = 0
+            let trimmed = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+            guard trimmed.count == 1, trimmed.first == UInt8(ascii: "{") || trimmed.first == UInt8(ascii: "[") else {
+                return .payload(line, line: number)
+            }
+            depth = 1
             inString = false
             escaped = false
-            scan(line)
-            if depth <= 0 { return .payload(line, line: number) }
             startLine = number
             pending.append(contentsOf: line)
             return .gathering

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Runs the built `herald` binary.
+enum CLI {
+    /// The `herald` executable next to the test bundle (`swift build` puts both in one folder).
+    static let executable: String = {
+        var candidates: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("herald"))
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/herald"))
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        fatalError("the herald binary was not found (looked in \(candidates.map(\.path))); run `swift build` first")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `herald arguments…` with `input` on stdin, and waits for it.
+    @discardableResult
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "HERALD_STORE")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inp
+        try process.run()
+        if let input { try inp.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+        try inp.fileHandleForWriting.close()
+        // Read both pipes concurrently so neither fills up and blocks the child.
+        nonisolated(unsafe) var errData = Data()
+        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errReader.isFinished { usleep(1_000) }
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A fresh directory, removed when the value dies.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "herald-cli-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func child(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The shared spec folder, read in place.
+enum Shared {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared").standardizedFileURL
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static var conformanceCases: [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path("spec/conformance"))) ?? []
+        return files.filter { $0.hasSuffix(".events.jsonl") }.map { String($0.dropLast(".events.jsonl".count)) }.sorted()
+    }
+
+    static func json(_ text: some StringProtocol) throws -> NSObject {
+        try JSONSerialization.jsonObject(with: Data(text.utf8)) as! NSObject
+    }
+
+    static func lines(_ text: String) -> [Substring] { text.split(separator: "\n") }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import HeraldEvents
+import HeraldStore
+import Testing
+
+@Suite("herald commands and their error paths")
+struct CommandTests {
+    static let sample = """
+        {"type":"options","account":"tg:1","groupCountMax":1}
+        {"type":"notify","account":"tg:1","chat":"user:1","kind":"message","id":10,"date":100,"title":"Alice","body":"hi"}
+        {"type":"notify","account":"tg:1","chat":"user:2","kind":"message","id":20,"date":101,"title":"Bob","body":"yo"}
+        {"type":"read","account":"tg:1","chat":"user:2","maxId":20}
+
+        """
+
+    @Test("a missing store is a data problem naming the path")
+    func missingStore() throws {
+        let dir = TemporaryDirectory()
+        let result = try CLI.run(["state", "--store", dir.child("nope")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(dir.child("nope")))
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    @Test("malformed JSON on line 3 is reported as FILE:3, quarantined, and the rest is appended")
+    func malformedLine() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.child("in.jsonl")
+        try """
+            {"type":"revoke","account":"a"}
+            {"type":"revoke","account":"b"}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":0,"date":1}
+            {"type":"revoke","account":"c"}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["ingest", "--store", dir.child("s"), file])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("\(file):3: "))
+        #expect(result.stderr.contains("\(file):4: id: must be > 0"))
+        #expect(result.stderr.contains("3 events appended"))
+        let list = try CLI.run(["quarantine", "list", "--store", dir.child("s"), "--json"])
+        #expect(Shared.lines(list.stdout).count == 2)
+        let show = try CLI.run(["quarantine", "show", "2", "--store", dir.child("s")])
+        #expect(show.stdout.contains(#""id":0"#))
+        // A retry of a payload that is still bad keeps it and says so.
+        let retry = try CLI.run(["quarantine", "retry", "2", "--store", dir.child("s")])
+        #expect(retry.status == 3)
+        #expect(retry.stderr.contains("still rejected"))
+    }
+
+    @Test("--all-or-nothing appends nothing when one line is bad")
+    func allOrNothing() throws {
+        let dir = TemporaryDirectory()
+        let bad = Self.sample + "{\"type\":\"nope\",\"account\":\"a\"}\n"
+        let result = try CLI.run(["ingest", "--store", dir.child("s"), "--all-or-nothing", "-"], input: bad)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("-:5: type: unknown event type"))
+        let stats = try CLI.run(["stats", "--store", dir.child("s"), "--json"])
+        #expect(try (Shared.json(stats.stdout) as! [String: Any])["records"] as? Int == 0)
+    }
+
+    @Test("usage errors exit 1: unknown format, out-of-range options, --at beyond the end")
+    func usageErrors() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
+        let unknown = try CLI.run(["ingest", "--store", store, "--format", "carrier-pigeon", "-"], input: "")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("unknown format 'carrier-pigeon'"))
+        #expect(try CLI.run(["ingest", "--store", store, "--batch-size", "0", "-"], input: "").status == 1)
+        let tooBig = try CLI.run(["replay", "--store", store, "--set", "groupCountMax=99"])
+        #expect(tooBig.status == 1)
+        #expect(tooBig.stderr.contains("0...25"))
+        let beyond = try CLI.run(["state", "--store", store, "--at", "99"])
+        #expect(beyond.status == 1)
+        #expect(beyond.stderr.contains("beyond the end") && beyond.stderr.contains("last seq 4"))
+        #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1"]).status == 1)
+        #expect(try CLI.run(["no-such-command"]).status == 1)
+    }
+
+    @Test("a store locked by another writer is refused with its path")
+    func lockedStore() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let holder = try Store(path: store)  // this test process is the writer
+        let result = try CLI.run(["ingest", "--store", store, "-"], input: Self.sample)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("locked") && result.stderr.contains(store))
+        _ = holder
+    }
+
+    @Test("a reader in another process sees the writer's committed events")
+    func readerProcess() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.child("s"))
+        try store.append(Event(account: "a", .note(source: "test", reason: "one")))
+        let first = try CLI.run(["export", "--store", dir.child("s")])
+        #expect(first.status == 0)
+        #expect(Shared.lines(first.stdout).count == 1)
+        try store.append(contentsOf: (0..<5).map { (Event(account: "a", .note(source: "test", reason: "\($0)")), Source.library) })
+        let second = try CLI.run(["export", "--store", dir.child("s")])
+        #expect(Shared.lines(second.stdout).count == 6)
+        let state = try CLI.run(["state", "--store", dir.child("s"), "--json"])
+        #expect(state.stdout.hasPrefix(#"{"seq":6,"#))
+    }
+
+    @Test("state --at rebuilds any point of history")
+    func stateAt() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        _ = try CLI.run(["ingest", "--store", store, "-"], input: Self.sample)
+        let atTwo = try CLI.run(["state", "--store", store, "--at", "2", "--json"])
+        #expect(atTwo.stdout.hasPrefix(#"{"seq":2,"#))
+        #expect(atTwo.stdout.contains(#""title":"Alice""#))
+        let now = try CLI.run(["state", "--store", store, "--json"])
+        #expect(!now.stdout.contains(#""title":"Bob""#))  // read: cleared
+        #expect(now.stdout.contains(#""title":"Alice""#))  // brought back
+        let human = try CLI.run(["state", "--store", store, "--account", "tg:1"])
+        #expect(human.stdout.contains("group 1 messages of user:1"))
+        let unknown = try CLI.run(["state", "--store", store, "--account", "tg:404"])
+        #expect(unknown.status == 1)
+    }
+
+    @Test("export then import into an empty store reproduces identical state")
+    func exportImport() throws {
+        let dir = TemporaryDirectory()
+        let original = dir.child("a"), copy = dir.child("b")
+        _ = try CLI.run(["ingest", "--store", original, Shared.path("spec/conformance/20-random-1.events.jsonl")])
+        let export = try CLI.run(["export", "--store", original])
+        #expect(export.status == 0)
+        try export.stdout.write(toFile: dir.child("all.jsonl"), atomically: true, encoding: .utf8)
+        let imported = try CLI.run(["import", "--store", copy, dir.child("all.jsonl")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let a = try CLI.run(["state", "--store", original, "--json"]).stdout
+        let b = try CLI.run(["state", "--store", copy, "--json"]).stdout
+        #expect(a == b)
+        #expect(try CLI.run(["export", "--store", copy]).stdout == export.stdout)
+        // A second import into the now non-empty store is refused.
+        #expect(try CLI.run(["import", "--store", copy, dir.child("all.jsonl")]).status == 1)
+    }
+
+    @Test("replay --set is a what-if that writes nothing")
+    func whatIf() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        _ = try CLI.run(["ingest", "--store", store, "-"], input: Self.sample)
+        let normal = try CLI.run(["replay", "--store", store, "--updates", "--json"])
+        let wide = try CLI.run(["replay", "--store", store, "--updates", "--json", "--set", "groupCountMax=5"])
+        #expect(normal.stdout != wide.stdout)
+        // With 5 groups allowed, Bob's notification does not push Alice's group out.
+        #expect(!Shared.lines(wide.stdout)[2].contains(#""removedIds":[1]"#))
+        #expect(Shared.lines(normal.stdout)[2].contains(#""removedIds":[1]"#))
+        #expect(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout == normal.stdout)
+        let filtered = try CLI.run(["replay", "--store", store, "--from", "2", "--to", "3"])
+        #expect(Shared.lines(filtered.stdout).count == 2)
+    }
+
+    @Test("audit explains why a notification was hidden and shown again")
+    func audit() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        _ = try CLI.run(["ingest", "--store", store, "-"], input: Self.sample)
+        let result = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--notification", "1"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("created as notification 1 in group 1"))
+        #expect(result.stdout.contains("hidden: group 1 left the top groupCountMax=1 groups when group 2 (user:2) got a newer notification"))
+        #expect(result.stdout.contains("shown again: group 1 came back"))
+        let json = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--chat", "user:2", "--object", "20", "--json"])
+        let kinds = try Shared.lines(json.stdout).flatMap { line in
+            ((try Shared.json(line) as! [String: Any])["effects"] as! [[String: Any]]).map { $0["kind"] as! String }
+        }
+        #expect(kinds.contains("created") && kinds.contains("cleared"))
+    }
+
+    @Test("ingest of real payload files in every format, with auto detection")
+    func realPayloads() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        for (file, account) in [
+            ("telegram/doc-sample.json", "tg:14124122"), ("zulip/e2ee-channel-message.json", "zulip:http://zulip.testserver/|10"),
+            ("apns/thread-message.json", "apns:phone"), ("fcm/data-message.json", "fcm:phone"), ("matrix/sygnal-notification.json", "matrix:@me:example.org"),
+        ] {
+            let result = try CLI.run(["ingest", "--store", store, "--format", "auto", "--account", account, Shared.path("payloads/" + file)])
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+        }
+        let stats = try Shared.json(try CLI.run(["stats", "--store", store, "--json"]).stdout) as! [String: Any]
+        let sources = stats["bySource"] as! [String: Int]
+        #expect(Set(sources.keys) == ["telegram", "zulip", "apns", "fcm", "matrix"])
+        // A payload naming another account than --account is rejected.
+        let wrong = try CLI.run(["ingest", "--store", store, "--format", "telegram", "--account", "tg:1", Shared.path("payloads/telegram/doc-sample.json")])
+        #expect(wrong.status == 3)
+        #expect(wrong.stderr.contains("not \"tg:1\""))
+    }
+
+    @Test("the demo runs end to end and loses nothing in its crash drill")
+    func demo() throws {
+        let result = try CLI.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("every acknowledged event is there (0 lost)"))
+        #expect(result.stdout.contains("hidden: group 1 left the top groupCountMax=2"))
+    }
+
+    @Test("help documents the exit codes")
+    func help() throws {
+        let result = try CLI.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("3  some input was rejected"))
+    }
+}
