@@ -4,16 +4,12 @@
 //
 // The defaults are those of the benchmarks: 100 accounts, 10 000 chats, a fixed seed.
 
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
+import Foundation
 import HeraldEvents
 import HeraldWorkload
 
 func usage() -> Never {
-    fputs("usage: herald-workload --events N [--seed S] [--accounts A] [--chats C]\n", stderr)
+    FileHandle.standardError.write(Data("usage: herald-workload --events N [--seed S] [--accounts A] [--chats C]\n".utf8))
     exit(2)
 }
 
@@ -39,9 +35,8 @@ for _ in 0..<events {
     buffer.append(contentsOf: workload.next().jsonString.utf8)
     buffer.append(UInt8(ascii: "\n"))
     if buffer.count >= 1 << 20 {
-        _ = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stdout) }
+        FileHandle.standardOutput.write(Data(buffer))
         buffer.removeAll(keepingCapacity: true)
     }
 }
-_ = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stdout) }
-fflush(stdout)
+FileHandle.standardOutput.write(Data(buffer))

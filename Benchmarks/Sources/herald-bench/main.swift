@@ -1,0 +1,90 @@
+// herald-bench: the macro benchmark. Measures every target of /work/shared/bench/README.md on
+// the generated workload, runs the raw LMDB and SQLite baselines in the same run at Herald's
+// record size, and prints one table. `Tools/bench.sh [--quick]` builds everything and runs it.
+//
+//   herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
+//                    [--events N] [--single N] [--concurrent-per-producer N] [--ingest-lines N]
+//                    [--tmp DIR]
+//   herald-bench rebuild --store DIR        (child: cold open with full replay; key=value report)
+
+import Foundation
+import HeraldStore
+
+struct Settings {
+    var herald = ""
+    var lmdbBaseline = ""
+    var sqliteBaseline = ""
+    var quick = false
+    var events = 2_000_000
+    var single = 5_000
+    var producers = 8
+    var perProducer = 2_500
+    var ingestLines = 1_000_000
+    var batchSize = 10_000
+    var seed: UInt64 = 0x4845_5241_4C44
+    var temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+
+    mutating func applyQuick() {
+        quick = true
+        events = 200_000
+        single = 2_000
+        perProducer = 500
+        ingestLines = 200_000
+    }
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
+                                [--events N] [--single N] [--concurrent-per-producer N]
+                                [--ingest-lines N] [--tmp DIR]
+               herald-bench rebuild --store DIR
+
+        """.utf8))
+    exit(2)
+}
+
+func parseSettings(_ arguments: ArraySlice<String>) -> Settings {
+    var settings = Settings()
+    if arguments.contains("--quick") { settings.applyQuick() }
+    var rest = arguments
+    while let flag = rest.popFirst() {
+        if flag == "--quick" { continue }
+        guard let value = rest.popFirst() else { usage() }
+        switch flag {
+        case "--herald": settings.herald = value
+        case "--lmdb-baseline": settings.lmdbBaseline = value
+        case "--sqlite-baseline": settings.sqliteBaseline = value
+        case "--events": settings.events = Int(value) ?? { usage() }()
+        case "--single": settings.single = Int(value) ?? { usage() }()
+        case "--concurrent-per-producer": settings.perProducer = Int(value) ?? { usage() }()
+        case "--ingest-lines": settings.ingestLines = Int(value) ?? { usage() }()
+        case "--tmp": settings.temporary = value
+        default: usage()
+        }
+    }
+    guard !settings.herald.isEmpty, !settings.lmdbBaseline.isEmpty, !settings.sqliteBaseline.isEmpty else { usage() }
+    return settings
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+switch arguments.popFirst() {
+case "rebuild":
+    guard arguments.count == 2, arguments.first == "--store" else { usage() }
+    do {
+        try rebuildChild(directory: arguments.last!)
+    } catch {
+        FileHandle.standardError.write(Data("rebuild failed: \(error)\n".utf8))
+        exit(1)
+    }
+case "run":
+    let settings = parseSettings(arguments)
+    do {
+        try Runner(settings).run()
+    } catch {
+        FileHandle.standardError.write(Data("herald-bench: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    usage()
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Herald's benchmark harness: builds release binaries, builds the C baselines (raw LMDB,
+# SQLite WAL) from $HERALD_BASELINES (default /work/shared/bench), runs the macro benchmark
+# (Benchmarks/ package, `herald-bench`) and prints one table: each target of the performance
+# table, Herald's figure, the baseline measured in the same run at Herald's record size, the
+# ratio, the target and pass/short.
+#
+# usage: Tools/bench.sh [--quick] [herald-bench options: --events N --single N
+#                        --concurrent-per-producer N --ingest-lines N]
+#   --quick   small sizes (200 k events, 2 k single appends); under 5 minutes once built.
+# Temporary stores go under ${TMPDIR:-/tmp} and are removed at the end.
+# Needs: gcc, liblmdb-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+baselines=${HERALD_BASELINES:-/work/shared/bench}
+args=()
+for arg in "$@"; do
+  case $arg in
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+for file in lmdb_append.c sqlite_append.c; do
+  [ -f "$baselines/$file" ] || { echo "bench.sh: $baselines/$file not found (set HERALD_BASELINES)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/herald-bench-tools.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "· building herald (release)" >&2
+(cd "$root" && swift build -c release --product herald >&2)
+herald="$(cd "$root" && swift build -c release --show-bin-path)/herald"
+echo "· building herald-bench (release, Benchmarks/ package)" >&2
+(cd "$root/Benchmarks" && swift build -c release --product herald-bench >&2)
+bench="$(cd "$root/Benchmarks" && swift build -c release --show-bin-path)/herald-bench"
+echo "· building the C baselines" >&2
+gcc -O2 -o "$work/lmdb_append" "$baselines/lmdb_append.c" -llmdb
+gcc -O2 -o "$work/sqlite_append" "$baselines/sqlite_append.c" -lsqlite3
+
+"$bench" run --herald "$herald" --lmdb-baseline "$work/lmdb_append" --sqlite-baseline "$work/sqlite_append" \
+  --tmp "${TMPDIR:-/tmp}" ${args[@]+"${args[@]}"}
