@@ -127,6 +127,7 @@ enum Herald {
 /// What the `rebuild` child reports.
 struct RebuildReport {
     var seconds: Double
+    var cpuSeconds: Double
     var events: Int
     var live: Int
     var anonymousBefore: Int
@@ -143,6 +144,7 @@ struct RebuildReport {
             return number
         }
         seconds = try value("seconds")
+        cpuSeconds = try value("cpu")
         events = Int(try value("events"))
         live = Int(try value("live"))
         anonymousBefore = Int(try value("anonBefore"))
@@ -161,14 +163,16 @@ func rebuildChild(directory: String) throws {
     var options = Store.Options()
     options.create = false
     options.readOnly = true
+    let cpuStart = cpuTime()
     let start = now()
     let store = try Store(path: directory, options: options)
     let seconds = now() - start
+    let cpuSeconds = cpuTime() - cpuStart
     let anonymousPeak = sampler.stop()
     let highWaterAfter = procStatus("VmHWM")
     let live = store.projection.liveNotificationCount
     let events = try store.recordCount()
-    print("seconds=\(seconds) events=\(events) live=\(live) anonBefore=\(anonymousBefore) anonPeak=\(anonymousPeak) hwmBefore=\(highWaterBefore) hwmAfter=\(highWaterAfter)")
+    print("seconds=\(seconds) cpu=\(cpuSeconds) events=\(events) live=\(live) anonBefore=\(anonymousBefore) anonPeak=\(anonymousPeak) hwmBefore=\(highWaterBefore) hwmAfter=\(highWaterAfter)")
 }
 
 /// Errors from concurrent producers, collected under a lock.

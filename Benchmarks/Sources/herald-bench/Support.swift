@@ -10,6 +10,13 @@ func now() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// User plus system CPU seconds of this process (the sampler thread's share included).
+func cpuTime() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 /// Prints a progress line on stderr (stdout carries only the table or a child's result).
 func note(_ text: String) {
     FileHandle.standardError.write(Data(("· " + text + "\n").utf8))
@@ -34,7 +41,7 @@ final class AnonymousMemorySampler: @unchecked Sendable {
     private var running = true
     private var thread: Thread?
 
-    init(interval: Double = 0.002) {
+    init(interval: Double = 0.01) {
         peak = procStatus("RssAnon")
         let thread = Thread { [self] in
             while lock.withLock({ running }) {

@@ -4,8 +4,9 @@
 //
 //   herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
 //                    [--events N] [--single N] [--concurrent-per-producer N] [--ingest-lines N]
-//                    [--tmp DIR]
+//                    [--repeat R] [--tmp DIR]
 //   herald-bench rebuild --store DIR        (child: cold open with full replay; key=value report)
+//   herald-bench populate --store DIR --events N   (a store for profiling)
 
 import Foundation
 import HeraldStore
@@ -21,6 +22,8 @@ struct Settings {
     var perProducer = 2_500
     var ingestLines = 1_000_000
     var batchSize = 10_000
+    /// Repetitions of the large measurements (best one kept); small ones always run 3 times.
+    var repeats = 1
     var seed: UInt64 = 0x4845_5241_4C44
     var temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
 
@@ -30,6 +33,7 @@ struct Settings {
         single = 2_000
         perProducer = 500
         ingestLines = 200_000
+        repeats = 2
     }
 }
 
@@ -37,8 +41,9 @@ func usage() -> Never {
     FileHandle.standardError.write(Data("""
         usage: herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
                                 [--events N] [--single N] [--concurrent-per-producer N]
-                                [--ingest-lines N] [--tmp DIR]
+                                [--ingest-lines N] [--repeat R] [--tmp DIR]
                herald-bench rebuild --store DIR
+               herald-bench populate --store DIR --events N
 
         """.utf8))
     exit(2)
@@ -60,6 +65,7 @@ func parseSettings(_ arguments: ArraySlice<String>) -> Settings {
         case "--concurrent-per-producer": settings.perProducer = Int(value) ?? { usage() }()
         case "--ingest-lines": settings.ingestLines = Int(value) ?? { usage() }()
         case "--tmp": settings.temporary = value
+        case "--repeat": settings.repeats = max(1, Int(value) ?? { usage() }())
         default: usage()
         }
     }
@@ -75,6 +81,16 @@ case "rebuild":
         try rebuildChild(directory: arguments.last!)
     } catch {
         FileHandle.standardError.write(Data("rebuild failed: \(error)\n".utf8))
+        exit(1)
+    }
+case "populate":
+    // `populate --store DIR --events N`: a store of N workload events (batched), for profiling.
+    guard arguments.count == 4, arguments.first == "--store", let count = Int(arguments.last!) else { usage() }
+    do {
+        let seconds = try Herald.batchedAppend(directory: arguments[arguments.startIndex + 1], count: count, batchSize: 10_000, seed: Settings().seed)
+        print("appended \(count) events in \(seconds.fixed2) s")
+    } catch {
+        FileHandle.standardError.write(Data("populate failed: \(error)\n".utf8))
         exit(1)
     }
 case "run":
