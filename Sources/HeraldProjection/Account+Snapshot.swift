@@ -64,7 +64,7 @@ extension Account {
         groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
         groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
         previousGroupSizeMax = groupSizeMax
-        nextNotificationId = try decoder.int(in: 1...Int64.max, "nextNotificationId")
+        nextNotificationId = try decoder.int(in: 1...(1 << 62), "nextNotificationId")
         var previous: Int64 = 0
         for _ in 0..<(try decoder.count()) {
             previous = try decoder.id(after: previous, "deleted id")

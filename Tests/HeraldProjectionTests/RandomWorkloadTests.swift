@@ -31,7 +31,7 @@ import Testing
                     """)
                 return
             }
-            if seq % 4 == 0 || !updates.isEmpty {
+            if seq % 16 == 0 {
                 let state = fast.stateJSON(accounts: name)
                 let expectedState = "{\"seq\":\(seq),\"accounts\":[\(reference.accountJSON(name))]}"
                 guard state == expectedState else {
