@@ -73,7 +73,7 @@ extension Account {
         let notificationIds: ClosedRange<Int64> = 0...(nextNotificationId - 1)
         for index in 0..<(try decoder.count()) {
             let name = try decoder.string()
-            guard !name.isEmpty, chatIndex.updateValue(Int32(truncatingIfNeeded: index), forKey: name) == nil else {
+            guard !name.isEmpty, chatIndex.updateValue(Int32(truncatingIfNeeded: index), forKey: NameKey(name)) == nil else {
                 throw decoder.malformed("empty or repeated chat name")
             }
             guard index < Int(Int32.max) else { throw decoder.malformed("too many chats") }

@@ -5,7 +5,7 @@ import HeraldEvents
 /// copy of the whole account) and costs one hash of the account name.
 struct AccountTable: Sendable {
     /// Account name → index in ``states`` and ``names``.
-    private var index: [String: Int] = [:]
+    private var index: [NameKey: Int] = [:]
     /// Account names, in order of first appearance.
     private(set) var names: [String] = []
     /// Account states, parallel to ``names``.
@@ -19,23 +19,24 @@ struct AccountTable: Sendable {
 
     /// The state of account `name`; setting `nil` removes the account.
     subscript(name: String) -> Account? {
-        get { index[name].map { states[$0] } }
+        get { index[NameKey(name)].map { states[$0] } }
         set {
+            let key = NameKey(name)
             if let newValue {
-                if let i = index[name] {
+                if let i = index[key] {
                     states[i] = newValue
                 } else {
-                    index[name] = states.count
+                    index[key] = states.count
                     names.append(name)
                     states.append(newValue)
                 }
-            } else if let i = index.removeValue(forKey: name) {
+            } else if let i = index.removeValue(forKey: key) {
                 // Swap-remove, fixing the index of the account moved into the hole.
                 let last = states.count - 1
                 if i != last {
                     states.swapAt(i, last)
                     names.swapAt(i, last)
-                    index[names[i]] = i
+                    index[NameKey(names[i])] = i
                 }
                 states.removeLast()
                 names.removeLast()
@@ -46,12 +47,13 @@ struct AccountTable: Sendable {
     /// Runs `body` on account `name` in place, creating it with `makeDefault` when new.
     @inline(__always)
     mutating func modify<R>(_ name: String, default makeDefault: () -> Account, _ body: (inout Account) -> R) -> R {
+        let key = NameKey(name)
         let i: Int
-        if let existing = index[name] {
+        if let existing = index[key] {
             i = existing
         } else {
             i = states.count
-            index[name] = i
+            index[key] = i
             names.append(name)
             states.append(makeDefault())
         }
@@ -64,7 +66,7 @@ extension AccountTable: Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.states.count == rhs.states.count else { return false }
         for (i, name) in lhs.names.enumerated() {
-            guard let j = rhs.index[name], lhs.states[i] == rhs.states[j] else { return false }
+            guard let j = rhs.index[NameKey(name)], lhs.states[i] == rhs.states[j] else { return false }
         }
         return true
     }
