@@ -38,7 +38,7 @@ public struct Projection: Sendable, Equatable {
     /// The configuration the projection runs with.
     public let configuration: Configuration
     /// The seq of the last applied event; 0 before any.
-    public private(set) var seq: UInt64 = 0
+    public internal(set) var seq: UInt64 = 0
     /// Every account named by an event, by name.
     var accountsByName: [String: Account] = [:]
 
