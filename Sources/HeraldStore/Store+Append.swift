@@ -36,7 +36,9 @@ extension Store {
             pending.append(PendingRecord(event: event, source: source))
         }
         guard !pending.isEmpty else { return [] }
-        return try committer.submit(pending) { requests in try commit(requests) }
+        let applied = try committer.submit(pending) { requests in try commit(requests) }
+        writeDueSnapshot()
+        return applied
     }
 
     /// Writes the records of `requests` in one transaction; runs on the group leader only.

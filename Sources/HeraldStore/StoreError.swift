@@ -14,6 +14,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case invalidEvent(index: Int, EventError)
     /// A stored record fails its checksum or cannot be decoded.
     case damagedRecord(path: String, seq: UInt64, reason: String)
+    /// A snapshot that is needed (the compaction base with no archive to replay instead, or
+    /// the one compaction was asked to use) is missing, fails its checksum or cannot be decoded.
+    case damagedSnapshot(path: String, seq: UInt64, reason: String)
     /// LMDB reported an error.
     case lmdb(LMDBError)
     /// An operating-system call failed.
@@ -33,6 +36,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "event \(index + 1) of the batch is invalid: \(error); nothing was appended"
         case .damagedRecord(let path, let seq, let reason):
             "store \(path): record seq \(seq) is damaged: \(reason)"
+        case .damagedSnapshot(let path, let seq, let reason):
+            "store \(path): snapshot at seq \(seq) is unusable: \(reason)"
         case .lmdb(let error):
             error.description
         case .system(let path, let operation, let errno):
