@@ -37,16 +37,20 @@ extension Store {
     public static func compact(
         path: String, through seq: UInt64? = nil, archive: Bool = false, options: Options = Options()
     ) throws -> CompactionReport {
-        try withExclusiveStore(path: path, options: options) { store in
+        let before = FileSystem.size(path + "/data.mdb")
+        var report = try withExclusiveStore(path: path, options: options) { store in
             try store.dropCoveredRecords(through: seq, archive: archive)
         }
+        report.bytesBefore = before
+        report.bytesAfter = FileSystem.size(path + "/data.mdb")
+        return report
     }
 
     /// Opens the store with the writer lock held, runs `body`, writes compacting copies of
     /// the store's environments, closes it and swaps the copies in.
-    static func withExclusiveStore(
-        path: String, options: Options, _ body: (Store) throws -> CompactionReport
-    ) throws -> CompactionReport {
+    static func withExclusiveStore<Report>(
+        path: String, options: Options, _ body: (Store) throws -> Report
+    ) throws -> Report {
         guard FileSystem.exists(path + "/data.mdb") else { throw StoreError.notFound(path: path) }
         let lock = try WriterLock(directory: path)
         var options = options
@@ -54,13 +58,11 @@ extension Store {
         options.create = false
         options.replayOnOpen = false
         options.snapshotInterval = 0
-        var report = CompactionReport()
-        report.bytesBefore = FileSystem.size(path + "/data.mdb")
+        let report: Report
         var directories = [path]
         do {
             let store = try Store(path: path, options: options, lock: lock)
             report = try body(store)
-            report.bytesBefore = FileSystem.size(path + "/data.mdb")
             try writeCompactCopy(of: store.environment, in: path)
             if let archive = try store.archive() {
                 try writeCompactCopy(of: archive.environment, in: archive.path)
@@ -68,7 +70,6 @@ extension Store {
             }
         }  // The store and its environments close here, before their files are replaced.
         for directory in directories { try swapInCompactCopy(directory) }
-        report.bytesAfter = FileSystem.size(path + "/data.mdb")
         withExtendedLifetime(lock) {}
         return report
     }
