@@ -24,6 +24,7 @@ struct Herald: ParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, IngestCommand.self,
+            SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, VerifyCommand.self,
         ]
     )
 
