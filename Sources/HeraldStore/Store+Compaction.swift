@@ -12,6 +12,7 @@ public struct CompactionReport: Sendable, Hashable {
     public var recordsArchived = 0
     /// The size of `data.mdb` before and after, in bytes.
     public var bytesBefore = 0
+    /// The size of `data.mdb` after the compacting copy was swapped in, in bytes.
     public var bytesAfter = 0
 }
 

@@ -12,6 +12,7 @@ public struct PurgeReport: Sendable, Hashable {
     public var archivedRecordsRemoved = 0
     /// Quarantine entries and Telegram keys removed.
     public var quarantineRemoved = 0
+    /// Telegram keys removed.
     public var keysRemoved = 0
     /// The seq ranges the purge left as gaps.
     public var gaps: [ClosedRange<UInt64>] = []

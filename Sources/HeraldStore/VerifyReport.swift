@@ -39,9 +39,11 @@ public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
     public var archivedRecordsChecked = 0
     /// Snapshots checked, and of those, compared with a replay.
     public var snapshotsChecked = 0
+    /// Snapshots compared, byte for byte, with the replayed state at their seq.
     public var snapshotsCompared = 0
     /// The compaction base (0 when never compacted) and the highest seq given out.
     public var base: UInt64 = 0
+    /// The highest seq given out.
     public var highWater: UInt64 = 0
     /// The seq ranges that purge removed on purpose.
     public var purged: [ClosedRange<UInt64>] = []
