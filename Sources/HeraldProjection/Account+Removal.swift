@@ -5,7 +5,7 @@ extension Account {
     mutating func read(chat: Int, maxId: Int64) {
         guard maxId > chats[chat].readMaxId else { return }
         chats[chat].readMaxId = maxId
-        let end = chats[chat].unreadLowerBound(maxId &+ 1)
+        let end = maxId == .max ? chats[chat].unread.count : chats[chat].unreadLowerBound(maxId + 1)
         if end > 0 {
             var mentions = 0
             for i in 0..<end {

@@ -25,7 +25,14 @@ extension Account {
         if newDate == oldDate { return false }
         if let oldDate {
             let key = CandidateKey(date: oldDate, group: Int32(group))
-            candidates.remove(at: candidatePosition(key))
+            // Busy groups sit near the top: look there first.
+            var position = -1
+            var j = candidates.count - 1
+            while j >= 0 && j >= candidates.count - 8 {
+                if candidates[j] == key { position = j; break }
+                j -= 1
+            }
+            candidates.remove(at: position >= 0 ? position : candidatePosition(key))
         }
         if let newDate {
             let key = CandidateKey(date: newDate, group: Int32(group))
@@ -70,6 +77,8 @@ extension Account {
 
         reported.removeAll(keepingCapacity: true)
         for entry in dirty { reported.append(entry.group) }
+        // The visible list is short (at most 25) and contiguous: membership tests scan it
+        // rather than touching every visible group's storage.
         if candidatesChanged {
             nextVisible.removeAll(keepingCapacity: true)
             var i = candidates.count - 1
@@ -77,16 +86,13 @@ extension Account {
                 nextVisible.append(candidates[i].group)
                 i -= 1
             }
-            for g in nextVisible { groups[Int(g)].isVisibleAfter = true }
-            for g in visible where !groups[Int(g)].isVisibleAfter { reported.append(g) }
-            for g in nextVisible where !groups[Int(g)].isVisible || groupSizeMax != previousGroupSizeMax {
-                reported.append(g)
+            if nextVisible != visible {
+                for g in visible where !nextVisible.contains(g) { reported.append(g) }
+                for g in nextVisible where !visible.contains(g) { reported.append(g) }
             }
-        } else {
-            for entry in dirty where groups[Int(entry.group)].isVisible {
-                groups[Int(entry.group)].isVisibleAfter = true
-            }
+            if groupSizeMax != previousGroupSizeMax { reported.append(contentsOf: nextVisible) }
         }
+        let visibleAfter = candidatesChanged ? nextVisible : visible
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
@@ -95,7 +101,7 @@ extension Account {
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard groups[group].isVisible && !groups[group].isVisibleAfter else { continue }
+            guard groups[group].isVisible && !visibleAfter.contains(g) else { continue }
             updates.append(
                 .group(
                     GroupUpdate(
@@ -109,7 +115,7 @@ extension Account {
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard groups[group].isVisibleAfter else { continue }
+            guard visibleAfter.contains(g) else { continue }
             let before = shownBefore(group)
             let active = groups[group].active
             let afterStart = max(0, active.count - groupSizeMax)
@@ -146,15 +152,9 @@ extension Account {
 
         // The view after the event becomes the view.
         if candidatesChanged {
-            for g in visible { groups[Int(g)].isVisible = false }
-            for g in nextVisible {
-                groups[Int(g)].isVisible = true
-                groups[Int(g)].isVisibleAfter = false
-            }
+            for g in reported { groups[Int(g)].isVisible = visibleAfter.contains(g) }
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
-        } else {
-            for entry in dirty { groups[Int(entry.group)].isVisibleAfter = false }
         }
         for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
         dirty.removeAll(keepingCapacity: true)

@@ -34,7 +34,7 @@ struct Account: Hashable, Sendable {
     /// Unread mentions over all chats.
     var unreadMentions = 0
     /// Chat name → index in ``chats``.
-    var chatIndex: [String: Int32] = [:]
+    var chatIndex: [NameKey: Int32] = [:]
     /// Every chat named since the last `revoke`, in order of first appearance.
     var chats: [Chat] = []
     /// Every group, by id minus one.
@@ -88,10 +88,11 @@ struct Account: Hashable, Sendable {
     /// The index of chat `name`, adding the chat when it is new.
     @inline(__always)
     mutating func intern(chat name: String) -> Int {
-        if let index = chatIndex[name] { return Int(index) }
+        let key = NameKey(name)
+        if let index = chatIndex[key] { return Int(index) }
         let index = chats.count
         chats.append(Chat(name: name))
-        chatIndex[name] = Int32(index)
+        chatIndex[key] = Int32(index)
         return index
     }
 

@@ -21,8 +21,6 @@ struct NotificationGroup: Hashable, Sendable {
     var candidateDate: Int64?
     /// Whether the group is visible (among the first `groupCountMax` candidates).
     var isVisible = false
-    /// During an event: whether the group is visible after it. False between events.
-    var isVisibleAfter = false
     /// During an event: the group's entry in ``Account/dirty``, or -1. Always -1 between events.
     var dirtyIndex: Int32 = -1
 

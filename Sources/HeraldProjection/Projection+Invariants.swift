@@ -14,7 +14,7 @@ extension Account {
         var previous: CandidateKey?
         for g in visible {
             let group = groups[Int(g)]
-            precondition(group.isVisible && !group.isVisibleAfter && group.dirtyIndex == -1)
+            precondition(group.isVisible && group.dirtyIndex == -1)
             precondition(!group.active.isEmpty, "visible group without active notification")
             let key = CandidateKey(date: group.candidateDate!, group: g)
             if let previous { precondition(key < previous, "visible groups out of order") }
@@ -32,7 +32,7 @@ extension Account {
         var totalBadge = 0
         var totalMentions = 0
         for (index, chat) in chats.enumerated() {
-            precondition(chatIndex[chat.name] == Int32(index))
+            precondition(chatIndex[NameKey(chat.name)] == Int32(index))
             precondition(zip(chat.unread, chat.unread.dropFirst()).allSatisfy { $0.id < $1.id }, "unread not ascending")
             precondition(chat.unread.allSatisfy { $0.id > chat.readMaxId }, "unread at or below readMaxId")
             precondition(chat.deleted.allSatisfy { $0 > chat.readMaxId })

@@ -38,9 +38,9 @@ public struct Projection: Sendable, Equatable {
     /// The configuration the projection runs with.
     public let configuration: Configuration
     /// The seq of the last applied event; 0 before any.
-    public private(set) var seq: UInt64 = 0
+    public internal(set) var seq: UInt64 = 0
     /// Every account named by an event, by name.
-    var accountsByName: [String: Account] = [:]
+    var accountsByName = AccountTable()
 
     /// Creates an empty projection (the state of an empty log).
     public init(configuration: Configuration = .init()) {
@@ -71,7 +71,7 @@ public struct Projection: Sendable, Equatable {
     private mutating func withAccount(
         _ name: String, configuration: Configuration, _ body: (inout Account) -> Void
     ) {
-        body(&accountsByName[name, default: Account(configuration: configuration)])
+        accountsByName.modify(name, default: { Account(configuration: configuration) }, body)
     }
 
     /// Every account named by an event (and not removed), in ascending byte order.

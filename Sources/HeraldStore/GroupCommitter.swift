@@ -12,6 +12,14 @@ final class GroupCommitter: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [Request] = []
     private var leaderActive = false
+    private var commitCount = 0
+
+    /// How many group commits (one transaction each) leaders have run; for tests.
+    var commits: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return commitCount
+    }
 
     final class Request {
         let payload: [PendingRecord]
@@ -37,6 +45,7 @@ final class GroupCommitter: @unchecked Sendable {
             condition.unlock()
             let outcome = Result { try commit(batch) }
             condition.lock()
+            commitCount += 1
             switch outcome {
             case .success(let applied):
                 for (item, result) in zip(batch, applied) { item.result = .success(result) }

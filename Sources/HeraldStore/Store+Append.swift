@@ -39,7 +39,9 @@ extension Store {
             pending.append(PendingRecord(event: event, source: source))
         }
         guard !pending.isEmpty else { return [] }
-        return try committer.submit(pending) { requests in try commit(requests) }
+        let applied = try committer.submit(pending) { requests in try commit(requests) }
+        writeDueSnapshot()
+        return applied
     }
 
     /// Appends records exported from another store, keeping their seqs, recorded times and

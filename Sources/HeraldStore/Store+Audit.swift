@@ -17,7 +17,7 @@ extension Store {
         var projection = Projection(configuration: .init(recordsChanges: true))
         var trail = AuditTrail(account: account, target: target)
         var records: [UInt64: LogRecord] = [:]
-        try forEachRecord { record in
+        try forEachRecord(includingArchive: true) { record in
             guard record.event.account == account else { return true }
             let outcome = projection.apply(record.event, seq: record.seq)
             let before = trail.entries.count

@@ -3,7 +3,7 @@ import LMDB
 extension Store {
     /// Named databases besides `log` and `meta`, created the first time they are written.
     enum AuxiliaryDatabase: String, CaseIterable {
-        case snapshots, quarantine, keys
+        case snapshots, quarantine, keys, gaps
     }
 
     /// Opens (creating) an auxiliary database; needs a writable store.

@@ -1,35 +1,114 @@
-import HeraldEvents
-import HeraldProjection
+import LMDB
 
 extension Store {
-    /// Replays the log from its start into a fresh projection, calling `body` after each
-    /// event with the record and what applying it produced, and returns the projection.
-    ///
-    /// This is how any point of history is rebuilt (`herald state --at`, `herald replay`,
-    /// `herald audit`): `configuration` may override the view options for a what-if replay,
-    /// which writes nothing. Stops after `through`, or when `body` returns false.
-    public func replay(
-        through: UInt64 = .max,
-        configuration: Projection.Configuration = .init(),
-        _ body: (LogRecord, Outcome, borrowing Projection) throws -> Bool = { _, _, _ in true }
-    ) throws -> Projection {
-        var projection = Projection(configuration: configuration)
-        try forEachRecord(through: through) { record in
-            let outcome = projection.apply(record.event, seq: record.seq)
-            return try body(record, outcome, projection)
-        }
-        return projection
+    /// Where a store's history begins and what of it survives: compaction moves the start
+    /// (the base), the archive may keep what was removed, purge leaves gaps.
+    struct History: Sendable, Hashable {
+        /// The compaction base: records with seq ≤ base may be gone from the log, and the
+        /// snapshot at `base` (kept by every pruning) stands for them. 0: never compacted.
+        var base: UInt64 = 0
+        /// The archive holds every record (but purged ones) with seq ≤ this.
+        var archivedThrough: UInt64 = 0
+
+        /// Whether the archive and the log together hold every record from seq 1.
+        var isComplete: Bool { base == 0 || archivedThrough >= base }
     }
 
-    /// The seq of the last record recorded at or before `time` (milliseconds since the
-    /// epoch), or `nil` when every record is later.
-    public func lastSeq(recordedAtOrBefore time: Int64) throws -> UInt64? {
-        var found: UInt64?
-        try forEachRecord { record in
-            guard record.recordedAt <= time else { return false }
-            found = record.seq
-            return true
+    /// The `meta` keys of ``History``, values in ASCII decimal.
+    static let baseKey = Array("base".utf8)
+    static let archivedKey = Array("archived".utf8)
+
+    /// Reads the history facts from `meta`.
+    func history() throws -> History {
+        try environment.read { txn in try history(txn) }
+    }
+
+    func history(_ txn: borrowing Transaction) throws -> History {
+        func number(_ key: [UInt8]) throws -> UInt64 {
+            guard let bytes = try txn.get(databases.meta, key: key) else { return 0 }
+            guard let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
+                throw StoreError.unsupportedFormat(path: path, found: "meta `\(String(decoding: key, as: UTF8.self))` is not a number")
+            }
+            return value
         }
-        return found
+        return History(base: try number(Self.baseKey), archivedThrough: try number(Self.archivedKey))
+    }
+
+    /// Writes the history facts into `meta`, inside the caller's transaction.
+    func setHistory(_ history: History, _ txn: borrowing Transaction) throws {
+        try txn.put(databases.meta, key: Self.baseKey, value: Array(String(history.base).utf8))
+        try txn.put(databases.meta, key: Self.archivedKey, value: Array(String(history.archivedThrough).utf8))
+    }
+
+    /// The seq ranges that purge removed on purpose, in order (`gaps`: first → last seq).
+    public func purgedRanges() throws -> [ClosedRange<UInt64>] {
+        guard let database = try existingAuxiliary(.gaps) else { return [] }
+        return try environment.read { txn in
+            try txn.withCursor(database) { cursor in
+                var ranges: [ClosedRange<UInt64>] = []
+                var entry = try cursor.first()
+                while let current = entry {
+                    if let first = SeqKey(bytes: current.key), let last = SeqKey(bytes: current.value), first.seq <= last.seq {
+                        ranges.append(first.seq...last.seq)
+                    }
+                    entry = try cursor.next()
+                }
+                return ranges
+            }
+        }
+    }
+
+    /// The highest seq ever given out: the last record's, or more when purge removed the
+    /// last records or compaction dropped the whole log. The next append gets one more.
+    func highWaterSeq() throws -> UInt64 {
+        max(try committedLastSeq(), try history().base, try purgedRanges().last?.upperBound ?? 0)
+    }
+
+    /// The archive, opened on first use; `nil` when the store has none (and `create` is false).
+    func archive(create: Bool = false) throws -> Archive? {
+        try archiveHandle.withLock { handle in
+            if let handle { return handle }
+            handle = try Archive.open(
+                storePath: path, create: create, readOnly: options.readOnly, durability: options.durability)
+            return handle
+        }
+    }
+
+    /// Whether the store has an archive (`DIR/archive/`).
+    public var hasArchive: Bool { (try? archive()) != nil }
+
+    /// Calls `body` with each record in `from...through`, in order, until it returns false;
+    /// with `includingArchive`, records that compaction moved to the archive come first, so
+    /// the whole history is read. A damaged record throws naming its seq.
+    public func forEachRecord(
+        includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
+    ) throws {
+        let base = try history().base
+        if includingArchive, base > 0, from <= base, let archive = try archive() {
+            var going = true
+            try archive.forEachRawRecord(from: from, through: min(through, base)) { seq, bytes in
+                going = try body(try decodeRecord(seq: seq, bytes: bytes, in: archive.path))
+                return going
+            }
+            guard going else { return }
+        }
+        // Records at or below the base may linger after an interrupted compaction: the
+        // archive (or the base snapshot) stands for them.
+        try forEachRecord(from: max(from, base + 1), through: through, body)
+    }
+
+    /// Calls `body` with each record after `seq` of the history a rebuild replays: the
+    /// archive's records up to the base when the history is complete and `seq` is below the
+    /// base, then the log's records after the base.
+    func forEachHistoryRecord(after seq: UInt64, _ body: (LogRecord) throws -> Bool) throws {
+        try forEachRecord(includingArchive: true, from: seq + 1, body)
+    }
+
+    func decodeRecord(seq: UInt64, bytes: UnsafeRawBufferPointer, in location: String) throws -> LogRecord {
+        do {
+            return try LogRecord(seq: seq, bytes: bytes)
+        } catch {
+            throw StoreError.damagedRecord(path: location, seq: seq, reason: error.reason)
+        }
     }
 }

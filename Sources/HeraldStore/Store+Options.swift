@@ -24,6 +24,16 @@ extension Store {
         /// ``StoreError/damagedRecord(path:seq:reason:)``; turn it off to inspect such a store
         /// (`herald verify` does) with the projection left empty.
         public var replayOnOpen = true
+        /// Take a snapshot automatically every this many events (0: never). The snapshot is
+        /// encoded and written after the commit that crossed the interval, outside the state
+        /// lock, by the appender whose call returns first.
+        public var snapshotInterval: UInt64 = 50_000
+        /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
+        public var snapshotsToKeep = 3
+        /// Open from the newest valid snapshot plus the log after it. When false, the open
+        /// replays the whole history (the archive too, when it holds it). Snapshots are also
+        /// ignored whenever ``projection`` overrides group limits, as they were taken without.
+        public var useSnapshots = true
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

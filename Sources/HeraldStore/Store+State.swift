@@ -12,6 +12,17 @@ extension Store {
         var lastSeq: UInt64 = 0
         /// Live followers of ``Store/appliedEvents()``.
         var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
+        /// The seq of the newest snapshot written or made due; the interval counts from it.
+        var lastSnapshotSeq: UInt64 = 0
+        /// A copy of the projection (copy-on-write, so O(1)) that a commit made due for an
+        /// automatic snapshot, waiting for an appender to encode and write it.
+        var dueSnapshot: (projection: Projection, seq: UInt64)?
+
+        /// Hands the due snapshot to the caller, which writes it.
+        mutating func takeDueSnapshot() -> (Projection, UInt64)? {
+            defer { dueSnapshot = nil }
+            return dueSnapshot
+        }
 
         init(configuration: Projection.Configuration) {
             projection = Projection(configuration: configuration)
@@ -59,25 +70,59 @@ extension Store {
         return state.withLock { state in apply(records.lazy.map { ($0.seq, $0.event) }, to: &state) }
     }
 
-    /// Builds the in-memory state from the log at open.
+    /// Builds the in-memory state at open: from the newest valid snapshot and the log after
+    /// it, or (without usable snapshots) from the whole history: the archive and the log, or
+    /// the compaction base's snapshot and the log when the archive does not hold it all.
+    /// An unusable snapshot is skipped with a warning; only a damaged base snapshot with no
+    /// archive to replay instead makes the open fail.
     func recover() throws {
+        let history = try self.history()
+        let highWater = try highWaterSeq()
         var projection = Projection(configuration: options.projection)
-        var last: UInt64 = 0
-        try forEachRecord { record in
+        var start: UInt64 = 0
+        if options.useSnapshots && snapshotsFitConfiguration,
+            let found = try newestValidSnapshot(in: history.base...max(history.base, highWater))
+        {
+            (start, projection) = found
+        } else if !history.isComplete {
+            if !snapshotsFitConfiguration {
+                logger.warning("compacted store: the base snapshot was taken without the configured overrides")
+            }
+            switch try loadSnapshot(seq: history.base) {
+            case .success(let restored): (start, projection) = (history.base, restored)
+            case .failure(let damage):
+                throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+            }
+        }
+        var last = start
+        try forEachHistoryRecord(after: start) { record in
             _ = projection.apply(record.event, seq: record.seq)
             last = record.seq
             return true
         }
+        let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
+        logger.debug("recovered", metadata: ["from": "\(start)", "through": "\(last)"])
         state.withLock { state in
             state.projection = projection
-            state.lastSeq = last
+            state.lastSeq = max(last, highWater)
+            state.lastSnapshotSeq = newestSnapshot
         }
     }
 
     /// Applies committed records to the in-memory state. Called by the group leader, in seq
     /// order, right after the commit.
     func didCommit(_ events: some Sequence<(UInt64, Event)>) -> [Applied] {
-        state.withLock { state in apply(events, to: &state) }
+        state.withLock { state in
+            let applied = apply(events, to: &state)
+            let interval = options.snapshotInterval
+            if interval > 0, state.dueSnapshot == nil, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval,
+                snapshotsFitConfiguration
+            {
+                state.dueSnapshot = (state.projection, state.lastSeq)
+                state.lastSnapshotSeq = state.lastSeq
+            }
+            return applied
+        }
     }
 
     private func apply(_ events: some Sequence<(UInt64, Event)>, to state: inout State) -> [Applied] {

@@ -29,6 +29,8 @@ public final class Store: Sendable {
     /// Auxiliary database handles opened so far. lmdb.h: "This function must not be called
     /// from multiple concurrent transactions in the same process", so opens go through here.
     let auxiliaryHandles = Mutex<[String: Database]>([:])
+    /// The archive environment (`DIR/archive/`), opened on first use; see `Archive`.
+    let archiveHandle = Mutex<Archive?>(nil)
 
     /// The named LMDB databases of a store.
     struct Databases: Sendable {
@@ -43,7 +45,13 @@ public final class Store: Sendable {
 
     /// Opens the store in directory `path`, creating it when it does not exist and the options
     /// allow writing.
-    public init(path: String, options: Options = Options()) throws {
+    public convenience init(path: String, options: Options = Options()) throws {
+        try self.init(path: path, options: options, lock: nil)
+    }
+
+    /// Opens the store; a writable open uses `lock` when the caller already holds the writer
+    /// lock (compaction and purge keep it across closing and reopening), else takes it.
+    init(path: String, options: Options, lock: WriterLock?) throws {
         self.path = path
         self.options = options
         self.logger = options.logger
@@ -61,7 +69,8 @@ public final class Store: Sendable {
             } catch {
                 throw StoreError.system(path: path, operation: "mkdir", errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
             }
-            writerLock = try WriterLock(directory: path)
+            writerLock = try lock ?? WriterLock(directory: path)
+            try Self.removeCompactionLeftovers(path)
         }
         var environmentOptions = Environment.Options()
         environmentOptions.mapSize = options.initialMapSize
@@ -75,7 +84,12 @@ public final class Store: Sendable {
         }
         state = Mutex(State(configuration: options.projection))
         try checkFormat()
-        if options.replayOnOpen { try recover() } else { state.withLock { $0.lastSeq = (try? committedLastSeq()) ?? 0 } }
+        if options.replayOnOpen {
+            try recover()
+        } else {
+            let last = (try? highWaterSeq()) ?? 0
+            state.withLock { $0.lastSeq = last }
+        }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 

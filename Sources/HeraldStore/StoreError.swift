@@ -14,12 +14,17 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case invalidEvent(index: Int, EventError)
     /// A stored record fails its checksum or cannot be decoded.
     case damagedRecord(path: String, seq: UInt64, reason: String)
+    /// A snapshot that is needed (the compaction base with no archive to replay instead, or
+    /// the one compaction was asked to use) is missing, fails its checksum or cannot be decoded.
+    case damagedSnapshot(path: String, seq: UInt64, reason: String)
     /// LMDB reported an error.
     case lmdb(LMDBError)
     /// An operating-system call failed.
     case system(path: String, operation: String, errno: Int32)
     /// An imported record's seq does not come after the log's last seq.
     case outOfOrder(path: String, seq: UInt64, lastSeq: UInt64)
+    /// The history asked for was compacted away without an archive.
+    case historyCompacted(path: String, base: UInt64)
     /// The operation needs a writable store.
     case readOnly(path: String)
 
@@ -35,12 +40,16 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "event \(index + 1) of the batch is invalid: \(error); nothing was appended"
         case .damagedRecord(let path, let seq, let reason):
             "store \(path): record seq \(seq) is damaged: \(reason)"
+        case .damagedSnapshot(let path, let seq, let reason):
+            "store \(path): snapshot at seq \(seq) is unusable: \(reason)"
         case .lmdb(let error):
             error.description
         case .system(let path, let operation, let errno):
             "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
         case .outOfOrder(let path, let seq, let lastSeq):
             "store \(path): seq \(seq) does not come after the last seq \(lastSeq)"
+        case .historyCompacted(let path, let base):
+            "store \(path): history up to seq \(base) was compacted without an archive; only later points can be rebuilt"
         case .readOnly(let path):
             "store \(path) is open read-only"
         }

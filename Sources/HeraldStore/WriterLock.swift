@@ -17,13 +17,22 @@ final class WriterLock: Sendable {
         let path = directory + "/" + Self.fileName
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.system(path: path, operation: "open", errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // The holder is this very process when a store it just closed left the lock with a
+        // child being spawned: between fork and exec the child shares the open file (O_CLOEXEC
+        // acts only at exec). That lasts milliseconds, so wait for it, up to a second.
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             var buffer = [UInt8](repeating: 0, count: 32)
-            let n = read(fd, &buffer, buffer.count)
+            let n = pread(fd, &buffer, buffer.count, 0)
+            let pid = n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
+            if code == EWOULDBLOCK && pid == String(getpid()) && attempts < 200 {
+                attempts += 1
+                usleep(5_000)
+                continue
+            }
             close(fd)
             if code == EWOULDBLOCK {
-                let pid = n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
                 throw StoreError.locked(path: directory, holder: pid.isEmpty ? nil : "pid \(pid)")
             }
             throw StoreError.system(path: path, operation: "flock", errno: code)

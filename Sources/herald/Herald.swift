@@ -23,8 +23,9 @@ struct Herald: ParsableCommand {
             Start with:  herald demo
             """,
         subcommands: [
-            DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self,
-            ExportCommand.self, ImportCommand.self, AuditCommand.self, StatsCommand.self, QuarantineCommand.self, KeysCommand.self,
+            DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self, AuditCommand.self,
+            ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self,
+            SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
         ]
     )
 

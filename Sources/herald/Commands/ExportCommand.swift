@@ -9,7 +9,7 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and source.",
         discussion: """
-            The output reads back with `herald import` (or `herald ingest --format herald`,
+            Records that compaction moved to the archive are included. The output reads back with `herald import` (or `herald ingest --format herald`,
             which ignores the extra keys).
 
             Example:
@@ -33,7 +33,7 @@ struct ExportCommand: ParsableCommand {
         var writer = JSONWriter()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
-        try target.forEachRecord(from: from, through: to) { record in
+        try target.forEachRecord(includingArchive: true, from: from, through: to) { record in
             guard account == nil || record.event.account == account else { return true }
             writer.reset()
             Self.write(record, to: &writer)

@@ -35,11 +35,14 @@ struct StateCommand: ParsableCommand {
     var noSnapshots = false
 
     func run() throws {
-        let target = try store.openForReading { $0.replayOnOpen = at == nil }
+        let target = try store.openForReading {
+            $0.replayOnOpen = at == nil
+            $0.useSnapshots = !noSnapshots
+        }
         let projection: Projection
         if let at {
             let seq = try HistoryPoint.resolve(at, in: target)
-            projection = try target.replay(through: seq)
+            projection = try target.projection(at: seq, useSnapshots: !noSnapshots)
         } else {
             projection = target.projection
         }

@@ -12,14 +12,7 @@ enum Terminal {
 
     /// Writes bytes to standard output.
     static func bytes(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        bytes.withUnsafeBytes { write($0, to: STDOUT_FILENO) }
     }
 
     /// Writes `herald: message` to standard error.
@@ -34,13 +27,16 @@ enum Terminal {
 
     static func write(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { utf8 in
-            var offset = 0
-            while offset < utf8.count {
-                let n = Foundation.write(descriptor, utf8.baseAddress! + offset, utf8.count - offset)
-                if n <= 0 { return }
-                offset += n
-            }
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: descriptor) }
+    }
+
+    /// Writes every byte, retrying short writes; gives up silently on a closed pipe.
+    private static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if n <= 0 { return }
+            offset += n
         }
     }
 

@@ -1,0 +1,220 @@
+import HeraldEvents
+
+extension Account {
+    /// Writes the account's state (not its name) as `schema/snapshot-format.md` describes.
+    /// Derived data (indexes, counts, candidates, the visible view) is not written.
+    func encode(to writer: inout ByteWriter) {
+        writer.varint(UInt64(requestedGroupCountMax))
+        writer.varint(UInt64(requestedGroupSizeMax))
+        writer.varint(UInt64(nextNotificationId))
+        writer.varint(UInt64(deletedEverywhere.count))
+        var previous: Int64 = 0
+        for id in deletedEverywhere.sorted() {
+            writer.varint(UInt64(id - previous))
+            previous = id
+        }
+        writer.varint(UInt64(chats.count))
+        for chat in chats {
+            writer.string(chat.name)
+            var flags: UInt8 = 0
+            if chat.muted { flags |= 1 }
+            if chat.disableMentions { flags |= 2 }
+            if chat.disablePinned { flags |= 4 }
+            if chat.hasSecretChatNotification { flags |= 8 }
+            writer.byte(flags)
+            writer.varint(UInt64(chat.readMaxId))
+            writer.varint(UInt64(chat.pinnedNotificationId))
+            writer.varint(UInt64(chat.unread.count))
+            previous = chat.readMaxId
+            for message in chat.unread {
+                writer.varint(UInt64(message.id - previous))
+                writer.varint(UInt64(message.notificationId) << 1 | (message.isMention ? 1 : 0))
+                previous = message.id
+            }
+            writer.varint(UInt64(chat.deleted.count))
+            previous = chat.readMaxId
+            for id in chat.deleted.sorted() {
+                writer.varint(UInt64(id - previous))
+                previous = id
+            }
+            writer.varint(UInt64(chat.objects.count))
+            for (key, notificationId) in chat.objects.sorted(by: { $0.key < $1.key }) {
+                writer.byte(key.objectClass.rawValue)
+                writer.varint(UInt64(key.id))
+                writer.varint(UInt64(notificationId))
+            }
+        }
+        writer.varint(UInt64(groups.count))
+        for group in groups {
+            writer.byte(UInt8(group.type.index))
+            writer.varint(UInt64(group.chat))
+            for list in [group.active, group.dismissed] {
+                writer.varint(UInt64(list.count))
+                for notification in list { notification.encode(to: &writer) }
+            }
+        }
+    }
+
+    /// Reads what ``encode(to:)`` wrote, checking everything the rules rely on, and rebuilds
+    /// the derived data.
+    init(decoding decoder: inout SnapshotDecoder, configuration: Projection.Configuration) throws(SnapshotError) {
+        self.init(configuration: configuration)
+        requestedGroupCountMax = Int(try decoder.int(in: 0...25, "groupCountMax"))
+        requestedGroupSizeMax = Int(try decoder.int(in: 1...25, "groupSizeMax"))
+        groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
+        groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
+        previousGroupSizeMax = groupSizeMax
+        nextNotificationId = try decoder.int(in: 1...(1 << 62), "nextNotificationId")
+        var previous: Int64 = 0
+        for _ in 0..<(try decoder.count()) {
+            previous = try decoder.id(after: previous, "deleted id")
+            deletedEverywhere.insert(previous)
+        }
+        let notificationIds: ClosedRange<Int64> = 0...(nextNotificationId - 1)
+        for index in 0..<(try decoder.count()) {
+            let name = try decoder.string()
+            guard !name.isEmpty, chatIndex.updateValue(Int32(truncatingIfNeeded: index), forKey: NameKey(name)) == nil else {
+                throw decoder.malformed("empty or repeated chat name")
+            }
+            guard index < Int(Int32.max) else { throw decoder.malformed("too many chats") }
+            var chat = Chat(name: name)
+            let flags = try decoder.byte()
+            guard flags < 16 else { throw decoder.malformed("unknown chat flags") }
+            chat.muted = flags & 1 != 0
+            chat.disableMentions = flags & 2 != 0
+            chat.disablePinned = flags & 4 != 0
+            chat.hasSecretChatNotification = flags & 8 != 0
+            chat.readMaxId = try decoder.int(in: 0...Int64.max, "readMaxId")
+            chat.pinnedNotificationId = try decoder.int(in: notificationIds, "pinned notification id")
+            previous = chat.readMaxId
+            for _ in 0..<(try decoder.count()) {
+                previous = try decoder.id(after: previous, "unread id")
+                let packed = try decoder.int(in: 0...Int64.max, "unread notification")
+                guard notificationIds.contains(packed >> 1) else { throw decoder.malformed("unread notification id out of range") }
+                chat.unread.append(UnreadMessage(id: previous, notificationId: packed >> 1, isMention: packed & 1 != 0))
+            }
+            chat.unreadMentions = chat.unread.count { $0.isMention }
+            previous = chat.readMaxId
+            for _ in 0..<(try decoder.count()) {
+                previous = try decoder.id(after: previous, "deleted id")
+                chat.deleted.insert(previous)
+            }
+            var previousKey: ObjectKey?
+            for _ in 0..<(try decoder.count()) {
+                guard let objectClass = ObjectClass(rawValue: try decoder.byte()), objectClass != .msg else {
+                    throw decoder.malformed("bad object class")
+                }
+                let key = ObjectKey(objectClass: objectClass, id: try decoder.int(in: 1...Int64.max, "object id"))
+                if let previousKey, !(previousKey < key) { throw decoder.malformed("objects not in ascending order") }
+                previousKey = key
+                chat.objects[key] = try decoder.int(in: notificationIds, "object notification id")
+            }
+            unread += chat.unread.count
+            if !chat.muted { badge += chat.unread.count }
+            unreadMentions += chat.unreadMentions
+            chats.append(chat)
+        }
+        for index in 0..<(try decoder.count()) {
+            guard let type = GroupType.at(Int(try decoder.byte())) else { throw decoder.malformed("bad group type") }
+            let chat = try decoder.int(in: 0...Int64(chats.count) - 1, "group chat")
+            guard chats[Int(chat)].group(type) == nil, index < Int(Int32.max) else {
+                throw decoder.malformed("two groups of one type in a chat")
+            }
+            chats[Int(chat)].groupSlots[type.index] = Int32(index)
+            var group = NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat))
+            for list in 0..<2 {
+                var notifications: [Notification] = []
+                var previousId: Int64 = 0
+                for _ in 0..<(try decoder.count()) {
+                    let notification = try Notification(
+                        decoding: &decoder, status: list == 0 ? .active : .dismissed, type: type)
+                    guard notification.id > previousId, notification.id < nextNotificationId,
+                        live.updateValue(Int32(index), forKey: notification.id) == nil
+                    else { throw decoder.malformed("bad notification id") }
+                    previousId = notification.id
+                    notifications.append(notification)
+                }
+                if list == 0 { group.active = notifications } else { group.dismissed = notifications }
+            }
+            group.candidateDate = group.active.last?.date
+            if let date = group.candidateDate { candidates.append(CandidateKey(date: date, group: Int32(index))) }
+            groups.append(group)
+        }
+        candidates.sort()
+        for key in candidates.suffix(groupCountMax).reversed() {
+            visible.append(key.group)
+            groups[Int(key.group)].isVisible = true
+        }
+    }
+}
+
+extension Notification {
+    /// Writes the notification (its status is implied by the list it is in).
+    func encode(to writer: inout ByteWriter) {
+        writer.varint(UInt64(id))
+        writer.byte(kind.code)
+        writer.varint(UInt64(objectId))
+        writer.signedVarint(date)
+        var flags: UInt8 = 0
+        if silent { flags |= 1 }
+        if partial { flags |= 2 }
+        if title != nil { flags |= 4 }
+        if body != nil { flags |= 8 }
+        if sender != nil { flags |= 16 }
+        if thread != nil { flags |= 32 }
+        writer.byte(flags)
+        for string in [title, body, sender, thread] {
+            if let string { writer.string(string) }
+        }
+    }
+
+    /// Reads what ``encode(to:)`` wrote, for a group of `type`.
+    init(decoding decoder: inout SnapshotDecoder, status: NotificationStatus, type: GroupType) throws(SnapshotError) {
+        let id = try decoder.int(in: 1...Int64.max, "notification id")
+        guard let kind = NotificationKind(code: try decoder.byte()) else { throw decoder.malformed("bad kind") }
+        let allowed: Bool =
+            switch type {
+            case .messages: kind != .call && kind != .secretChat
+            case .mentions: kind == .mention || kind == .pinned || kind == .reaction
+            case .calls: kind == .call
+            case .secretChat: kind == .secretChat
+            }
+        guard allowed else { throw decoder.malformed("kind \(kind) in a \(type) group") }
+        let objectId = try decoder.int(in: 1...Int64.max, "object id")
+        let date = try decoder.signed()
+        let flags = try decoder.byte()
+        guard flags < 64 else { throw decoder.malformed("unknown notification flags") }
+        var strings: [String?] = []
+        for bit in 2..<6 { strings.append(flags & (1 << bit) != 0 ? try decoder.string() : nil) }
+        self.init(
+            id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
+            status: status, title: strings[0], body: strings[1], sender: strings[2], thread: strings[3])
+    }
+}
+
+extension NotificationKind {
+    /// The kind's byte in snapshots.
+    var code: UInt8 {
+        switch self {
+        case .message: 0
+        case .mention: 1
+        case .pinned: 2
+        case .reaction: 3
+        case .call: 4
+        case .secretChat: 5
+        }
+    }
+
+    /// The kind with byte `code`, if any.
+    init?(code: UInt8) {
+        switch code {
+        case 0: self = .message
+        case 1: self = .mention
+        case 2: self = .pinned
+        case 3: self = .reaction
+        case 4: self = .call
+        case 5: self = .secretChat
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import HeraldEvents
+
+/// Why bytes could not be restored as a ``Projection``.
+public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was wrong.
+    public enum Reason: Hashable, Sendable {
+        /// The bytes end before the snapshot does.
+        case truncated
+        /// The snapshot was written by a format this build does not know.
+        case unsupportedVersion(UInt32)
+        /// The trailing checksum does not match the bytes: they were damaged.
+        case checksumMismatch
+        /// The bytes decode but describe an impossible state.
+        case malformed(String)
+    }
+
+    /// What was wrong.
+    public var reason: Reason
+    /// The byte offset where decoding stopped.
+    public var offset: Int
+
+    /// Creates an error.
+    public init(_ reason: Reason, offset: Int) {
+        self.reason = reason
+        self.offset = offset
+    }
+
+    public var description: String {
+        switch reason {
+        case .truncated: "snapshot truncated at byte \(offset)"
+        case .unsupportedVersion(let version): "unsupported snapshot format version \(version)"
+        case .checksumMismatch: "snapshot checksum mismatch"
+        case .malformed(let why): "malformed snapshot at byte \(offset): \(why)"
+        }
+    }
+}
+
+extension Projection {
+    /// The snapshot format this build writes (and the only one it reads).
+    public static let snapshotFormatVersion: UInt32 = 1
+
+    /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
+    /// identical bytes; ``init(snapshot:configuration:)`` restores an equal projection.
+    public func snapshot() -> [UInt8] {
+        var writer = ByteWriter(capacity: 4096)
+        writer.uint32BigEndian(Self.snapshotFormatVersion)
+        writer.varint(seq)
+        let names = accounts
+        writer.varint(UInt64(names.count))
+        for name in names {
+            writer.string(name)
+            accountsByName[name]!.encode(to: &writer)
+        }
+        writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
+        return writer.bytes
+    }
+
+    /// Restores a projection from ``snapshot()`` bytes, running with `configuration`.
+    ///
+    /// Damaged bytes, an unknown format version or an impossible state throw; nothing traps.
+    public init(snapshot bytes: [UInt8], configuration: Configuration = .init()) throws(SnapshotError) {
+        let result: Result<Projection, SnapshotError> = bytes.withUnsafeBytes { buffer in
+            do throws(SnapshotError) {
+                return .success(try Projection(snapshot: buffer, configuration: configuration))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+
+    /// Restores a projection from ``snapshot()`` bytes borrowed from the caller (e.g. an LMDB
+    /// value); the bytes need to stay valid only during the call.
+    public init(snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration = .init()) throws(SnapshotError) {
+        guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
+        let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
+        guard version == Self.snapshotFormatVersion else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+        let bodyEnd = buffer.count - 8
+        var stored: UInt64 = 0
+        for i in bodyEnd..<buffer.count { stored = stored << 8 | UInt64(buffer[i]) }
+        guard SnapshotChecksum.fnv1a64(UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])) == stored else {
+            throw SnapshotError(.checksumMismatch, offset: bodyEnd)
+        }
+        var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd]))
+        _ = try decoder.run { reader throws(ByteReader.Malformed) in try reader.uint32BigEndian() }
+        var projection = Projection(configuration: configuration)
+        projection.seq = try decoder.run { reader throws(ByteReader.Malformed) in try reader.varint() }
+        let count = try decoder.count()
+        var previous: String?
+        for _ in 0..<count {
+            let name = try decoder.string()
+            guard !name.isEmpty else { throw decoder.malformed("empty account name") }
+            if let previous, !Projection.byteOrder(previous, name) {
+                throw decoder.malformed("accounts not in ascending order")
+            }
+            previous = name
+            projection.accountsByName[name] = try Account(decoding: &decoder, configuration: configuration)
+        }
+        guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
+        self = projection
+    }
+}
+
+/// The checksum that ends every snapshot: 64-bit FNV-1a, which detects any one changed byte.
+enum SnapshotChecksum {
+    static func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// A ``ByteReader`` whose errors become ``SnapshotError``s.
+struct SnapshotDecoder {
+    var reader: ByteReader
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        reader = ByteReader(buffer)
+    }
+
+    var isAtEnd: Bool { reader.isAtEnd }
+
+    mutating func run<T>(_ body: (inout ByteReader) throws(ByteReader.Malformed) -> T) throws(SnapshotError) -> T {
+        do throws(ByteReader.Malformed) {
+            return try body(&reader)
+        } catch {
+            if error.reason == "unexpected end" { throw SnapshotError(.truncated, offset: error.offset) }
+            throw SnapshotError(.malformed(error.reason), offset: error.offset)
+        }
+    }
+
+    func malformed(_ why: String) -> SnapshotError { SnapshotError(.malformed(why), offset: reader.offset) }
+
+    mutating func byte() throws(SnapshotError) -> UInt8 { try run { r throws(ByteReader.Malformed) in try r.byte() } }
+    mutating func string() throws(SnapshotError) -> String { try run { r throws(ByteReader.Malformed) in try r.string() } }
+    /// A count of items that each take at least one byte.
+    mutating func count() throws(SnapshotError) -> Int {
+        try run { r throws(ByteReader.Malformed) in try r.count(limit: r.remaining) }
+    }
+    /// A varint in `range`.
+    mutating func int(in range: ClosedRange<Int64>, _ what: String) throws(SnapshotError) -> Int64 {
+        let raw = try run { r throws(ByteReader.Malformed) in try r.varint() }
+        guard raw <= UInt64(Int64.max), range.contains(Int64(raw)) else { throw malformed("\(what) out of range") }
+        return Int64(raw)
+    }
+    mutating func signed() throws(SnapshotError) -> Int64 { try run { r throws(ByteReader.Malformed) in try r.signedVarint() } }
+    /// An id above `previous`, written as the (positive) difference.
+    mutating func id(after previous: Int64, _ what: String) throws(SnapshotError) -> Int64 {
+        let delta = try int(in: 1...Int64.max, what)
+        let (id, overflow) = previous.addingReportingOverflow(delta)
+        guard !overflow else { throw malformed("\(what) out of range") }
+        return id
+    }
+}

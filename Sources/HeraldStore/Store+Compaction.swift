@@ -1,0 +1,183 @@
+import LMDB
+
+/// What ``Store/compact(path:through:archive:options:)`` did.
+public struct CompactionReport: Sendable, Hashable {
+    /// The compaction base before: records up to it had already been dropped.
+    public var previousBase: UInt64 = 0
+    /// The new base: the seq of the snapshot that now stands for every record up to it.
+    public var base: UInt64 = 0
+    /// Log records dropped.
+    public var recordsRemoved = 0
+    /// Records copied into the archive first.
+    public var recordsArchived = 0
+    /// The size of `data.mdb` before and after, in bytes.
+    public var bytesBefore = 0
+    /// The size of `data.mdb` after the compacting copy was swapped in, in bytes.
+    public var bytesAfter = 0
+}
+
+extension Store {
+    /// The directory beside a data file where its compacting copy is written before the swap.
+    static let compactionDirectory = "compact.tmp"
+    /// Records moved or deleted per transaction, so no transaction grows without bound.
+    static let compactionChunk = 50_000
+
+    /// Drops the log records covered by a snapshot, optionally archiving them first, then
+    /// rewrites the data file without free pages. Runs on a closed store: it takes the writer
+    /// lock, so it fails with ``StoreError/locked(path:holder:)`` while a writer is open.
+    ///
+    /// - Parameters:
+    ///   - seq: the snapshot to compact up to (it becomes the base); default: the newest valid one.
+    ///   - archive: move the dropped records into `DIR/archive/` first.
+    ///
+    /// Crash-safe at every step: the archive commits before the log deletes; the new base is
+    /// recorded before the first delete; the compacting copy is fsynced, then renamed over
+    /// `data.mdb` (atomic), and an interrupted copy is removed at the next open. Readers that
+    /// were open during the swap keep the old file until they reopen.
+    @discardableResult
+    public static func compact(
+        path: String, through seq: UInt64? = nil, archive: Bool = false, options: Options = Options()
+    ) throws -> CompactionReport {
+        let before = FileSystem.size(path + "/data.mdb")
+        var report = try withExclusiveStore(path: path, options: options) { store in
+            try store.dropCoveredRecords(through: seq, archive: archive)
+        }
+        report.bytesBefore = before
+        report.bytesAfter = FileSystem.size(path + "/data.mdb")
+        return report
+    }
+
+    /// Opens the store with the writer lock held, runs `body`, writes compacting copies of
+    /// the store's environments, closes it and swaps the copies in.
+    static func withExclusiveStore<Report>(
+        path: String, options: Options, _ body: (Store) throws -> Report
+    ) throws -> Report {
+        guard FileSystem.exists(path + "/data.mdb") else { throw StoreError.notFound(path: path) }
+        let lock = try WriterLock(directory: path)
+        var options = options
+        options.readOnly = false
+        options.create = false
+        options.replayOnOpen = false
+        options.snapshotInterval = 0
+        let report: Report
+        var directories = [path]
+        do {
+            let store = try Store(path: path, options: options, lock: lock)
+            report = try body(store)
+            try writeCompactCopy(of: store.environment, in: path)
+            if let archive = try store.archive() {
+                try writeCompactCopy(of: archive.environment, in: archive.path)
+                directories.append(archive.path)
+            }
+        }  // The store and its environments close here, before their files are replaced.
+        for directory in directories { try swapInCompactCopy(directory) }
+        withExtendedLifetime(lock) {}
+        return report
+    }
+
+    /// Removes compacting copies that an interrupted compaction left (at every writable open).
+    static func removeCompactionLeftovers(_ path: String) throws {
+        try FileSystem.remove(path + "/" + compactionDirectory)
+        try FileSystem.remove(path + "/" + Archive.directoryName + "/" + compactionDirectory)
+    }
+
+    /// Writes `environment`'s compacting copy (`MDB_CP_COMPACT`: live pages only) into
+    /// `directory/compact.tmp/data.mdb` and fsyncs it.
+    static func writeCompactCopy(of environment: Environment, in directory: String) throws {
+        let temporary = directory + "/" + compactionDirectory
+        try FileSystem.remove(temporary)
+        try FileSystem.makeDirectory(temporary)
+        do {
+            try environment.copy(to: temporary, compact: true)
+        } catch {
+            throw StoreError.lmdb(error)
+        }
+        try FileSystem.sync(temporary + "/data.mdb")
+    }
+
+    /// Renames the compacting copy over `data.mdb` (atomic; the directory is fsynced), then
+    /// removes the old `lock.mdb`, which described the old file, and the empty directory.
+    static func swapInCompactCopy(_ directory: String) throws {
+        let temporary = directory + "/" + compactionDirectory
+        guard FileSystem.exists(temporary + "/data.mdb") else { return }
+        try FileSystem.replace(directory + "/data.mdb", with: temporary + "/data.mdb")
+        try FileSystem.remove(directory + "/lock.mdb")
+        try FileSystem.remove(temporary)
+    }
+
+    /// The logical half of compaction: archive (optionally) and delete the records up to the
+    /// chosen snapshot, which becomes the base.
+    func dropCoveredRecords(through requested: UInt64?, archive: Bool) throws -> CompactionReport {
+        let history = try self.history()
+        var report = CompactionReport(previousBase: history.base, base: history.base)
+        let target: UInt64
+        if let requested {
+            if case .failure(let damage) = try loadSnapshot(seq: requested) {
+                throw StoreError.damagedSnapshot(path: path, seq: requested, reason: damage.reason)
+            }
+            target = requested
+        } else {
+            guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try highWaterSeq())) else {
+                logger.info("no snapshot to compact to; only reclaiming space")
+                return report
+            }
+            target = newest.seq
+        }
+        guard target > history.base else { return report }
+        var next = history
+        if archive {
+            report.recordsArchived = try archiveRecords(after: history.base, through: target)
+            if history.isComplete { next.archivedThrough = target }
+        }
+        next.base = target
+        let snapshots = try auxiliary(.snapshots)
+        try environment.write { txn in
+            try setHistory(next, txn)
+            for seq in try snapshotSeqs(snapshots, txn) where seq < target {
+                try txn.delete(snapshots, key: SeqKey(seq).bytes)
+            }
+        }
+        while true {
+            let deleted = try deleteLogRecords(through: target, limit: Self.compactionChunk)
+            if deleted == 0 { break }
+            report.recordsRemoved += deleted
+        }
+        report.base = target
+        logger.info("compacted", metadata: ["base": "\(target)", "removed": "\(report.recordsRemoved)"])
+        return report
+    }
+
+    /// Copies the log records in `after+1...through` into the archive, in chunks; each chunk
+    /// is durable before the next is read.
+    private func archiveRecords(after: UInt64, through: UInt64) throws -> Int {
+        guard let archive = try self.archive(create: true) else { return 0 }
+        var from = after + 1
+        var total = 0
+        while from <= through {
+            var chunk: [(seq: UInt64, bytes: [UInt8])] = []
+            try forEachRawRecord(from: from, through: through) { seq, bytes in
+                chunk.append((seq, Array(bytes)))
+                return chunk.count < Self.compactionChunk
+            }
+            guard let last = chunk.last else { break }
+            try archive.store(chunk)
+            total += chunk.count
+            from = last.seq + 1
+        }
+        return total
+    }
+
+    /// Deletes up to `limit` of the first log records with seq ≤ `through`, in one commit.
+    private func deleteLogRecords(through: UInt64, limit: Int) throws -> Int {
+        try environment.write { txn in
+            try txn.withCursor(databases.log) { cursor in
+                var deleted = 0
+                while deleted < limit, let entry = try cursor.first(), let key = SeqKey(bytes: entry.key), key.seq <= through {
+                    try cursor.deleteCurrent()
+                    deleted += 1
+                }
+                return deleted
+            }
+        }
+    }
+}

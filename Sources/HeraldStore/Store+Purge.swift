@@ -1,0 +1,179 @@
+import HeraldEvents
+import HeraldProjection
+import LMDB
+
+/// What ``Store/purge(path:account:options:)`` removed.
+public struct PurgeReport: Sendable, Hashable {
+    /// The account purged.
+    public var account: String
+    /// Log records removed.
+    public var recordsRemoved = 0
+    /// Archived records removed.
+    public var archivedRecordsRemoved = 0
+    /// Quarantine entries and Telegram keys removed.
+    public var quarantineRemoved = 0
+    /// Telegram keys removed.
+    public var keysRemoved = 0
+    /// The seq ranges the purge left as gaps.
+    public var gaps: [ClosedRange<UInt64>] = []
+    /// The snapshots written afresh without the account.
+    public var snapshots: [UInt64] = []
+}
+
+extension Store {
+    /// Removes every trace of `account` (privacy): its log and archived records, every
+    /// snapshot (rebuilt without it), the quarantine entries quoting it and its Telegram
+    /// keys; then rewrites the data files so no freed page keeps the old bytes. The removed
+    /// seqs are recorded as gaps (`gaps` database), which `verify` accepts.
+    ///
+    /// Runs on a closed store, like ``compact(path:through:archive:options:)``. Each step
+    /// commits on its own and the whole is idempotent: after a crash, purge again.
+    @discardableResult
+    public static func purge(path: String, account: String, options: Options = Options()) throws -> PurgeReport {
+        precondition(!account.isEmpty, "purge needs an account name")
+        return try withExclusiveStore(path: path, options: options) { store in
+            try store.purgeAccount(account)
+        }
+    }
+
+    private func purgeAccount(_ account: String) throws -> PurgeReport {
+        var report = PurgeReport(account: account)
+        let history = try self.history()
+        // The rebuild's starting point must be readable before anything is deleted.
+        var start = Projection(configuration: options.projection)
+        if !history.isComplete {
+            switch try loadSnapshot(seq: history.base) {
+            case .success(let projection): start = projection
+            case .failure(let damage): throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+            }
+            start.removeAccount(account)
+        }
+        let archive = try self.archive()
+        var logSeqs: [UInt64] = []
+        var archivedSeqs: [UInt64] = []
+        try forEachRecord(includingArchive: false, from: 1) { record in
+            if record.event.account == account { logSeqs.append(record.seq) }
+            return true
+        }
+        try archive?.forEachRawRecord { seq, bytes in
+            if try decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account == account { archivedSeqs.append(seq) }
+            return true
+        }
+        report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
+        let gaps = try auxiliary(.gaps)
+        let snapshots = try auxiliary(.snapshots)
+        try environment.write { txn in
+            for range in report.gaps {
+                try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes)
+            }
+            // Until the rebuild, only the base snapshot may seed an open (it still holds the account).
+            for seq in try snapshotSeqs(snapshots, txn) where seq != history.base {
+                try txn.delete(snapshots, key: SeqKey(seq).bytes)
+            }
+        }
+        for chunk in archivedSeqs.chunks(of: Self.compactionChunk) {
+            report.archivedRecordsRemoved += try archive?.delete(chunk) ?? 0
+        }
+        for chunk in logSeqs.chunks(of: Self.compactionChunk) {
+            report.recordsRemoved += try environment.write { txn in
+                var deleted = 0
+                for seq in chunk where try txn.delete(databases.log, key: SeqKey(seq).bytes) { deleted += 1 }
+                return deleted
+            }
+        }
+        report.snapshots = try rebuildSnapshots(from: start, history: history)
+        (report.quarantineRemoved, report.keysRemoved) = try removeAuxiliaryEntries(naming: account)
+        return report
+    }
+
+    /// Replays the history without the purged records and writes the base snapshot (when
+    /// compacted) and one at the high-water seq, replacing every other snapshot.
+    private func rebuildSnapshots(from start: Projection, history: History) throws -> [UInt64] {
+        var projection = start
+        var atBase: Projection? = history.base == 0 ? nil : (history.isComplete ? nil : start)
+        try forEachHistoryRecord(after: history.isComplete ? 0 : history.base) { record in
+            if history.base > 0, atBase == nil, record.seq > history.base { atBase = projection }
+            _ = projection.apply(record.event, seq: record.seq)
+            return true
+        }
+        if history.base > 0, atBase == nil { atBase = projection }
+        let highWater = try highWaterSeq()
+        var written: [(UInt64, [UInt8])] = []
+        if let atBase { written.append((history.base, SnapshotEnvelope(seq: history.base, payload: atBase.snapshot()).encoded)) }
+        if highWater > history.base || history.base == 0 {
+            written.append((highWater, SnapshotEnvelope(seq: highWater, payload: projection.snapshot()).encoded))
+        }
+        let snapshots = try auxiliary(.snapshots)
+        try environment.write { txn in
+            try txn.removeAll(snapshots)
+            for (seq, value) in written { try txn.put(snapshots, key: SeqKey(seq).bytes, value: value) }
+        }
+        return written.map(\.0)
+    }
+
+    /// Deletes quarantine entries whose stored bytes quote the account (`"account"`, as in a
+    /// JSON payload) and Telegram keys recorded for it.
+    private func removeAuxiliaryEntries(naming account: String) throws -> (quarantine: Int, keys: Int) {
+        let quoted = Array(("\"" + account + "\"").utf8)
+        var removed = (quarantine: 0, keys: 0)
+        if let quarantine = try existingAuxiliary(.quarantine) {
+            removed.quarantine = try deleteEntries(quarantine) { value in value.contains(quoted) }
+        }
+        if let keys = try existingAuxiliary(.keys) {
+            removed.keys = try deleteEntries(keys) { value in
+                // A key entry: version u8, account string, key bytes, checksum.
+                value.dropFirst().withUnsafeBytes { raw in
+                    var reader = ByteReader(raw)
+                    return (try? reader.string()) == account
+                }
+            }
+        }
+        return removed
+    }
+
+    private func deleteEntries(_ database: Database, where matches: ([UInt8]) -> Bool) throws -> Int {
+        try environment.write { txn in
+            var doomed: [[UInt8]] = []
+            try txn.withCursor(database) { cursor in
+                var entry = try cursor.first()
+                while let current = entry {
+                    if matches(Array(current.value)) { doomed.append(Array(current.key)) }
+                    entry = try cursor.next()
+                }
+            }
+            for key in doomed { try txn.delete(database, key: key) }
+            return doomed.count
+        }
+    }
+
+    /// Sorted seqs as maximal ranges of consecutive seqs.
+    static func ranges(of seqs: [UInt64]) -> [ClosedRange<UInt64>] {
+        var ranges: [ClosedRange<UInt64>] = []
+        for seq in seqs {
+            if let last = ranges.last, last.upperBound &+ 1 == seq {
+                ranges[ranges.count - 1] = last.lowerBound...seq
+            } else {
+                ranges.append(seq...seq)
+            }
+        }
+        return ranges
+    }
+}
+
+extension Array {
+    /// The array cut into consecutive slices of at most `size` elements.
+    fileprivate func chunks(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `needle` occurs as a contiguous run.
+    fileprivate func contains(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count else { return needle.isEmpty }
+        for start in 0...(count - needle.count) where self[start] == needle[0] {
+            if self[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+}

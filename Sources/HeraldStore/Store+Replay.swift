@@ -1,0 +1,75 @@
+import HeraldEvents
+import HeraldProjection
+
+extension Store {
+    /// Replays history into a fresh projection, calling `body` after each event with the
+    /// record and what applying it produced, and returns the projection.
+    ///
+    /// This is how any point of history is rebuilt (`herald state --at`, `herald replay`):
+    /// `configuration` may override the view options for a what-if replay, which writes
+    /// nothing. Records moved to the archive by compaction are replayed first. When compaction
+    /// dropped history without an archive, the replay starts from the base snapshot (and
+    /// `through` must not be below it). Stops after `through`, or when `body` returns false.
+    public func replay(
+        through: UInt64 = .max,
+        configuration: Projection.Configuration = .init(),
+        _ body: (LogRecord, Outcome, borrowing Projection) throws -> Bool = { _, _, _ in true }
+    ) throws -> Projection {
+        let (start, initial) = try replayStart(through: through, configuration: configuration, fromSnapshot: false)
+        var projection = initial
+        try forEachRecord(includingArchive: true, from: start + 1, through: through) { record in
+            let outcome = projection.apply(record.event, seq: record.seq)
+            return try body(record, outcome, projection)
+        }
+        return projection
+    }
+
+    /// The projection right after event `seq`: from the newest valid snapshot at or before
+    /// it (unless `useSnapshots` is false), then the records up to `seq`.
+    public func projection(at seq: UInt64, useSnapshots: Bool = true) throws -> Projection {
+        let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
+        var projection = initial
+        try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
+            _ = projection.apply(record.event, seq: record.seq)
+            return true
+        }
+        return projection
+    }
+
+    /// Where a replay through `through` can start: seq 0 with an empty projection when the
+    /// whole history is readable, else (or when asked and possible) a snapshot.
+    private func replayStart(
+        through: UInt64, configuration: Projection.Configuration, fromSnapshot: Bool
+    ) throws -> (UInt64, Projection) {
+        let history = try self.history()
+        if fromSnapshot, configuration == options.projection, snapshotsFitConfiguration,
+            let found = try newestValidSnapshot(in: 0...through)
+        {
+            return (found.seq, found.projection)
+        }
+        if history.isComplete { return (0, Projection(configuration: configuration)) }
+        guard through >= history.base else {
+            throw StoreError.historyCompacted(path: path, base: history.base)
+        }
+        switch try loadSnapshot(seq: history.base) {
+        case .success(let restored):
+            let projection = configuration == restored.configuration
+                ? restored : try Projection(snapshot: restored.snapshot(), configuration: configuration)
+            return (history.base, projection)
+        case .failure(let damage):
+            throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+        }
+    }
+
+    /// The seq of the last record recorded at or before `time` (milliseconds since the
+    /// epoch), or `nil` when every record is later.
+    public func lastSeq(recordedAtOrBefore time: Int64) throws -> UInt64? {
+        var found: UInt64?
+        try forEachRecord(includingArchive: true) { record in
+            guard record.recordedAt <= time else { return false }
+            found = record.seq
+            return true
+        }
+        return found
+    }
+}

@@ -1,0 +1,117 @@
+import HeraldProjection
+import LMDB
+import Logging
+
+extension Store {
+    /// Whether snapshots may seed this store's state: they were taken without group-limit
+    /// overrides, so a what-if configuration must replay instead.
+    var snapshotsFitConfiguration: Bool {
+        options.projection.groupCountMaxOverride == nil && options.projection.groupSizeMaxOverride == nil
+    }
+
+    /// Writes a snapshot of the state as of ``lastSeq`` now, in one commit, and prunes the
+    /// snapshots beyond ``Options/snapshotsToKeep``; returns the seq it covers.
+    ///
+    /// The state is copied under the lock (a copy-on-write value, O(1)); it is encoded and
+    /// written outside it, so appends go on meanwhile.
+    @discardableResult
+    public func snapshot() throws -> UInt64 {
+        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        precondition(snapshotsFitConfiguration, "a store opened with group-limit overrides takes no snapshots")
+        let (projection, seq) = state.withLock { ($0.projection, $0.lastSeq) }
+        try writeSnapshot(projection, seq: seq)
+        return seq
+    }
+
+    /// The seqs of the stored snapshots, oldest first (whether valid or not).
+    public func snapshotSeqs() throws -> [UInt64] {
+        guard let database = try existingAuxiliary(.snapshots) else { return [] }
+        return try environment.read { txn in try snapshotSeqs(database, txn) }
+    }
+
+    func snapshotSeqs(_ database: Database, _ txn: borrowing Transaction) throws -> [UInt64] {
+        try txn.withCursor(database) { cursor in
+            var seqs: [UInt64] = []
+            var entry = try cursor.first()
+            while let current = entry {
+                if let key = SeqKey(bytes: current.key) { seqs.append(key.seq) }
+                entry = try cursor.next()
+            }
+            return seqs
+        }
+    }
+
+    /// Encodes `projection` (the state after `seq`) and stores it, pruning old snapshots, in
+    /// one write transaction.
+    func writeSnapshot(_ projection: Projection, seq: UInt64) throws {
+        let value = SnapshotEnvelope(seq: seq, payload: projection.snapshot()).encoded
+        let database = try auxiliary(.snapshots)
+        try environment.write { txn in
+            try txn.put(database, key: SeqKey(seq).bytes, value: value)
+            let base = try history(txn).base
+            let seqs = try snapshotSeqs(database, txn)
+            for old in seqs.reversed().dropFirst(max(options.snapshotsToKeep, 1)) where old != base {
+                try txn.delete(database, key: SeqKey(old).bytes)
+            }
+        }
+        state.withLock { $0.lastSnapshotSeq = max($0.lastSnapshotSeq, seq) }
+        logger.debug("wrote snapshot", metadata: ["seq": "\(seq)", "bytes": "\(value.count)"])
+    }
+
+    /// Writes the snapshot that a commit made due (see ``Options/snapshotInterval``), if any.
+    /// Called after an append returns from the group committer; a failure is logged, never
+    /// thrown: the events are durable and the next interval tries again.
+    func writeDueSnapshot() {
+        guard let (projection, seq) = state.withLock({ $0.takeDueSnapshot() }) else { return }
+        do {
+            try writeSnapshot(projection, seq: seq)
+        } catch {
+            logger.warning("automatic snapshot failed", metadata: ["seq": "\(seq)", "error": "\(error)"])
+        }
+    }
+
+    /// Reads and checks the snapshot stored under `seq`: envelope, checksum, payload.
+    func loadSnapshot(seq: UInt64) throws -> Result<Projection, SnapshotEnvelope.Damage> {
+        guard let database = try existingAuxiliary(.snapshots) else {
+            return .failure(.init(reason: "no snapshot database"))
+        }
+        let configuration = options.projection
+        return try environment.read { txn in
+            try SeqKey(seq).withBytes { key in
+                guard let bytes = try txn.get(database, key: key) else {
+                    return .failure(.init(reason: "no snapshot at seq \(seq)"))
+                }
+                return Self.decodeSnapshot(bytes, seq: seq, configuration: configuration)
+            }
+        }
+    }
+
+    /// Checks an envelope and restores its projection without copying the payload.
+    static func decodeSnapshot(
+        _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration
+    ) -> Result<Projection, SnapshotEnvelope.Damage> {
+        do {
+            let (_, payload) = try SnapshotEnvelope.check(bytes, expectedSeq: seq)
+            return .success(try Projection(snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration))
+        } catch let damage as SnapshotEnvelope.Damage {
+            return .failure(damage)
+        } catch {
+            return .failure(.init(reason: "snapshot payload: \(error)"))
+        }
+    }
+
+    /// The newest snapshot with seq in `range` that passes every check; each one skipped is
+    /// logged as a warning. `nil` when none is usable.
+    func newestValidSnapshot(in range: ClosedRange<UInt64>) throws -> (seq: UInt64, projection: Projection)? {
+        for seq in try snapshotSeqs().reversed() where range.contains(seq) {
+            switch try loadSnapshot(seq: seq) {
+            case .success(let projection):
+                return (seq, projection)
+            case .failure(let damage):
+                logger.warning(
+                    "skipping unusable snapshot", metadata: ["path": "\(path)", "seq": "\(seq)", "reason": "\(damage.reason)"])
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import HeraldStore
+
+/// `herald snapshot`: write a snapshot of the current state now.
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Write a snapshot of the current state, so the next open replays only what follows.",
+        discussion: """
+            The store also takes one by itself every 50,000 events and keeps the newest three.
+            Needs the writer lock: run it when no ingest is running.
+
+            Example:
+              herald snapshot --store ./herald.db
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let target = try store.openForWriting(create: false)
+        let seq = try target.snapshot()
+        let kept = try target.snapshotSeqs().map(String.init).joined(separator: ", ")
+        Terminal.line("snapshot at seq \(seq) (snapshots kept: \(kept))")
+    }
+}

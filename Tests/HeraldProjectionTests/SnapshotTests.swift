@@ -1,0 +1,120 @@
+import HeraldEvents
+@testable import HeraldProjection
+import Testing
+
+/// Snapshots restore equal projections that continue identically, and damaged bytes are
+/// rejected with an error, never a crash.
+@Suite struct SnapshotTests {
+    static func workload(seed: UInt64, count: Int) -> [Event] {
+        var profile = WorkloadGenerator.Profile()
+        profile.accounts = 1 + Int(seed % 3)
+        profile.chatsPerAccount = 3 + Int(seed % 5)
+        var generator = WorkloadGenerator(seed: seed &* 7919, profile: profile)
+        return (0..<count).map { _ in generator.next() }
+    }
+
+    @Test(arguments: Array(UInt64(1)...10))
+    func roundTripAtCutPoints(seed: UInt64) throws {
+        let events = Self.workload(seed: seed, count: 1_200)
+        var projection = Projection()
+        var random = SplitMix64(seed: seed)
+        for (index, event) in events.enumerated() {
+            _ = projection.apply(event, seq: UInt64(index + 1))
+            guard index % 97 == 0 || random.chance(2) else { continue }
+            let bytes = projection.snapshot()
+            var restored = try Projection(snapshot: bytes)
+            #expect(restored == projection, "seed \(seed): restored state differs after seq \(index + 1)")
+            #expect(restored.snapshot() == bytes, "seed \(seed): snapshot not deterministic")
+            #expect(restored.stateJSON() == projection.stateJSON())
+            // Continuing from the restored state gives the same updates.
+            var original = projection
+            for (offset, next) in events[(index + 1)...].prefix(60).enumerated() {
+                let seq = UInt64(index + 2 + offset)
+                let expected = original.apply(next, seq: seq)
+                let actual = restored.apply(next, seq: seq)
+                #expect(actual == expected, "seed \(seed): diverged at seq \(seq)")
+                if actual != expected { return }
+            }
+            #expect(restored == original)
+        }
+    }
+
+    @Test func emptyProjectionRoundTrips() throws {
+        let empty = Projection()
+        #expect(try Projection(snapshot: empty.snapshot()) == empty)
+    }
+
+    @Test func configurationAppliesOnRestore() throws {
+        var projection = Projection()
+        for (index, event) in Self.workload(seed: 3, count: 400).enumerated() { _ = projection.apply(event, seq: UInt64(index + 1)) }
+        let configuration = Projection.Configuration(groupCountMaxOverride: 1, groupSizeMaxOverride: 1)
+        let restored = try Projection(snapshot: projection.snapshot(), configuration: configuration)
+        restored.checkAllInvariants()
+        for name in restored.accounts {
+            #expect(restored.activeNotifications(account: name).count <= 1)
+            #expect(restored.activeNotifications(account: name).allSatisfy { $0.notifications.count == 1 })
+        }
+    }
+
+    static func sample() -> [UInt8] {
+        var projection = Projection()
+        for (index, event) in workload(seed: 5, count: 300).enumerated() { _ = projection.apply(event, seq: UInt64(index + 1)) }
+        return projection.snapshot()
+    }
+
+    @Test func truncatedSnapshotsAreRejected() {
+        let bytes = Self.sample()
+        for length in 0..<bytes.count {
+            #expect(throws: SnapshotError.self) { try Projection(snapshot: Array(bytes[0..<length])) }
+        }
+    }
+
+    @Test func flippedBytesAreRejected() {
+        let bytes = Self.sample()
+        var random = SplitMix64(seed: 42)
+        for _ in 0..<2_000 {
+            var damaged = bytes
+            let index = random.below(bytes.count)
+            damaged[index] ^= UInt8(1 + random.below(255))
+            #expect(throws: SnapshotError.self) { try Projection(snapshot: damaged) }
+        }
+    }
+
+    @Test func unknownVersionIsRejected() {
+        var bytes = Self.sample()
+        bytes[3] = 99
+        #expect(throws: SnapshotError(.unsupportedVersion(99), offset: 0)) { try Projection(snapshot: bytes) }
+    }
+
+    /// Damage that keeps the checksum right (as if written by a buggy writer) must still
+    /// either be rejected or give a projection that keeps its invariants; never a crash.
+    @Test func structurallyDamagedSnapshotsNeverCrash() {
+        let bytes = Self.sample()
+        let events = Self.workload(seed: 77, count: 40)
+        var random = SplitMix64(seed: 9)
+        var rejected = 0
+        for _ in 0..<1_500 {
+            var body = Array(bytes.dropLast(8))
+            for _ in 0..<(1 + random.below(3)) {
+                let index = 4 + random.below(body.count - 4)
+                switch random.below(3) {
+                case 0: body[index] ^= UInt8(1 << random.below(8))
+                case 1: body[index] = UInt8(random.below(256))
+                default: body.remove(at: index)
+                }
+            }
+            var writer = ByteWriter()
+            writer.append(contentsOf: body)
+            writer.uint64BigEndian(SnapshotChecksum.fnv1a64(body))
+            do {
+                var projection = try Projection(snapshot: writer.bytes)
+                projection.checkAllInvariants()
+                for (offset, event) in events.enumerated() { _ = projection.apply(event, seq: projection.seq &+ UInt64(offset) + 1) }
+                projection.checkAllInvariants()
+            } catch {
+                rejected += 1
+            }
+        }
+        #expect(rejected > 0)
+    }
+}

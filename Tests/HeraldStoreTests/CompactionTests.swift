@@ -1,0 +1,185 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+import LMDB
+import Testing
+
+@testable import HeraldStore
+
+@Suite("Compaction, purge and verify")
+struct CompactionTests {
+    /// A store of `count` random events with a snapshot at `snapshotAt`.
+    func makeStore(_ dir: TemporaryDirectory, events: [Event], snapshotAt: Int) throws {
+        let store = try Store(path: dir.path, options: fastOptions())
+        try store.append(contentsOf: events[..<snapshotAt].map { ($0, .library) })
+        try store.snapshot()
+        try store.append(contentsOf: events[snapshotAt...].map { ($0, .library) })
+    }
+
+    @Test("compacting with the archive keeps the whole history readable and the state exact", arguments: [true, false])
+    func compact(archive: Bool) throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 3_000, seed: 21)
+        try makeStore(dir, events: events, snapshotAt: 2_700)
+        let report = try Store.compact(path: dir.path, archive: archive, options: fastOptions())
+        #expect(report.base == 2_700 && report.recordsRemoved == 2_700)
+        #expect(report.recordsArchived == (archive ? 2_700 : 0))
+        #expect(report.bytesAfter * 3 < report.bytesBefore, "\(report.bytesBefore) → \(report.bytesAfter)")
+        let reference = referenceProjection(events)
+        for useSnapshots in [true, false] {
+            var options = fastOptions()
+            options.useSnapshots = useSnapshots
+            let store = try Store(path: dir.path, options: options)
+            #expect(store.projection.snapshot() == reference.snapshot())
+            #expect(try store.firstSeq() == 2_701)
+            var seqs: [UInt64] = []
+            try store.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            #expect(seqs == Array((archive ? 1 : 2_701)...3_000))
+            #expect(try store.verify().isClean)
+            #expect(store.hasArchive == archive)
+        }
+        // Appends continue the seqs; compacting again moves the base on.
+        do {
+            let store = try Store(path: dir.path, options: fastOptions())
+            #expect(try store.append(events[0]).seq == 3_001)
+            try store.snapshot()
+        }
+        let again = try Store.compact(path: dir.path, archive: archive, options: fastOptions())
+        #expect(again.previousBase == 2_700 && again.base == 3_001 && again.recordsRemoved == 301)
+        let store = try Store(path: dir.path, options: fastOptions())
+        #expect(store.lastSeq == 3_001)
+        #expect(try store.recordCount() == 0)
+        #expect(try store.verify().isClean)
+        #expect(store.projection == referenceProjection(events + [events[0]]))
+    }
+
+    @Test("leftovers of an interrupted compaction are removed at the next open")
+    func leftovers() throws {
+        let dir = TemporaryDirectory()
+        try makeStore(dir, events: randomEvents(count: 50, seed: 2), snapshotAt: 40)
+        try FileManager.default.createDirectory(atPath: dir.child("compact.tmp"), withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: dir.child("compact.tmp/data.mdb"), contents: Data([1, 2, 3]))
+        _ = try Store(path: dir.path, options: fastOptions())
+        #expect(!FileManager.default.fileExists(atPath: dir.child("compact.tmp")))
+    }
+
+    @Test("a damaged base snapshot without an archive fails the open and is reported by verify")
+    func damagedBase() throws {
+        let dir = TemporaryDirectory()
+        try makeStore(dir, events: randomEvents(count: 100, seed: 3), snapshotAt: 60)
+        try Store.compact(path: dir.path, options: fastOptions())
+        try rewriteSnapshot(in: dir.path, seq: 60) { $0[30] ^= 1 }
+        #expect { try Store(path: dir.path, options: fastOptions()) } throws: { error in
+            if case StoreError.damagedSnapshot(_, let seq, _) = error { return seq == 60 }
+            return false
+        }
+        var options = fastOptions()
+        options.replayOnOpen = false
+        let report = try Store(path: dir.path, options: options).verify()
+        #expect(report.problems.contains { $0.location == .snapshot && $0.seq == 60 })
+    }
+
+    @Test("purge leaves no byte of the account in any file, keeps other accounts' state, records gaps")
+    func purge() throws {
+        let dir = TemporaryDirectory()
+        let secret = "purge-me@secret.example"
+        let secretChat = "chat-of-the-secret-account"
+        var events = randomEvents(count: 1_500, seed: 5)
+        var rng = SeededRandom(seed: 5)
+        for index in stride(from: 0, to: events.count, by: 7) {
+            events[index] = Event(account: secret, .notify(.init(
+                chat: secretChat, kind: .message, id: Int64(index + 1), date: 1_700_000_000,
+                title: "secret title \(Int.random(in: 0..<1000, using: &rng))", body: "secret body")))
+        }
+        events.append(Event(account: secret, .read(chat: secretChat, maxId: 5)))  // the last seq is purged
+        do {
+            let store = try Store(path: dir.path, options: fastOptions())
+            try store.append(contentsOf: events[..<800].map { ($0, .library) })
+            try store.snapshot()
+            try store.quarantine([
+                QuarantinedPayload(receivedAt: 1, format: "herald", input: "-", line: 3, reason: "bad",
+                    raw: Array("{\"account\":\"\(secret)\",\"oops\":1}".utf8)),
+                QuarantinedPayload(receivedAt: 1, format: "herald", input: "-", line: 4, reason: "bad", raw: Array("{\"x\":1}".utf8)),
+            ])
+        }
+        try Store.compact(path: dir.path, archive: true, options: fastOptions())
+        do {
+            let store = try Store(path: dir.path, options: fastOptions())
+            try store.append(contentsOf: events[800...].map { ($0, .library) })
+            try store.snapshot()
+        }
+        let needles = [secret, secretChat, "secret title"].map { Array($0.utf8) }
+        #expect(filesUnder(dir.path).contains { path in needles.contains { file(path, contains: $0) } })
+        let report = try Store.purge(path: dir.path, account: secret, options: fastOptions())
+        let purgedCount = events.filter { $0.account == secret }.count
+        #expect(report.recordsRemoved + report.archivedRecordsRemoved == purgedCount)
+        #expect(report.quarantineRemoved == 1)
+        for path in filesUnder(dir.path) {
+            for needle in needles {
+                #expect(!file(path, contains: needle), "\(path) still holds \(String(decoding: needle, as: UTF8.self))")
+            }
+        }
+        let store = try Store(path: dir.path, options: fastOptions())
+        let reference = referenceProjection(events)
+        #expect(store.projection.account(secret) == nil)
+        for name in reference.accounts where name != secret {
+            #expect(store.projection.account(name) == reference.account(name))
+        }
+        #expect(store.lastSeq == UInt64(events.count))
+        #expect(try store.quarantined().count == 1)
+        let verify = try store.verify()
+        #expect(verify.isClean, "\(verify.problems)")
+        #expect(verify.purged.reduce(0) { $0 + $1.count } == purgedCount)
+        #expect(try store.append(events[1]).seq == UInt64(events.count + 1))
+    }
+
+    @Test("a flipped byte in a record, found in data.mdb, is reported with its seq and never applied")
+    func damagedRecords() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 400, seed: 8)
+        try makeStore(dir, events: events, snapshotAt: 200)
+        var rng = SeededRandom(seed: 8)
+        for _ in 0..<6 {
+            let copy = TemporaryDirectory()
+            try FileManager.default.copyItem(atPath: dir.child("data.mdb"), toPath: copy.child("data.mdb"))
+            let seq = UInt64.random(in: 1...400, using: &rng)
+            var options = fastOptions()
+            options.replayOnOpen = false
+            let bytes = try storedBytes(of: seq, in: try Store(path: copy.path, options: options))
+            let data = [UInt8](FileManager.default.contents(atPath: copy.child("data.mdb"))!)
+            let at = try #require(offset(of: bytes, in: data))
+            try flipByte(in: copy.child("data.mdb"), at: at + Int.random(in: 0..<bytes.count, using: &rng))
+            let report = try Store(path: copy.path, options: options).verify()
+            #expect(report.problems.contains { $0.location == .log && $0.seq == seq }, "\(report.problems)")
+            if seq > 200 {
+                #expect { try Store(path: copy.path, options: fastOptions()) } throws: { error in
+                    if case StoreError.damagedRecord(_, let damaged, _) = error { return damaged == seq }
+                    return false
+                }
+            } else {
+                // The snapshot at 200 covers it: the open never reads it, and the state is right.
+                #expect(try Store(path: copy.path, options: fastOptions()).projection == referenceProjection(events))
+            }
+        }
+    }
+
+    @Test("a flipped byte in a snapshot, found in data.mdb, is reported; the open falls back to a replay")
+    func damagedSnapshotInFile() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 400, seed: 10)
+        try makeStore(dir, events: events, snapshotAt: 300)
+        var options = fastOptions()
+        options.replayOnOpen = false
+        let bytes = try {
+            let store = try Store(path: dir.path, options: options)
+            let database = try #require(try store.existingAuxiliary(.snapshots))
+            return try #require(try store.environment.read { txn in try txn.get(database, key: SeqKey(300).bytes) })
+        }()
+        let data = [UInt8](FileManager.default.contents(atPath: dir.child("data.mdb"))!)
+        let at = try #require(offset(of: Array(bytes.prefix(64)), in: data))
+        try flipByte(in: dir.child("data.mdb"), at: at + 40)
+        let report = try Store(path: dir.path, options: options).verify()
+        #expect(report.problems.map(\.seq) == [300] && report.problems.first?.location == .snapshot)
+        #expect(try Store(path: dir.path, options: fastOptions()).projection == referenceProjection(events))
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Validates what `herald` prints against the JSON Schemas in schema/, on the conformance cases
+# and the sample payloads. Needs python3 with `jsonschema` (pip install jsonschema).
+# usage: Tools/check-schemas.sh [path/to/herald]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+herald=${1:-"$root/.build/debug/herald"}
+shared="$root/../shared"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+for events in "$shared"/spec/conformance/*.events.jsonl; do
+  name=$(basename "$events" .events.jsonl)
+  "$herald" ingest --quiet --store "$work/$name" "$events"
+  "$herald" state --store "$work/$name" --json > "$work/$name.state.json"
+  "$herald" replay --store "$work/$name" --updates --json > "$work/$name.updates.jsonl"
+  "$herald" export --store "$work/$name" > "$work/$name.export.jsonl"
+  "$herald" stats --store "$work/$name" --json > "$work/$name.stats.json"
+  "$herald" audit --store "$work/$name" --account "$(head -c 200 "$events" | sed 's/.*"account":"\([^"]*\)".*/\1/' | head -1)" --notification 1 --json > "$work/$name.audit.jsonl"
+done
+printf '{"type":"notify"}\n' | "$herald" ingest --quiet --store "$work/q" - 2>/dev/null || true
+"$herald" quarantine list --store "$work/q" --json > "$work/q.quarantine.jsonl"
+python3 - "$root/schema" "$work" "$shared/spec/conformance" <<'PY'
+import glob, json, os, sys
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+schema_dir, work, conformance = sys.argv[1:4]
+schemas = {os.path.basename(p): json.load(open(p)) for p in glob.glob(schema_dir + "/*.schema.json")}
+registry = Registry().with_resources([(name, Resource.from_contents(s)) for name, s in schemas.items()] +
+                                     [(s["$id"], Resource.from_contents(s)) for s in schemas.values()])
+def check(schema, docs, what):
+    v = Draft202012Validator(schemas[schema], registry=registry)
+    n = 0
+    for doc in docs:
+        errors = list(v.iter_errors(doc))
+        if errors:
+            sys.exit(f"{what}: {errors[0].message} at {list(errors[0].absolute_path)}")
+        n += 1
+    return n
+def lines(path): return [json.loads(l) for l in open(path) if l.strip()]
+total = 0
+total += check("event.schema.json", [d for p in glob.glob(conformance + "/*.events.jsonl") for d in lines(p)], "conformance events")
+total += check("state.schema.json", [json.load(open(p)) for p in glob.glob(work + "/*.state.json")], "state")
+total += check("state.schema.json", [json.load(open(p)) for p in glob.glob(conformance + "/*.expected.json")], "expected state")
+total += check("updates-line.schema.json", [d for p in glob.glob(work + "/*.updates.jsonl") for d in lines(p)], "updates")
+total += check("export-line.schema.json", [d for p in glob.glob(work + "/*.export.jsonl") for d in lines(p)], "export")
+total += check("stats.schema.json", [json.load(open(p)) for p in glob.glob(work + "/*.stats.json")], "stats")
+total += check("audit-line.schema.json", [d for p in glob.glob(work + "/*.audit.jsonl") for d in lines(p)], "audit")
+total += check("quarantine-entry.schema.json", lines(work + "/q.quarantine.jsonl"), "quarantine")
+print(f"{total} documents valid against schema/")
+PY
