@@ -110,6 +110,55 @@ enum Herald {
         handle.write(Data(buffer))
     }
 
+    /// Takes a snapshot of the store in `directory` now, then appends `tail` more events
+    /// (continuing the stream of `seed` after `already` events): a log whose newest snapshot
+    /// is exactly `tail` events behind its end. Returns the snapshot's seq.
+    static func snapshotThenTail(directory: String, already: Int, tail: Int, seed: UInt64) throws -> UInt64 {
+        let store = try Store(path: directory, options: storeOptions())
+        let seq = try store.snapshot()
+        var workload = Workload(Workload.Configuration(seed: seed))
+        for _ in 0..<already { _ = workload.next() }
+        var done = 0
+        while done < tail {
+            let size = min(10_000, tail - done)
+            try store.append(contentsOf: workload.next(size).map { ($0, Source.library) })
+            done += size
+        }
+        return seq
+    }
+
+    /// Compaction: a log of `count` events with one snapshot at 90 %, compacted up to it.
+    /// Returns the data file size afterwards, the bytes of the live records (key + value) and
+    /// the snapshot's size.
+    static func compaction(directory: String, count: Int, seed: UInt64) throws -> (file: Int, liveRecords: Int, snapshot: Int, report: CompactionReport) {
+        var options = storeOptions()
+        options.snapshotInterval = 0
+        var snapshotBytes = 0
+        do {
+            let store = try Store(path: directory, options: options)
+            var workload = Workload(Workload.Configuration(seed: seed))
+            let covered = count * 9 / 10
+            var done = 0
+            while done < count {
+                if done == covered {
+                    try store.snapshot()
+                    snapshotBytes = store.projection.snapshot().count
+                }
+                let size = min(10_000, (done < covered ? covered : count) - done)
+                try store.append(contentsOf: workload.next(size).map { ($0, Source.library) })
+                done += size
+            }
+        }
+        let report = try Store.compact(path: directory, options: options)
+        let store = try Store(path: directory, options: readOnlyOptions())
+        var liveRecords = 0
+        try store.forEachRawRecord { _, bytes in
+            liveRecords += bytes.count + 8
+            return true
+        }
+        return (report.bytesAfter, liveRecords, snapshotBytes, report)
+    }
+
     static func storeOptions() -> Store.Options {
         var options = Store.Options()
         options.initialMapSize = 1 << 30
@@ -156,13 +205,14 @@ struct RebuildReport {
 
 /// The `rebuild` child: opens the store cold (replaying the whole log) and reports the time,
 /// the live notifications and the memory it took, as `key=value` pairs on stdout.
-func rebuildChild(directory: String) throws {
+func rebuildChild(directory: String, useSnapshots: Bool) throws {
     let highWaterBefore = procStatus("VmHWM")
     let anonymousBefore = procStatus("RssAnon")
     let sampler = AnonymousMemorySampler()
     var options = Store.Options()
     options.create = false
     options.readOnly = true
+    options.useSnapshots = useSnapshots
     let cpuStart = cpuTime()
     let start = now()
     let store = try Store(path: directory, options: options)
@@ -170,7 +220,7 @@ func rebuildChild(directory: String) throws {
     let cpuSeconds = cpuTime() - cpuStart
     let anonymousPeak = sampler.stop()
     let highWaterAfter = procStatus("VmHWM")
-    let live = store.projection.liveNotificationCount
+    let live = store.projection.statistics.liveNotifications
     let events = try store.recordCount()
     print("seconds=\(seconds) cpu=\(cpuSeconds) events=\(events) live=\(live) anonBefore=\(anonymousBefore) anonPeak=\(anonymousPeak) hwmBefore=\(highWaterBefore) hwmAfter=\(highWaterAfter)")
 }

@@ -5,7 +5,8 @@
 //   herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
 //                    [--events N] [--single N] [--concurrent-per-producer N] [--ingest-lines N]
 //                    [--repeat R] [--tmp DIR]
-//   herald-bench rebuild --store DIR        (child: cold open with full replay; key=value report)
+//   herald-bench rebuild --store DIR [--snapshots]
+//       (child: cold open, replaying the whole log or from the newest snapshot; key=value report)
 //   herald-bench populate --store DIR --events N   (a store for profiling)
 
 import Foundation
@@ -21,6 +22,10 @@ struct Settings {
     var producers = 8
     var perProducer = 2_500
     var ingestLines = 1_000_000
+    /// Events behind the newest snapshot in the restart measurement.
+    var restartTail = 10_000
+    /// The log compacted in the compaction measurement.
+    var compactionEvents = 1_000_000
     var batchSize = 10_000
     /// Repetitions of the large measurements (best one kept); small ones always run 3 times.
     var repeats = 1
@@ -33,6 +38,7 @@ struct Settings {
         single = 2_000
         perProducer = 500
         ingestLines = 200_000
+        compactionEvents = 200_000
         repeats = 2
     }
 }
@@ -41,8 +47,8 @@ func usage() -> Never {
     FileHandle.standardError.write(Data("""
         usage: herald-bench run --herald PATH --lmdb-baseline PATH --sqlite-baseline PATH [--quick]
                                 [--events N] [--single N] [--concurrent-per-producer N]
-                                [--ingest-lines N] [--repeat R] [--tmp DIR]
-               herald-bench rebuild --store DIR
+                                [--ingest-lines N] [--compaction-events N] [--repeat R] [--tmp DIR]
+               herald-bench rebuild --store DIR [--snapshots]
                herald-bench populate --store DIR --events N
 
         """.utf8))
@@ -64,6 +70,7 @@ func parseSettings(_ arguments: ArraySlice<String>) -> Settings {
         case "--single": settings.single = Int(value) ?? { usage() }()
         case "--concurrent-per-producer": settings.perProducer = Int(value) ?? { usage() }()
         case "--ingest-lines": settings.ingestLines = Int(value) ?? { usage() }()
+        case "--compaction-events": settings.compactionEvents = Int(value) ?? { usage() }()
         case "--tmp": settings.temporary = value
         case "--repeat": settings.repeats = max(1, Int(value) ?? { usage() }())
         default: usage()
@@ -76,9 +83,11 @@ func parseSettings(_ arguments: ArraySlice<String>) -> Settings {
 var arguments = CommandLine.arguments.dropFirst()
 switch arguments.popFirst() {
 case "rebuild":
+    let useSnapshots = arguments.contains("--snapshots")
+    arguments.removeAll { $0 == "--snapshots" }
     guard arguments.count == 2, arguments.first == "--store" else { usage() }
     do {
-        try rebuildChild(directory: arguments.last!)
+        try rebuildChild(directory: arguments.last!, useSnapshots: useSnapshots)
     } catch {
         FileHandle.standardError.write(Data("rebuild failed: \(error)\n".utf8))
         exit(1)
