@@ -17,7 +17,7 @@ struct Settings {
     var lmdbBaseline = ""
     var sqliteBaseline = ""
     var quick = false
-    var events = 2_000_000
+    var events = 10_000_000
     var single = 5_000
     var producers = 8
     var perProducer = 2_500
