@@ -65,12 +65,35 @@ public struct ByteReader {
         let raw = try varint()
         guard raw <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(raw) bytes overruns the buffer") }
         let length = Int(raw)
-        let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
-        guard let value = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]).bindMemory(to: UInt8.self)
+        let value: String
+        if Self.isASCII(slice) {
+            // Every byte below 0x80 is valid UTF-8 on its own: skip the general validation.
+            value = String(decoding: slice, as: UTF8.self)
+        } else if let validated = String(validating: slice, as: UTF8.self) {
+            value = validated
+        } else {
             throw Malformed(offset: start, reason: "invalid UTF-8")
         }
         offset += length
         return value
+    }
+
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
