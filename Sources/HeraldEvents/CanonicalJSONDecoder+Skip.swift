@@ -54,6 +54,7 @@ extension CanonicalJSONDecoder {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
+                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
             case UInt8(ascii: "}"):
                 index += 1
                 return
@@ -81,6 +82,7 @@ extension CanonicalJSONDecoder {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
+                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
             case UInt8(ascii: "]"):
                 index += 1
                 return

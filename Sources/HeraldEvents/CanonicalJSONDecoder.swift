@@ -6,7 +6,8 @@
 ///
 /// Strictness (RFC 8259 plus): nesting is bounded at ``maxDepth``; strings must be valid
 /// UTF-8 without raw control characters, and `\u` escapes must not leave a lone surrogate;
-/// numbers follow the JSON grammar (no leading zeros, `+`, `NaN`); only whitespace may follow
+/// numbers follow the JSON grammar (no leading zeros, `+`, `NaN`); trailing commas and a
+/// byte order mark are rejected (Foundation's readers take both); only whitespace may follow
 /// the object. Any of these is a whole-document error (`field == ""`,
 /// `invalid JSON at byte N: …`), reported before any field error, as Foundation did.
 ///
@@ -89,6 +90,7 @@ struct CanonicalJSONDecoder {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
+                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
             case UInt8(ascii: "}"):
                 index += 1
                 return
@@ -166,6 +168,7 @@ struct CanonicalJSONDecoder {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
+                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
             case UInt8(ascii: "]"):
                 index += 1
                 if let firstError { return .invalid(firstError) }

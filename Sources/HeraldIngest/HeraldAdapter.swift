@@ -8,6 +8,13 @@ import HeraldEvents
 struct HeraldAdapter {
     /// Decodes one canonical event line.
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(IngestError) in try decode(buffer, context: context) }
+        }.get()
+    }
+
+    /// Decodes one canonical event line from bytes valid during the call.
+    static func decode(_ bytes: UnsafeRawBufferPointer, context: IngestContext) throws(IngestError) -> IngestResult {
         let event: Event
         do {
             event = try Event(json: bytes)
