@@ -158,7 +158,8 @@ struct CanonicalJSONDecoder {
         while true {
             switch try readInteger(field: "\(key.name)[\(values.count)]", depth: 2) {
             case .value(let value): values.append(value)
-            case .null: firstError = firstError ?? EventError(field: "\(key.name)[\(values.count)]", reason: "expected an integer, got null")
+            case .null:
+                firstError = firstError ?? EventError(field: "\(key.name)[\(values.count)]", reason: "expected an integer, got null")
             case .invalid(let error): firstError = firstError ?? error
             case .absent: preconditionFailure("an array element is never absent")
             }

@@ -94,25 +94,27 @@ struct EventFields {
         let payload: Event.Payload
         switch eventType {
         case .notify:
-            payload = .notify(Event.Notify(
-                chat: try required(chat, "chat", "a string"),
-                kind: try notificationKind(),
-                id: try required(id, "id", "an integer"),
-                date: try required(date, "date", "an integer"),
-                silent: try optional(silent) ?? false,
-                partial: try optional(partial) ?? false,
-                title: try optional(title),
-                body: try optional(body),
-                sender: try optional(sender),
-                thread: try optional(thread)))
+            payload = .notify(
+                Event.Notify(
+                    chat: try required(chat, "chat", "a string"),
+                    kind: try notificationKind(),
+                    id: try required(id, "id", "an integer"),
+                    date: try required(date, "date", "an integer"),
+                    silent: try optional(silent) ?? false,
+                    partial: try optional(partial) ?? false,
+                    title: try optional(title),
+                    body: try optional(body),
+                    sender: try optional(sender),
+                    thread: try optional(thread)))
         case .edit:
-            payload = .edit(Event.Edit(
-                chat: try required(chat, "chat", "a string"),
-                kind: try notificationKind(),
-                id: try required(id, "id", "an integer"),
-                title: try optional(title),
-                body: try optional(body),
-                partial: try optional(partial) ?? false))
+            payload = .edit(
+                Event.Edit(
+                    chat: try required(chat, "chat", "a string"),
+                    kind: try notificationKind(),
+                    id: try required(id, "id", "an integer"),
+                    title: try optional(title),
+                    body: try optional(body),
+                    partial: try optional(partial) ?? false))
         case .read:
             payload = .read(chat: try required(chat, "chat", "a string"), maxId: try required(maxId, "maxId", "an integer"))
         case .delete:
@@ -129,13 +131,15 @@ struct EventFields {
                 groupId: try required(groupId, "groupId", "an integer"),
                 maxNotificationId: try optional(maxNotificationId))
         case .options:
-            payload = .options(groupCountMax: try optional(groupCountMax).map(Int.init), groupSizeMax: try optional(groupSizeMax).map(Int.init))
+            payload = .options(
+                groupCountMax: try optional(groupCountMax).map(Int.init), groupSizeMax: try optional(groupSizeMax).map(Int.init))
         case .chatSettings:
-            payload = .chatSettings(Event.ChatSettings(
-                chat: try required(chat, "chat", "a string"),
-                muted: try optional(muted),
-                disableMentions: try optional(disableMentions),
-                disablePinned: try optional(disablePinned)))
+            payload = .chatSettings(
+                Event.ChatSettings(
+                    chat: try required(chat, "chat", "a string"),
+                    muted: try optional(muted),
+                    disableMentions: try optional(disableMentions),
+                    disablePinned: try optional(disablePinned)))
         case .revoke:
             payload = .revoke
         case .note:

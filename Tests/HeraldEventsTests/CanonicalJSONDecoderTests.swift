@@ -45,10 +45,12 @@ struct CanonicalJSONDecoderTests {
         #expect(try Event(json: escapedKey) == Event(account: "a", .revoke))
     }
 
-    @Test("bad strings are rejected as malformed documents", arguments: [
-        #""\ud83d""#, #""\ud83d x""#, #""\ude80""#, #""\ud83d\u0041""#, #""\u12""#, #""\x""#, #""abc"#,
-        "\"a\u{01}b\"", "\"tab\there\"", "\"new\nline\"",
-    ])
+    @Test(
+        "bad strings are rejected as malformed documents",
+        arguments: [
+            #""\ud83d""#, #""\ud83d x""#, #""\ude80""#, #""\ud83d\u0041""#, #""\u12""#, #""\x""#, #""abc"#,
+            "\"a\u{01}b\"", "\"tab\there\"", "\"new\nline\"",
+        ])
     func badStrings(json: String) {
         let error = Self.error(Self.notify(title: json))
         #expect(error?.field == "", "\(String(describing: error))")
@@ -59,7 +61,9 @@ struct CanonicalJSONDecoderTests {
     func invalidUTF8() {
         let prefix = Array(#"{"type":"note","account":"a","reason":""#.utf8)
         let suffix = Array(#""}"#.utf8)
-        let bad: [[UInt8]] = [[0xFF], [0xC3], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82]]
+        let bad: [[UInt8]] = [
+            [0xFF], [0xC3], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82],
+        ]
         for bytes in bad {
             let error = Self.error(prefix, bytes, suffix)
             #expect(error?.field == "" && error?.reason.contains("invalid UTF-8") == true, "\(bytes): \(String(describing: error))")
@@ -89,10 +93,13 @@ struct CanonicalJSONDecoderTests {
         }
         #expect(try id("9223372036854775807") == .max)
         #expect(try id("1") == 1)
-        #expect(Self.error(Self.notify(id: "9223372036854775808")) == EventError(field: "id", reason: "integer out of range, got 9223372036854775808"))
+        #expect(
+            Self.error(Self.notify(id: "9223372036854775808"))
+                == EventError(field: "id", reason: "integer out of range, got 9223372036854775808"))
         #expect(Self.error(Self.notify(id: "99999999999999999999999")).map(\.field) == "id")
         #expect(Self.error(Self.notify(id: "-0")) == EventError(field: "id", reason: "must be > 0, got 0"))
-        #expect(Self.error(Self.notify(id: "-9223372036854775808")) == EventError(field: "id", reason: "must be > 0, got -9223372036854775808"))
+        #expect(
+            Self.error(Self.notify(id: "-9223372036854775808")) == EventError(field: "id", reason: "must be > 0, got -9223372036854775808"))
         #expect(Self.error(Self.notify(id: "-9223372036854775809"))?.reason.hasPrefix("integer out of range") == true)
         #expect(Self.error(Self.notify(id: "1.0")) == EventError(field: "id", reason: "expected an integer, got 1.0"))
         #expect(Self.error(Self.notify(id: "1e2")) == EventError(field: "id", reason: "expected an integer, got 1e2"))
@@ -106,13 +113,17 @@ struct CanonicalJSONDecoderTests {
         }
         let delete = #"{"type":"delete","account":"a","ids":[1,9223372036854775807,2.5,"x"]}"#
         #expect(Self.error(delete) == EventError(field: "ids[2]", reason: "expected an integer, got 2.5"))
-        #expect(Self.error(#"{"type":"delete","account":"a","ids":[1,null]}"#) == EventError(field: "ids[1]", reason: "expected an integer, got null"))
-        #expect(Self.error(#"{"type":"delete","account":"a","ids":7}"#) == EventError(field: "ids", reason: "expected an array of integers"))
+        #expect(
+            Self.error(#"{"type":"delete","account":"a","ids":[1,null]}"#)
+                == EventError(field: "ids[1]", reason: "expected an integer, got null"))
+        #expect(
+            Self.error(#"{"type":"delete","account":"a","ids":7}"#) == EventError(field: "ids", reason: "expected an array of integers"))
     }
 
     @Test("unknown keys are skipped whatever their values")
     func unknownKeys() throws {
-        let line = #"{"seq":12,"x":{"a":[1,{"b":null},"s\u00e9",true,false,-1.5e-7]},"type":"read","y":[],"z":{},"account":"a","chat":"c","maxId":3,"w":"\ud83d\ude80"}"#
+        let line =
+            #"{"seq":12,"x":{"a":[1,{"b":null},"s\u00e9",true,false,-1.5e-7]},"type":"read","y":[],"z":{},"account":"a","chat":"c","maxId":3,"w":"\ud83d\ude80"}"#
         #expect(try Event(json: line) == Event(account: "a", .read(chat: "c", maxId: 3)))
         // Fields other types do not read are not checked (as before).
         #expect(try Event(json: #"{"type":"revoke","account":"a","title":5,"id":"x"}"#) == Event(account: "a", .revoke))
@@ -125,7 +136,9 @@ struct CanonicalJSONDecoderTests {
             let line = #"{"type":"revoke","account":"a","x":"# + value + "}"
             let error = Self.error(line)
             // The event object is depth 1, so 63 nested arrays fit and 64 do not.
-            if depth <= 63 { #expect(error == nil, "\(depth)") } else {
+            if depth <= 63 {
+                #expect(error == nil, "\(depth)")
+            } else {
                 #expect(error?.reason.contains("nesting deeper than 64") == true, "\(depth)")
             }
         }
@@ -143,18 +156,23 @@ struct CanonicalJSONDecoderTests {
     @Test("only whitespace may follow the object", arguments: ["x", "{}", ",", "]", "\u{0}", "null", #"{"type":"revoke"}"#])
     func trailingGarbage(garbage: String) {
         let error = Self.error(#"{"type":"revoke","account":"a"} "# + garbage)
-        #expect(error?.field == "" && error?.reason.contains("unexpected data after the JSON value") == true, "\(String(describing: error))")
+        #expect(
+            error?.field == "" && error?.reason.contains("unexpected data after the JSON value") == true, "\(String(describing: error))")
     }
 
     @Test("whole-document errors name the byte offset")
     func documentErrors() {
         #expect(Self.error("") == EventError(field: "", reason: "invalid JSON at byte 0: unexpected end of input"))
-        #expect(Self.error(#"{"type":"revoke","account":"a""#) == EventError(field: "", reason: "invalid JSON at byte 30: unexpected end of input"))
+        #expect(
+            Self.error(#"{"type":"revoke","account":"a""#)
+                == EventError(field: "", reason: "invalid JSON at byte 30: unexpected end of input"))
         #expect(Self.error(#"{"type" "revoke"}"#) == EventError(field: "", reason: "invalid JSON at byte 8: expected ':'"))
         #expect(Self.error("[1,2]") == EventError(field: "", reason: "expected a JSON object, got an array"))
         #expect(Self.error("\"s\"") == EventError(field: "", reason: "expected a JSON object, got a string"))
         // A malformed document is reported before any field error, wherever the fault is.
-        #expect(Self.error(#"{"type":"teleport","account":"a","id":"x",}"#) == EventError(field: "", reason: "invalid JSON at byte 42: trailing comma"))
+        #expect(
+            Self.error(#"{"type":"teleport","account":"a","id":"x",}"#)
+                == EventError(field: "", reason: "invalid JSON at byte 42: trailing comma"))
         #expect(Self.error(#"{"type":"delete","account":"a","ids":[1,2,]}"#)?.reason.hasSuffix("trailing comma") == true)
     }
 
@@ -163,7 +181,9 @@ struct CanonicalJSONDecoderTests {
         let line = #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":2,"title":null,"silent":null}"#
         #expect(try Event(json: line) == Event(account: "a", .notify(.init(chat: "c", kind: .message, id: 1, date: 2))))
         #expect(Self.error(#"{"type":null,"account":"a"}"#) == EventError(field: "type", reason: "expected a string, got null"))
-        #expect(Self.error(#"{"type":"read","account":"a","chat":"c","maxId":null}"#) == EventError(field: "maxId", reason: "expected an integer, got null"))
+        #expect(
+            Self.error(#"{"type":"read","account":"a","chat":"c","maxId":null}"#)
+                == EventError(field: "maxId", reason: "expected an integer, got null"))
     }
 
     @Test("a known key given twice is rejected; unknown ones are ignored")

@@ -29,8 +29,11 @@ enum Generator {
         let account = Bool.random(using: &random) ? "tg:\(random.next() % 100)" : s()
         let payload: Event.Payload
         switch random.next() % 12 {
-        case 0: payload = .notify(.init(chat: s(), kind: kind, id: i(), date: i(), silent: .random(using: &random),
-                                        partial: .random(using: &random), title: o(), body: o(), sender: o(), thread: o()))
+        case 0:
+            payload = .notify(
+                .init(
+                    chat: s(), kind: kind, id: i(), date: i(), silent: .random(using: &random),
+                    partial: .random(using: &random), title: o(), body: o(), sender: o(), thread: o()))
         case 1: payload = .edit(.init(chat: s(), kind: kind, id: i(), title: o(), body: o(), partial: .random(using: &random)))
         case 2: payload = .read(chat: s(), maxId: i())
         case 3: payload = .delete(ids: (0..<random.next() % 4).map { _ in i() }, chat: o())
@@ -38,7 +41,9 @@ enum Generator {
         case 5: payload = .endCall(chat: s(), id: i())
         case 6: payload = .dismiss(notificationId: i())
         case 7: payload = .dismissGroup(groupId: i(), maxNotificationId: Bool.random(using: &random) ? i() : nil)
-        case 8: payload = .options(groupCountMax: Int(random.next() % 30), groupSizeMax: Bool.random(using: &random) ? Int(random.next() % 30) : nil)
+        case 8:
+            payload = .options(
+                groupCountMax: Int(random.next() % 30), groupSizeMax: Bool.random(using: &random) ? Int(random.next() % 30) : nil)
         case 9: payload = .chatSettings(.init(chat: s(), muted: .random(using: &random), disablePinned: .random(using: &random)))
         case 10: payload = .revoke
         default: payload = .note(source: o(), reason: o())
@@ -62,7 +67,8 @@ enum Generator {
         if random.next() % 4 == 0 {
             // Whitespace after some structural characters.
             bytes = bytes.flatMap { byte -> [UInt8] in
-                [UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "{")].contains(byte) && random.next() % 2 == 0 ? [byte, 0x20, 0x0A] : [byte]
+                [UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "{")].contains(byte) && random.next() % 2 == 0
+                    ? [byte, 0x20, 0x0A] : [byte]
             }
         }
         return bytes

@@ -29,7 +29,8 @@ struct DifferentialFuzzTests {
             case (.failure(let error), .some(.success)):
                 // Stricter than JSONSerialization only where documented: it takes trailing
                 // commas, repeated keys (last wins) and a byte order mark.
-                let documented = ["duplicate key", "nesting deeper", "lone surrogate", "trailing comma"].contains { error.reason.contains($0) }
+                let documented =
+                    ["duplicate key", "nesting deeper", "lone surrogate", "trailing comma"].contains { error.reason.contains($0) }
                     || line.starts(with: [0xEF, 0xBB, 0xBF])
                 if !documented { failures.append("\(preview(line)): rejected (\(error)) but JSONSerialization accepts it") }
                 tally.stricter += 1
@@ -91,14 +92,16 @@ enum Reference {
         let payload: Event.Payload
         switch type {
         case .notify:
-            payload = .notify(.init(
-                chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
-                date: try need(try integer("date")), silent: try bool("silent") ?? false, partial: try bool("partial") ?? false,
-                title: try string("title"), body: try string("body"), sender: try string("sender"), thread: try string("thread")))
+            payload = .notify(
+                .init(
+                    chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
+                    date: try need(try integer("date")), silent: try bool("silent") ?? false, partial: try bool("partial") ?? false,
+                    title: try string("title"), body: try string("body"), sender: try string("sender"), thread: try string("thread")))
         case .edit:
-            payload = .edit(.init(
-                chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
-                title: try string("title"), body: try string("body"), partial: try bool("partial") ?? false))
+            payload = .edit(
+                .init(
+                    chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
+                    title: try string("title"), body: try string("body"), partial: try bool("partial") ?? false))
         case .read: payload = .read(chat: try need(try string("chat")), maxId: try need(try integer("maxId")))
         case .delete: payload = .delete(ids: try ids(), chat: try string("chat"))
         case .readReactions: payload = .readReactions(chat: try need(try string("chat")), ids: try ids())
@@ -107,11 +110,13 @@ enum Reference {
         case .dismissGroup:
             payload = .dismissGroup(groupId: try need(try integer("groupId")), maxNotificationId: try integer("maxNotificationId"))
         case .options:
-            payload = .options(groupCountMax: try integer("groupCountMax").map(Int.init), groupSizeMax: try integer("groupSizeMax").map(Int.init))
+            payload = .options(
+                groupCountMax: try integer("groupCountMax").map(Int.init), groupSizeMax: try integer("groupSizeMax").map(Int.init))
         case .chatSettings:
-            payload = .chatSettings(.init(
-                chat: try need(try string("chat")), muted: try bool("muted"),
-                disableMentions: try bool("disableMentions"), disablePinned: try bool("disablePinned")))
+            payload = .chatSettings(
+                .init(
+                    chat: try need(try string("chat")), muted: try bool("muted"),
+                    disableMentions: try bool("disableMentions"), disablePinned: try bool("disablePinned")))
         case .revoke: payload = .revoke
         case .note: payload = .note(source: try string("source"), reason: try string("reason"))
         }
