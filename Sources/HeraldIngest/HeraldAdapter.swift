@@ -2,12 +2,19 @@ import HeraldEvents
 
 /// Adapts Herald's own canonical JSONL: one line is one event, decoded by `Event(json:)`.
 ///
-/// The line is first checked by ``JSONParser`` (bounded nesting, no traps) and then
-/// decoded and validated by the event model; its errors keep their field names.
+/// The event model's single-pass decoder reads the bytes directly (no ``JSONParser``
+/// pre-pass): it bounds nesting, rejects invalid UTF-8 and lone surrogates, and its errors
+/// keep their field names (`""` with `invalid JSON at byte N: …` for malformed lines).
 struct HeraldAdapter {
     /// Decodes one canonical event line.
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
-        _ = try PayloadObject.parse(bytes, format: .herald)
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(IngestError) in try decode(buffer, context: context) }
+        }.get()
+    }
+
+    /// Decodes one canonical event line from bytes valid during the call.
+    static func decode(_ bytes: UnsafeRawBufferPointer, context: IngestContext) throws(IngestError) -> IngestResult {
         let event: Event
         do {
             event = try Event(json: bytes)

@@ -34,10 +34,15 @@ public enum Ingest {
     public static func decode(
         _ payload: some Collection<UInt8>, format: PayloadFormat?, context: IngestContext
     ) throws(IngestError) -> IngestResult {
-        let bytes = Array(payload)
-        guard bytes.count <= maxPayloadBytes else {
-            throw IngestError(format: format, field: "", reason: "payload of \(bytes.count) bytes exceeds \(maxPayloadBytes)")
+        guard payload.count <= maxPayloadBytes else {
+            throw IngestError(format: format, field: "", reason: "payload of \(payload.count) bytes exceeds \(maxPayloadBytes)")
         }
+        // Canonical lines are decoded in place; other formats work on a copy.
+        let canonical = format == .herald ? payload.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(IngestError) in try HeraldAdapter.decode(UnsafeRawBufferPointer(buffer), context: context) }
+        } : nil
+        if let canonical { return try checked(canonical.get(), format: .herald, context: context) }
+        let bytes = Array(payload)
         guard let format = format ?? detect(bytes) else {
             throw IngestError(
                 format: nil, field: "",
@@ -53,6 +58,11 @@ public enum Ingest {
         case .matrix: result = try MatrixAdapter.decode(bytes, context: context)
         case .webpush: result = try WebPushAdapter.decode(bytes, context: context)
         }
+        return try checked(result, format: format, context: context)
+    }
+
+    /// `result`, once each event is checked to be valid and to belong to the context's account.
+    private static func checked(_ result: IngestResult, format: PayloadFormat, context: IngestContext) throws(IngestError) -> IngestResult {
         for event in result.events {
             do {
                 try event.validate()

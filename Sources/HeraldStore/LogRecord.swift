@@ -38,7 +38,13 @@ public struct Source: Hashable, Sendable {
 
     /// The source of a raw payload: its format and the digest of its bytes.
     public init(format: String, payload: some DataProtocol) {
-        self.init(format: format, digest: Array(SHA256.hash(data: payload).prefix(Self.digestLength)))
+        // Hashing contiguous bytes directly skips DataProtocol's per-region generic path.
+        let digest = payload.withContiguousStorageIfAvailable { bytes in
+            var hasher = SHA256()
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+            return hasher.finalize()
+        } ?? SHA256.hash(data: payload)
+        self.init(format: format, digest: digest.withUnsafeBytes { Array($0.prefix(Self.digestLength)) })
     }
 
     /// Events appended through the library API, with no raw payload.

@@ -22,6 +22,23 @@ struct HeraldFormatTests {
         #expect(ingestError("[1,2]", .herald, context())?.reason == "expected a JSON object, got an array")
     }
 
+    @Test func malformedLinesAreWholePayloadErrors() {
+        // The event model's decoder does the checking the JSONParser pre-pass used to do.
+        let deep = #"{"type":"revoke","account":"a","x":"# + String(repeating: "[", count: 100) + "]}"
+        let badUTF8 = Array(#"{"type":"note","account":"a","reason":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        for input in [Array(deep.utf8), badUTF8, Array(#"{"type":"revoke","account":"a"} x"#.utf8)] {
+            let error: IngestError?
+            do {
+                _ = try Ingest.decode(input, format: .herald, context: context())
+                error = nil
+            } catch let caught {
+                error = caught
+            }
+            #expect(error?.format == .herald && error?.field == "")
+            #expect(error?.reason.hasPrefix("invalid JSON at byte ") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func detection() throws {
         func detect(_ text: String) -> PayloadFormat? { Ingest.detect(Array(text.utf8)) }
         #expect(detect(#"{"p":"abc"}"#) == .telegram)

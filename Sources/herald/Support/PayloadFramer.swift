@@ -27,8 +27,10 @@ struct PayloadFramer {
     mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
         if pending.isEmpty {
             // The common case: a line that is a whole payload on its own.
-            let trimmed = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-            guard trimmed.count == 1, trimmed.first == UInt8(ascii: "{") || trimmed.first == UInt8(ascii: "[") else {
+            // Without copying the line: its only non-blank byte must be `{` or `[`.
+            var content = line.lazy.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }.makeIterator()
+            let first = content.next()
+            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "["), content.next() == nil else {
                 return .payload(line, line: number)
             }
             depth = 1
