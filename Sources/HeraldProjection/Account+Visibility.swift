@@ -96,12 +96,14 @@ extension Account {
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
+        let expectedUpdates = reported.count + (contentChangedId != 0 ? 1 : 0)
         // 1. Groups that left the view, by ascending group id.
         var previous: Int32 = -1
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
             guard groups[group].isVisible && !visibleAfter.contains(g) else { continue }
+            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
@@ -127,6 +129,7 @@ extension Account {
                 if b == active.count || (a < before.endIndex && before[a] < active[b].id) {
                     removed.append(before[a]); a += 1
                 } else if a == before.endIndex || active[b].id < before[a] {
+                    if added.isEmpty { added.reserveCapacity(active.count - b) }
                     added.append(active[b]); b += 1
                 } else {
                     if active[b].id == contentChangedId && groups[group].isVisible {
@@ -140,6 +143,7 @@ extension Account {
             let total = groups[group].totalCount
             guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
             let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
+            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
@@ -148,7 +152,10 @@ extension Account {
                         isSilent: isSilent, added: added, removedIds: removed)))
         }
         // 3. The notification whose content changed, when visible before and after.
-        if let contentUpdate { updates.append(contentUpdate) }
+        if let contentUpdate {
+            if updates.isEmpty { updates.reserveCapacity(1) }
+            updates.append(contentUpdate)
+        }
 
         // The view after the event becomes the view.
         if candidatesChanged {
