@@ -38,7 +38,7 @@ extension Account {
                 previous = id
             }
             writer.varint(UInt64(chat.objects.count))
-            for (key, notificationId) in chat.objects.sorted(by: { $0.key < $1.key }) {
+            for (key, notificationId) in chat.objects.entries {
                 writer.byte(key.objectClass.rawValue)
                 writer.varint(UInt64(key.id))
                 writer.varint(UInt64(notificationId))
