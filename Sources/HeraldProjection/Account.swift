@@ -118,8 +118,10 @@ struct Account: Hashable, Sendable {
         touch(group)
         if isActive {
             groups[group].active.remove(at: index)
+            groups[group].active.shrinkIfSparse()
         } else {
             groups[group].dismissed.remove(at: index)
+            groups[group].dismissed.shrinkIfSparse()
         }
         live[id] = nil
         if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
@@ -142,6 +144,7 @@ struct Account: Hashable, Sendable {
                     kept.append(notification)
                 }
             }
+            kept.shrinkIfSparse()
             if list == 0 { groups[group].active = kept } else { groups[group].dismissed = kept }
         }
     }
@@ -149,6 +152,7 @@ struct Account: Hashable, Sendable {
     /// Stops message `index` of `chat` being unread, keeping every count in step.
     mutating func forgetUnread(chat: Int, at index: Int) {
         let message = chats[chat].unread.remove(at: index)
+        chats[chat].unread.shrinkIfSparse()
         unread -= 1
         if !chats[chat].muted { badge -= 1 }
         if message.isMention {
