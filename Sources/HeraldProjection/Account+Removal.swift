@@ -145,9 +145,9 @@ extension Account {
     }
 
     /// `revoke` (SEMANTICS §6): removes every visible group and wipes the account.
-    mutating func revoke() -> [Update] {
+    mutating func revoke(computeUpdates: Bool = true) -> [Update] {
         var updates: [Update] = []
-        for group in visible.sorted() {
+        for group in computeUpdates ? visible.sorted() : [] {
             let g = groups[Int(group)]
             updates.append(
                 .group(

@@ -68,12 +68,42 @@ extension Account {
         return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
     }
 
+    /// Ends the event when nobody wants its updates: only the view moves on.
+    mutating func finishEventWithoutUpdates(candidatesChanged: Bool) {
+        if candidatesChanged {
+            nextVisible.removeAll(keepingCapacity: true)
+            var i = candidates.count - 1
+            while nextVisible.count < groupCountMax && i >= 0 {
+                nextVisible.append(candidates[i].group)
+                i -= 1
+            }
+            if nextVisible != visible {
+                for g in visible where !nextVisible.contains(g) { groups[Int(g)].isVisible = false }
+                for g in nextVisible where !visible.contains(g) { groups[Int(g)].isVisible = true }
+            }
+            swap(&visible, &nextVisible)
+            nextVisible.removeAll(keepingCapacity: true)
+        }
+        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
+        dirty.removeAll(keepingCapacity: true)
+        savedShown.removeAll(keepingCapacity: true)
+        createdId = 0
+        createdSilent = false
+        contentChangedId = 0
+        optionsChanged = false
+        previousGroupSizeMax = groupSizeMax
+    }
+
     /// Ends the event: updates candidates and the visible view, and returns the updates of
     /// SEMANTICS §9 (allocating only when there are some).
-    mutating func finishEvent() -> [Update] {
+    mutating func finishEvent(computeUpdates: Bool = true) -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
         var candidatesChanged = optionsChanged
         for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+        guard computeUpdates else {
+            finishEventWithoutUpdates(candidatesChanged: candidatesChanged)
+            return []
+        }
 
         reported.removeAll(keepingCapacity: true)
         for entry in dirty { reported.append(entry.group) }
