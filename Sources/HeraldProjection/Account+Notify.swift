@@ -1,8 +1,9 @@
 import HeraldEvents
 
 extension Account {
-    /// Applies one event's payload and returns its updates (SEMANTICS §4–§9).
-    mutating func apply(_ payload: Event.Payload) -> [Update] {
+    /// Applies one event's payload and returns its updates (SEMANTICS §4–§9); with
+    /// `computeUpdates` false, only the state changes and the result is empty.
+    mutating func apply(_ payload: Event.Payload, computeUpdates: Bool = true) -> [Update] {
         switch payload {
         case .notify(let notify):
             self.notify(notify, chat: intern(chat: notify.chat))
@@ -29,11 +30,11 @@ extension Account {
         case .chatSettings(let settings):
             apply(settings, chat: intern(chat: settings.chat))
         case .revoke:
-            return revoke()
+            return revoke(computeUpdates: computeUpdates)
         case .note:
             return []
         }
-        return finishEvent()
+        return finishEvent(computeUpdates: computeUpdates)
     }
 
     /// `notify` (SEMANTICS §4).

@@ -14,6 +14,7 @@ extension Account {
                 if message.notificationId != 0 { clear(message.notificationId, reason: .read) }
             }
             chats[chat].unread.removeFirst(end)
+            chats[chat].unread.shrinkIfSparse()
             chats[chat].unreadMentions -= mentions
             unread -= end
             unreadMentions -= mentions
@@ -71,6 +72,7 @@ extension Account {
         guard let (group, isActive, index) = locate(id), isActive else { return }
         touch(group)
         var notification = groups[group].active.remove(at: index)
+        groups[group].active.shrinkIfSparse()
         notification.status = .dismissed
         groups[group].dismissed.insertSorted(notification)
         if recording { changes.append(.dismissed(notificationId: id)) }
@@ -86,6 +88,7 @@ extension Account {
         touch(group)
         var moved = Array(groups[group].active[0..<count])
         groups[group].active.removeFirst(count)
+        groups[group].active.shrinkIfSparse()
         for i in moved.indices {
             moved[i].status = .dismissed
             if recording { changes.append(.dismissed(notificationId: moved[i].id)) }
@@ -142,9 +145,9 @@ extension Account {
     }
 
     /// `revoke` (SEMANTICS §6): removes every visible group and wipes the account.
-    mutating func revoke() -> [Update] {
+    mutating func revoke(computeUpdates: Bool = true) -> [Update] {
         var updates: [Update] = []
-        for group in visible.sorted() {
+        for group in computeUpdates ? visible.sorted() : [] {
             let g = groups[Int(group)]
             updates.append(
                 .group(

@@ -38,7 +38,7 @@ extension Account {
                 previous = id
             }
             writer.varint(UInt64(chat.objects.count))
-            for (key, notificationId) in chat.objects.sorted(by: { $0.key < $1.key }) {
+            for (key, notificationId) in chat.objects.entries {
                 writer.byte(key.objectClass.rawValue)
                 writer.varint(UInt64(key.id))
                 writer.varint(UInt64(notificationId))
@@ -73,7 +73,7 @@ extension Account {
         let notificationIds: ClosedRange<Int64> = 0...(nextNotificationId - 1)
         for index in 0..<(try decoder.count()) {
             let name = try decoder.string()
-            guard !name.isEmpty, chatIndex.updateValue(Int32(truncatingIfNeeded: index), forKey: NameKey(name)) == nil else {
+            guard !name.isEmpty, chatIndex.intern(name).isNew else {
                 throw decoder.malformed("empty or repeated chat name")
             }
             guard index < Int(Int32.max) else { throw decoder.malformed("too many chats") }
@@ -129,8 +129,9 @@ extension Account {
                     let notification = try Notification(
                         decoding: &decoder, status: list == 0 ? .active : .dismissed, type: type)
                     guard notification.id > previousId, notification.id < nextNotificationId,
-                        live.updateValue(Int32(index), forKey: notification.id) == nil
+                        live[notification.id] == nil
                     else { throw decoder.malformed("bad notification id") }
+                    live[notification.id] = Int32(index)
                     previousId = notification.id
                     notifications.append(notification)
                 }

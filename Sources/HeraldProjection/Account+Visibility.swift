@@ -68,12 +68,42 @@ extension Account {
         return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
     }
 
+    /// Ends the event when nobody wants its updates: only the view moves on.
+    mutating func finishEventWithoutUpdates(candidatesChanged: Bool) {
+        if candidatesChanged {
+            nextVisible.removeAll(keepingCapacity: true)
+            var i = candidates.count - 1
+            while nextVisible.count < groupCountMax && i >= 0 {
+                nextVisible.append(candidates[i].group)
+                i -= 1
+            }
+            if nextVisible != visible {
+                for g in visible where !nextVisible.contains(g) { groups[Int(g)].isVisible = false }
+                for g in nextVisible where !visible.contains(g) { groups[Int(g)].isVisible = true }
+            }
+            swap(&visible, &nextVisible)
+            nextVisible.removeAll(keepingCapacity: true)
+        }
+        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
+        dirty.removeAll(keepingCapacity: true)
+        savedShown.removeAll(keepingCapacity: true)
+        createdId = 0
+        createdSilent = false
+        contentChangedId = 0
+        optionsChanged = false
+        previousGroupSizeMax = groupSizeMax
+    }
+
     /// Ends the event: updates candidates and the visible view, and returns the updates of
     /// SEMANTICS §9 (allocating only when there are some).
-    mutating func finishEvent() -> [Update] {
+    mutating func finishEvent(computeUpdates: Bool = true) -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
         var candidatesChanged = optionsChanged
         for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+        guard computeUpdates else {
+            finishEventWithoutUpdates(candidatesChanged: candidatesChanged)
+            return []
+        }
 
         reported.removeAll(keepingCapacity: true)
         for entry in dirty { reported.append(entry.group) }
@@ -96,12 +126,14 @@ extension Account {
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
+        let expectedUpdates = reported.count + (contentChangedId != 0 ? 1 : 0)
         // 1. Groups that left the view, by ascending group id.
         var previous: Int32 = -1
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
             guard groups[group].isVisible && !visibleAfter.contains(g) else { continue }
+            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
@@ -127,6 +159,7 @@ extension Account {
                 if b == active.count || (a < before.endIndex && before[a] < active[b].id) {
                     removed.append(before[a]); a += 1
                 } else if a == before.endIndex || active[b].id < before[a] {
+                    if added.isEmpty { added.reserveCapacity(active.count - b) }
                     added.append(active[b]); b += 1
                 } else {
                     if active[b].id == contentChangedId && groups[group].isVisible {
@@ -140,6 +173,7 @@ extension Account {
             let total = groups[group].totalCount
             guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
             let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
+            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
@@ -148,7 +182,10 @@ extension Account {
                         isSilent: isSilent, added: added, removedIds: removed)))
         }
         // 3. The notification whose content changed, when visible before and after.
-        if let contentUpdate { updates.append(contentUpdate) }
+        if let contentUpdate {
+            if updates.isEmpty { updates.reserveCapacity(1) }
+            updates.append(contentUpdate)
+        }
 
         // The view after the event becomes the view.
         if candidatesChanged {

@@ -34,13 +34,13 @@ struct Account: Hashable, Sendable {
     /// Unread mentions over all chats.
     var unreadMentions = 0
     /// Chat name → index in ``chats``.
-    var chatIndex: [NameKey: Int32] = [:]
+    var chatIndex = NameTable()
     /// Every chat named since the last `revoke`, in order of first appearance.
     var chats: [Chat] = []
     /// Every group, by id minus one.
     var groups: [NotificationGroup] = []
     /// Live (active or dismissed) notification id → index of its group.
-    var live: [Int64: Int32] = [:]
+    var live = NotificationIndex()
     /// Ids deleted by a `delete` without `chat`.
     var deletedEverywhere: Set<Int64> = []
     /// The candidate groups (SEMANTICS §8), ascending.
@@ -88,11 +88,8 @@ struct Account: Hashable, Sendable {
     /// The index of chat `name`, adding the chat when it is new.
     @inline(__always)
     mutating func intern(chat name: String) -> Int {
-        let key = NameKey(name)
-        if let index = chatIndex[key] { return Int(index) }
-        let index = chats.count
-        chats.append(Chat(name: name))
-        chatIndex[key] = Int32(index)
+        let (index, isNew) = chatIndex.intern(name)
+        if isNew { chats.append(Chat(name: name)) }
         return index
     }
 
@@ -121,8 +118,10 @@ struct Account: Hashable, Sendable {
         touch(group)
         if isActive {
             groups[group].active.remove(at: index)
+            groups[group].active.shrinkIfSparse()
         } else {
             groups[group].dismissed.remove(at: index)
+            groups[group].dismissed.shrinkIfSparse()
         }
         live[id] = nil
         if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
@@ -145,6 +144,7 @@ struct Account: Hashable, Sendable {
                     kept.append(notification)
                 }
             }
+            kept.shrinkIfSparse()
             if list == 0 { groups[group].active = kept } else { groups[group].dismissed = kept }
         }
     }
@@ -152,6 +152,7 @@ struct Account: Hashable, Sendable {
     /// Stops message `index` of `chat` being unread, keeping every count in step.
     mutating func forgetUnread(chat: Int, at index: Int) {
         let message = chats[chat].unread.remove(at: index)
+        chats[chat].unread.shrinkIfSparse()
         unread -= 1
         if !chats[chat].muted { badge -= 1 }
         if message.isMention {

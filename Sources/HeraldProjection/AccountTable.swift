@@ -2,44 +2,30 @@ import HeraldEvents
 
 /// The projection's accounts: names interned to indexes of a contiguous array, so applying
 /// an event mutates its account in place (a dictionary's value would risk a copy-on-write
-/// copy of the whole account) and costs one hash of the account name.
+/// copy of the whole account) and costs one cheap byte hash of the account name.
 struct AccountTable: Sendable {
-    /// Account name → index in ``states`` and ``names``.
-    private var index: [NameKey: Int] = [:]
-    /// Account names, in order of first appearance.
-    private(set) var names: [String] = []
-    /// Account states, parallel to ``names``.
+    /// Account name → index in ``states``.
+    private var index = NameTable()
+    /// Account states, by index.
     private(set) var states: [Account] = []
 
     /// Every account's state.
     var values: [Account] { states }
 
-    /// Every account's name.
-    var keys: [String] { names }
+    /// Every account's name, in order of first appearance.
+    var keys: [String] { index.names }
 
     /// The state of account `name`; setting `nil` removes the account.
     subscript(name: String) -> Account? {
-        get { index[NameKey(name)].map { states[$0] } }
+        get { index.index(of: name).map { states[$0] } }
         set {
-            let key = NameKey(name)
             if let newValue {
-                if let i = index[key] {
-                    states[i] = newValue
-                } else {
-                    index[key] = states.count
-                    names.append(name)
-                    states.append(newValue)
-                }
-            } else if let i = index.removeValue(forKey: key) {
-                // Swap-remove, fixing the index of the account moved into the hole.
-                let last = states.count - 1
-                if i != last {
-                    states.swapAt(i, last)
-                    names.swapAt(i, last)
-                    index[NameKey(names[i])] = i
-                }
+                let (i, isNew) = index.intern(name)
+                if isNew { states.append(newValue) } else { states[i] = newValue }
+            } else if let i = index.index(of: name) {
+                index.swapRemove(at: i)
+                states.swapAt(i, states.count - 1)
                 states.removeLast()
-                names.removeLast()
             }
         }
     }
@@ -47,16 +33,8 @@ struct AccountTable: Sendable {
     /// Runs `body` on account `name` in place, creating it with `makeDefault` when new.
     @inline(__always)
     mutating func modify<R>(_ name: String, default makeDefault: () -> Account, _ body: (inout Account) -> R) -> R {
-        let key = NameKey(name)
-        let i: Int
-        if let existing = index[key] {
-            i = existing
-        } else {
-            i = states.count
-            index[key] = i
-            names.append(name)
-            states.append(makeDefault())
-        }
+        let (i, isNew) = index.intern(name)
+        if isNew { states.append(makeDefault()) }
         return body(&states[i])
     }
 }
@@ -65,8 +43,8 @@ extension AccountTable: Equatable {
     /// Equal when the same names map to equal states, whatever the order of appearance.
     static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.states.count == rhs.states.count else { return false }
-        for (i, name) in lhs.names.enumerated() {
-            guard let j = rhs.index[NameKey(name)], lhs.states[i] == rhs.states[j] else { return false }
+        for (i, name) in lhs.index.names.enumerated() {
+            guard let j = rhs.index.index(of: name), lhs.states[i] == rhs.states[j] else { return false }
         }
         return true
     }

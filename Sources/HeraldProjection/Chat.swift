@@ -41,7 +41,7 @@ struct Chat: Hashable, Sendable {
     var deleted: Set<Int64> = []
     /// Reaction, call and secret chat identities named by a `notify`, with their
     /// notification id (0 when none was created).
-    var objects: [ObjectKey: Int64] = [:]
+    var objects = ObjectTable()
     /// The chat's groups, by ``GroupType/index``; -1 when not created yet.
     var groupSlots: SIMD4<Int32> = SIMD4(repeating: -1)
     /// The latest pinned notification (0 when none); it may have been cleared since.

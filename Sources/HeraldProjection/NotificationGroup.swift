@@ -77,3 +77,23 @@ struct CandidateKey: Hashable, Sendable, Comparable {
         lhs.date != rhs.date ? lhs.date < rhs.date : lhs.group < rhs.group
     }
 }
+
+extension Array {
+    /// Gives back memory after removals: frees the buffer when empty, and when at most a
+    /// quarter of a buffer of more than 4 elements is used, moves the elements to a buffer
+    /// twice their count. Amortized O(1) per removal; keeps live state, not history, in
+    /// memory (arrays never shrink by themselves).
+    @inline(__always)
+    mutating func shrinkIfSparse() {
+        if isEmpty {
+            if capacity > 0 { self = [] }
+            return
+        }
+        let capacity = self.capacity
+        guard capacity > 4, count * 4 <= capacity else { return }
+        var compact: [Element] = []
+        compact.reserveCapacity(Swift.max(2, count * 2))
+        compact.append(contentsOf: self)
+        self = compact
+    }
+}

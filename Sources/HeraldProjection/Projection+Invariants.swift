@@ -32,7 +32,7 @@ extension Account {
         var totalBadge = 0
         var totalMentions = 0
         for (index, chat) in chats.enumerated() {
-            precondition(chatIndex[NameKey(chat.name)] == Int32(index))
+            precondition(chatIndex.index(of: chat.name) == index && chatIndex.count == chats.count)
             precondition(zip(chat.unread, chat.unread.dropFirst()).allSatisfy { $0.id < $1.id }, "unread not ascending")
             precondition(chat.unread.allSatisfy { $0.id > chat.readMaxId }, "unread at or below readMaxId")
             precondition(chat.deleted.allSatisfy { $0 > chat.readMaxId })

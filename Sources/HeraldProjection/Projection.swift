@@ -67,6 +67,22 @@ public struct Projection: Sendable, Equatable {
         return outcome
     }
 
+    /// Applies one validated event without computing its updates or changes: the state ends
+    /// exactly as with ``apply(_:seq:)``, faster. For recovery, rebuilds and what-if replays,
+    /// where only the final state matters.
+    public mutating func replay(_ event: Event, seq: UInt64) {
+        precondition(seq > self.seq, "events must be applied in increasing seq order")
+        self.seq = seq
+        let configuration = self.configuration
+        withAccount(event.account, configuration: configuration) { account in
+            _ = account.apply(event.payload, computeUpdates: false)
+            if configuration.recordsChanges { account.changes.removeAll() }
+            #if DEBUG
+            account.checkInvariants()
+            #endif
+        }
+    }
+
     @inline(__always)
     private mutating func withAccount(
         _ name: String, configuration: Configuration, _ body: (inout Account) -> Void

@@ -43,4 +43,27 @@ import Testing
         }
         fast.checkAllInvariants()
     }
+
+    /// `replay` (no updates) reaches the very state `apply` does, so applying can resume
+    /// after it with identical updates.
+    @Test(arguments: Array(UInt64(100)...107))
+    func replayMatchesApply(seed: UInt64) {
+        var generator = WorkloadGenerator(seed: seed)
+        let events = (0..<2_000).map { _ in generator.next() }
+        let configuration = Projection.Configuration(recordsChanges: seed % 2 == 0)
+        var applied = Projection(configuration: configuration)
+        var replayed = Projection(configuration: configuration)
+        let switchOver = 500 + Int(seed % 7) * 150
+        for (index, event) in events.enumerated() {
+            let seq = UInt64(index + 1)
+            let outcome = applied.apply(event, seq: seq)
+            if index < switchOver {
+                replayed.replay(event, seq: seq)
+                if index % 50 == 0 { #expect(replayed == applied, "seed \(seed): replay differs at seq \(seq)") }
+            } else {
+                #expect(replayed.apply(event, seq: seq) == outcome, "seed \(seed): updates differ at seq \(seq)")
+            }
+        }
+        #expect(replayed == applied)
+    }
 }

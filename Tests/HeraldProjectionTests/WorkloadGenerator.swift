@@ -38,8 +38,8 @@ struct WorkloadGenerator {
 
         /// The realistic mix of the speed target: 100 accounts, 10 000 chats, ~70 % notify.
         static let realistic = Profile(
-            accounts: 100, chatsPerAccount: 100, edit: 4, read: 12, delete: 3, readReactions: 1, endCall: 1,
-            dismiss: 4, dismissGroup: 1, options: 0, chatSettings: 1, revoke: 0, note: 3, duplicate: 5,
+            accounts: 100, chatsPerAccount: 100, edit: 4, read: 12, delete: 3, readReactions: 3, endCall: 3,
+            dismiss: 4, dismissGroup: 1, options: 0, chatSettings: 1, revoke: 0, note: 0, duplicate: 5,
             smallOptions: false)
     }
 
@@ -49,6 +49,10 @@ struct WorkloadGenerator {
     let chatNames: [String]
     /// The highest message id handed out, per account and chat.
     var lastId: [[Int64]]
+    /// The latest call and reaction object ids, per account and chat (calls end, reactions
+    /// get seen: the targets of `endCall` and `readReactions` are mostly real).
+    var lastCall: [[Int64]]
+    var lastReaction: [[Int64]]
     /// How many notifications each account has probably created.
     var created: [Int64]
     var date: Int64 = 1_760_000_000
@@ -63,6 +67,8 @@ struct WorkloadGenerator {
         chatNames = (0..<profile.chatsPerAccount).map { prefixes[$0 % prefixes.count] + String($0 * 7919 % 100_003) }
         lastId = Array(repeating: Array(repeating: 0, count: profile.chatsPerAccount), count: profile.accounts)
         created = Array(repeating: 0, count: profile.accounts)
+        lastCall = lastId
+        lastReaction = lastId
     }
 
     mutating func string() -> String? { Self.strings[random.below(Self.strings.count)] }
@@ -105,10 +111,12 @@ struct WorkloadGenerator {
             return Event(account: account, .delete(ids: ids.map { max(1, $0) }, chat: random.chance(35) ? nil : chat))
         }
         if take(p.readReactions) {
-            return Event(account: account, .readReactions(chat: chat, ids: [max(1, objectId(account: a, chat: c, fresh: false))]))
+            let id = random.chance(70) && lastReaction[a][c] > 0 ? lastReaction[a][c] : objectId(account: a, chat: c, fresh: false)
+            return Event(account: account, .readReactions(chat: chat, ids: [max(1, id)]))
         }
         if take(p.endCall) {
-            return Event(account: account, .endCall(chat: chat, id: max(1, objectId(account: a, chat: c, fresh: false))))
+            let id = random.chance(70) && lastCall[a][c] > 0 ? lastCall[a][c] : objectId(account: a, chat: c, fresh: false)
+            return Event(account: account, .endCall(chat: chat, id: max(1, id)))
         }
         if take(p.dismiss) {
             let id = 1 + Int64(random.below(Int(max(1, created[a] + 2))))
@@ -141,6 +149,8 @@ struct WorkloadGenerator {
             kindRoll < 60 ? .message : kindRoll < 72 ? .mention : kindRoll < 80 ? .pinned
             : kindRoll < 88 ? .reaction : kindRoll < 95 ? .call : .secretChat
         let id = objectId(account: a, chat: c, fresh: !random.chance(p.duplicate))
+        if kind == .call { lastCall[a][c] = id }
+        if kind == .reaction { lastReaction[a][c] = id }
         created[a] += 1
         return Event(account: account, .notify(Event.Notify(
             chat: chat, kind: kind, id: max(1, id), date: date - Int64(random.below(20)),

@@ -1,0 +1,134 @@
+/// Interns names (accounts, chats) to dense indexes 0, 1, 2… in order of first appearance.
+///
+/// An open-addressing table keyed by a byte hash (FNV-1a) of the name's UTF-8: a lookup costs
+/// one pass over the name's bytes and usually one probe, far less than `Dictionary<String, _>`
+/// with Unicode-aware hashing and equality. Names are opaque (SEMANTICS §2): two names are
+/// the same only when their bytes are.
+struct NameTable: Sendable {
+    /// One slot: the name's hash and its index plus one (0 = empty).
+    private struct Slot: Sendable {
+        var hash: UInt64
+        var indexPlusOne: Int32
+    }
+
+    /// The interned names, by index.
+    private(set) var names: [String] = []
+    private var slots: [Slot] = []
+
+    /// Creates an empty table.
+    init() {}
+
+    /// The number of names.
+    var count: Int { names.count }
+
+    /// FNV-1a over the UTF-8 bytes of `name`.
+    @inline(__always)
+    static func hash(_ name: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let done = name.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
+            var h = hash
+            for byte in bytes {
+                h ^= UInt64(byte)
+                h &*= 0x0000_0100_0000_01b3
+            }
+            return h
+        }
+        if let done { return done }
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Whether two names have the same bytes.
+    @inline(__always)
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        let fast = left.withContiguousStorageIfAvailable { a in
+            right.withContiguousStorageIfAvailable { b in
+                Self.equalBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
+            }
+        }
+        return (fast ?? nil) ?? left.elementsEqual(right)
+    }
+
+    /// Compares two equally long buffers eight bytes at a time.
+    @inline(__always)
+    static func equalBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let count = a.count
+        while i + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i += 8
+        }
+        while i < count {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    private func bucket(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((hash ^ (hash >> 29)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (slots.count - 1)
+    }
+
+    /// The index of `name`, or `nil`.
+    @inline(__always)
+    func index(of name: String) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let hash = Self.hash(name)
+        var i = bucket(hash)
+        while true {
+            let slot = slots[i]
+            if slot.indexPlusOne == 0 { return nil }
+            if slot.hash == hash && Self.sameBytes(names[Int(slot.indexPlusOne) - 1], name) {
+                return Int(slot.indexPlusOne) - 1
+            }
+            i = (i + 1) & (slots.count - 1)
+        }
+    }
+
+    /// The index of `name`, adding it (with the next index) when new.
+    @inline(__always)
+    mutating func intern(_ name: String) -> (index: Int, isNew: Bool) {
+        if let index = index(of: name) { return (index, false) }
+        let index = names.count
+        names.append(name)
+        if names.count * 4 > slots.count * 3 {
+            rehash(capacity: max(16, slots.count * 2))
+        } else {
+            place(hash: Self.hash(name), index: index)
+        }
+        return (index, true)
+    }
+
+    private mutating func place(hash: UInt64, index: Int) {
+        var i = bucket(hash)
+        while slots[i].indexPlusOne != 0 { i = (i + 1) & (slots.count - 1) }
+        slots[i] = Slot(hash: hash, indexPlusOne: Int32(index + 1))
+    }
+
+    private mutating func rehash(capacity: Int) {
+        slots = Array(repeating: Slot(hash: 0, indexPlusOne: 0), count: capacity)
+        for (index, name) in names.enumerated() { place(hash: Self.hash(name), index: index) }
+    }
+
+    /// Removes the name at `index` by moving the last name into its place (indexes change).
+    mutating func swapRemove(at index: Int) {
+        names.swapAt(index, names.count - 1)
+        names.removeLast()
+        rehash(capacity: slots.count)
+    }
+}
+
+extension NameTable: Hashable {
+    /// Equal when the same names have the same indexes (the slots follow from that).
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.names == rhs.names }
+    func hash(into hasher: inout Hasher) { hasher.combine(names) }
+}
