@@ -27,7 +27,7 @@ extension Store {
         /// Take a snapshot automatically every this many events (0: never). The snapshot is
         /// encoded and written after the commit that crossed the interval, outside the state
         /// lock, by the appender whose call returns first.
-        public var snapshotInterval: UInt64 = 50_000
+        public var snapshotInterval: UInt64 = 250_000
         /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
         public var snapshotsToKeep = 3
         /// Open from the newest valid snapshot plus the log after it. When false, the open

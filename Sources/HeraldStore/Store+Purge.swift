@@ -93,7 +93,7 @@ extension Store {
         var atBase: Projection? = history.base == 0 ? nil : (history.isComplete ? nil : start)
         try forEachHistoryRecord(after: history.isComplete ? 0 : history.base) { record in
             if history.base > 0, atBase == nil, record.seq > history.base { atBase = projection }
-            _ = projection.apply(record.event, seq: record.seq)
+            projection.replay(record.event, seq: record.seq)
             return true
         }
         if history.base > 0, atBase == nil { atBase = projection }

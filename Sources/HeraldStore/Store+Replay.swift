@@ -30,7 +30,7 @@ extension Store {
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial
         try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
-            _ = projection.apply(record.event, seq: record.seq)
+            projection.replay(record.event, seq: record.seq)
             return true
         }
         return projection

@@ -96,7 +96,7 @@ extension Store {
         }
         var last = start
         try forEachHistoryRecord(after: start) { record in
-            _ = projection.apply(record.event, seq: record.seq)
+            projection.replay(record.event, seq: record.seq)
             last = record.seq
             return true
         }
