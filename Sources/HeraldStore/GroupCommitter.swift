@@ -23,15 +23,29 @@ final class GroupCommitter: @unchecked Sendable {
 
     final class Request {
         let payload: [PendingRecord]
-        var result: Result<[Applied], any Error>?
-        init(_ payload: [PendingRecord]) { self.payload = payload }
+        /// Whether the caller wants each event's updates (else only the seqs).
+        let wantsUpdates: Bool
+        var result: Result<Committed, any Error>?
+        init(_ payload: [PendingRecord], wantsUpdates: Bool) {
+            self.payload = payload
+            self.wantsUpdates = wantsUpdates
+        }
     }
 
-    /// Commits `records` (in one transaction, possibly shared with other callers' records)
-    /// and returns them applied. `commit` runs on the leader's thread, one call at a time,
-    /// with the requests in queue order; it returns the applied records of each request.
-    func submit(_ records: [PendingRecord], commit: ([Request]) throws -> [[Applied]]) throws -> [Applied] {
-        let request = Request(records)
+    /// What one request got: the seq of its first record and, when it asked, its records
+    /// applied with their updates.
+    struct Committed {
+        var firstSeq: UInt64
+        var applied: [Applied]
+    }
+
+    /// Commits `records` (in one transaction, possibly shared with other callers' records).
+    /// `commit` runs on the leader's thread, one call at a time, with the requests in queue
+    /// order; it returns what each request got.
+    func submit(
+        _ records: [PendingRecord], wantsUpdates: Bool, commit: ([Request]) throws -> [Committed]
+    ) throws -> Committed {
+        let request = Request(records, wantsUpdates: wantsUpdates)
         condition.lock()
         queue.append(request)
         while request.result == nil {
@@ -47,8 +61,8 @@ final class GroupCommitter: @unchecked Sendable {
             condition.lock()
             commitCount += 1
             switch outcome {
-            case .success(let applied):
-                for (item, result) in zip(batch, applied) { item.result = .success(result) }
+            case .success(let committed):
+                for (item, result) in zip(batch, committed) { item.result = .success(result) }
             case .failure(let error):
                 for item in batch { item.result = .failure(error) }
             }

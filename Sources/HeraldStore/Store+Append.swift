@@ -27,6 +27,19 @@ extension Store {
     /// Returns the events applied, in order.
     @discardableResult
     public func append(contentsOf batch: [(Event, Source)]) throws -> [Applied] {
+        try submit(validated(batch), wantsUpdates: true)?.applied ?? []
+    }
+
+    /// Appends a batch atomically, like ``append(contentsOf:)``, and returns only the seqs
+    /// it got: the projection is brought up to date without computing each event's updates
+    /// (unless someone follows ``appliedEvents()``). For bulk loads such as `herald ingest`.
+    @discardableResult
+    public func appendBatch(_ batch: [(Event, Source)]) throws -> ClosedRange<UInt64>? {
+        guard let committed = try submit(validated(batch), wantsUpdates: false) else { return nil }
+        return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
+    }
+
+    private func validated(_ batch: [(Event, Source)]) throws -> [PendingRecord] {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
@@ -38,10 +51,14 @@ extension Store {
             }
             pending.append(PendingRecord(event: event, source: source))
         }
-        guard !pending.isEmpty else { return [] }
-        let applied = try committer.submit(pending) { requests in try commit(requests) }
+        return pending
+    }
+
+    private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> GroupCommitter.Committed? {
+        guard !pending.isEmpty else { return nil }
+        let committed = try committer.submit(pending, wantsUpdates: wantsUpdates) { requests in try commit(requests) }
         writeDueSnapshot()
-        return applied
+        return committed
     }
 
     /// Appends records exported from another store, keeping their seqs, recorded times and
@@ -58,12 +75,11 @@ extension Store {
             }
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
         }
-        guard !pending.isEmpty else { return [] }
-        return try committer.submit(pending) { requests in try commit(requests) }
+        return try submit(pending, wantsUpdates: true)?.applied ?? []
     }
 
     /// Writes the records of `requests` in one transaction; runs on the group leader only.
-    private func commit(_ requests: [GroupCommitter.Request]) throws -> [[Applied]] {
+    private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
         let now = options.clock()
         var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 96)
         var ends: [Int] = []
@@ -97,10 +113,6 @@ extension Store {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        var applied = didCommit(zip(seqs, requests.lazy.flatMap(\.payload).map(\.event)))[...]
-        return requests.map { request in
-            defer { applied = applied.dropFirst(request.payload.count) }
-            return Array(applied.prefix(request.payload.count))
-        }
+        return didCommit(requests, seqs: seqs)
     }
 }

@@ -111,9 +111,26 @@ extension Store {
 
     /// Applies committed records to the in-memory state. Called by the group leader, in seq
     /// order, right after the commit.
-    func didCommit(_ events: some Sequence<(UInt64, Event)>) -> [Applied] {
+    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) -> [GroupCommitter.Committed] {
         state.withLock { state in
-            let applied = apply(events, to: &state)
+            var committed: [GroupCommitter.Committed] = []
+            committed.reserveCapacity(requests.count)
+            var index = 0
+            for request in requests {
+                let range = index..<(index + request.payload.count)
+                index = range.upperBound
+                if request.wantsUpdates || !state.subscribers.isEmpty {
+                    let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state)
+                    committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
+                } else {
+                    // Nobody looks at the updates: skip computing them.
+                    for (record, seq) in zip(request.payload, seqs[range]) {
+                        state.projection.replay(record.event, seq: seq)
+                    }
+                    state.lastSeq = seqs[range.upperBound - 1]
+                    committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
+                }
+            }
             let interval = options.snapshotInterval
             if interval > 0, state.dueSnapshot == nil, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval,
                 snapshotsFitConfiguration
@@ -121,7 +138,7 @@ extension Store {
                 state.dueSnapshot = (state.projection, state.lastSeq)
                 state.lastSnapshotSeq = state.lastSeq
             }
-            return applied
+            return committed
         }
     }
 

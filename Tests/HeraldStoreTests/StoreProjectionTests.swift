@@ -85,3 +85,30 @@ struct StoreProjectionTests {
         #expect(reader.projection.stateJSON() == writer.projection.stateJSON())
     }
 }
+
+@Suite("Bulk appends")
+struct BulkAppendTests {
+    @Test("appendBatch reaches the same state as append(contentsOf:) and still feeds followers")
+    func sameState() async throws {
+        let events = randomEvents(count: 2_000, seed: 21).map { ($0, Source.library) }
+        let a = TemporaryDirectory(), b = TemporaryDirectory()
+        let withUpdates = try Store(path: a.path)
+        let bulk = try Store(path: b.path)
+        var expectedUpdates: [Applied] = []
+        for start in stride(from: 0, to: events.count, by: 500) {
+            expectedUpdates += try withUpdates.append(contentsOf: Array(events[start..<(start + 500)]))
+        }
+        #expect(try bulk.appendBatch(Array(events[..<1_000])) == 1...1_000)
+        let follower = bulk.appliedEvents()
+        #expect(try bulk.appendBatch(Array(events[1_000...])) == 1_001...2_000)
+        #expect(try bulk.appendBatch([]) == nil)
+        #expect(bulk.projection == withUpdates.projection)
+        #expect(bulk.projection.stateJSON() == withUpdates.projection.stateJSON())
+        var received: [Applied] = []
+        for await applied in follower {
+            received.append(applied)
+            if received.count == 1_000 { break }
+        }
+        #expect(received == Array(expectedUpdates[1_000...]))
+    }
+}

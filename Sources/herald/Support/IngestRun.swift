@@ -58,10 +58,10 @@ struct IngestRun {
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
         func flush() throws {
             guard !batch.isEmpty else { return }
-            let applied = try store.append(contentsOf: batch)
-            summary.firstSeq = summary.firstSeq ?? applied.first?.seq
-            summary.lastSeq = applied.last?.seq
-            if printSeqs { Terminal.line(applied.map { "ack \($0.seq)" }.joined(separator: "\n")) }
+            guard let seqs = try store.appendBatch(batch) else { return }
+            summary.firstSeq = summary.firstSeq ?? seqs.lowerBound
+            summary.lastSeq = seqs.upperBound
+            if printSeqs { Terminal.line(seqs.map { "ack \($0)" }.joined(separator: "\n")) }
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }
