@@ -7,8 +7,8 @@ import HeraldWorkload
 /// The Herald side of each measurement. Every function writes its store under `directory`
 /// and leaves it there for the caller to reuse or remove.
 enum Herald {
-    /// Batched appends of `count` workload events through the library (projection updated),
-    /// `batchSize` per call, one commit per call. Only the `append` calls are timed; the
+    /// Batched appends of `count` workload events through the library (`Store.appendBatch`:
+    /// projection updated, seqs returned), `batchSize` per call, one commit per call. Only the `append` calls are timed; the
     /// events are generated between them. Returns the seconds spent appending.
     static func batchedAppend(directory: String, count: Int, batchSize: Int, seed: UInt64) throws -> Double {
         let store = try Store(path: directory, options: storeOptions())
@@ -22,7 +22,7 @@ enum Herald {
             batch.removeAll(keepingCapacity: true)
             for _ in 0..<size { batch.append((workload.next(), .library)) }
             let start = now()
-            try store.append(contentsOf: batch)
+            try store.appendBatch(batch)
             elapsed += now() - start
             done += size
             if count >= 1_000_000 && done % 1_000_000 == 0 { note("  appended \(done.short) events") }
