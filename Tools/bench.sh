@@ -14,7 +14,7 @@
 # Needs: gcc, liblmdb-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-baselines=${HERALD_BASELINES:-/work/shared/bench}
+baselines=${HERALD_BASELINES:-$root/../shared/bench}
 args=()
 for arg in "$@"; do
   case $arg in

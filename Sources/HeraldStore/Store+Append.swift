@@ -43,13 +43,13 @@ extension Store {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
-        for (index, (event, source)) in batch.enumerated() {
+        for index in batch.indices {
             do {
-                try event.validate()
+                try batch[index].0.validate()
             } catch {
                 throw StoreError.invalidEvent(index: index, error)
             }
-            pending.append(PendingRecord(event: event, source: source))
+            pending.append(PendingRecord(event: batch[index].0, source: batch[index].1))
         }
         return pending
     }
@@ -81,20 +81,27 @@ extension Store {
     /// Writes the records of `requests` in one transaction; runs on the group leader only.
     private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
         let now = options.clock()
-        var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 96)
+        var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 128)
         var ends: [Int] = []
         var seqs: [UInt64] = []
         var previous = lastSeq
+        let total = requests.reduce(0) { $0 + $1.payload.count }
+        ends.reserveCapacity(total)
+        seqs.reserveCapacity(total)
         for request in requests {
-            for record in request.payload {
-                let seq = record.seq ?? previous + 1
-                guard seq > previous else {
-                    throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
+            try request.payload.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    let seq = records[index].seq ?? previous + 1
+                    guard seq > previous else {
+                        throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
+                    }
+                    LogRecord.encode(
+                        event: records[index].event, recordedAt: records[index].recordedAt ?? now,
+                        source: records[index].source, into: &writer)
+                    ends.append(writer.bytes.count)
+                    seqs.append(seq)
+                    previous = seq
                 }
-                LogRecord.encode(event: record.event, recordedAt: record.recordedAt ?? now, source: record.source, into: &writer)
-                ends.append(writer.bytes.count)
-                seqs.append(seq)
-                previous = seq
             }
         }
         do {

@@ -124,8 +124,10 @@ extension Store {
                     committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
                 } else {
                     // Nobody looks at the updates: skip computing them.
-                    for (record, seq) in zip(request.payload, seqs[range]) {
-                        state.projection.replay(record.event, seq: seq)
+                    request.payload.withUnsafeBufferPointer { records in
+                        for offset in records.indices {
+                            state.projection.replay(records[offset].event, seq: seqs[range.lowerBound + offset])
+                        }
                     }
                     state.lastSeq = seqs[range.upperBound - 1]
                     committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
