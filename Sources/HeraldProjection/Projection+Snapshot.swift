@@ -25,6 +25,7 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
         self.offset = offset
     }
 
+    /// The error in a few words, with the offset.
     public var description: String {
         switch reason {
         case .truncated: "snapshot truncated at byte \(offset)"
