@@ -117,4 +117,17 @@ import Testing
         }
         #expect(rejected > 0)
     }
+
+    /// A hand-written payload: one account with a group but no chats.
+    @Test func groupWithoutChatsIsRejected() {
+        var writer = ByteWriter()
+        writer.uint32BigEndian(Projection.snapshotFormatVersion)
+        writer.varint(1)  // seq
+        writer.varint(1)  // accounts
+        writer.string("a")
+        for value: UInt64 in [10, 10, 1, 0, 0, 1, 0, 0] { writer.varint(value) }  // options, next id, no deletions, no chats, 1 group (type 0)
+        writer.varint(0)  // chat index
+        writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
+        #expect(throws: SnapshotError.self) { try Projection(snapshot: writer.bytes) }
+    }
 }
