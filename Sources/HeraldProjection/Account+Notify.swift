@@ -97,11 +97,15 @@ extension Account {
         let id = nextNotificationId
         nextNotificationId += 1
         touch(group)
-        groups[group].active.append(
-            Notification(
-                id: id, kind: event.kind, objectId: event.id, date: event.date,
-                silent: event.silent, partial: event.partial,
-                title: event.title, body: event.body, sender: event.sender, thread: event.thread))
+        // Strings are set one by one from unwrapped values: copying a `String?` as a whole
+        // goes through a slow generic path in optimized builds.
+        var notification = Notification(
+            id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent, partial: event.partial)
+        if let title = event.title { notification.title = title }
+        if let body = event.body { notification.body = body }
+        if let sender = event.sender { notification.sender = sender }
+        if let thread = event.thread { notification.thread = thread }
+        groups[group].active.append(notification)
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent

@@ -116,7 +116,8 @@ extension Account {
         }
         for index in 0..<(try decoder.count()) {
             guard let type = GroupType.at(Int(try decoder.byte())) else { throw decoder.malformed("bad group type") }
-            let chat = try decoder.int(in: 0...Int64(chats.count) - 1, "group chat")
+            guard !chats.isEmpty else { throw decoder.malformed("group without chats") }
+            let chat = try decoder.int(in: 0...Int64(chats.count - 1), "group chat")
             guard chats[Int(chat)].group(type) == nil, index < Int(Int32.max) else {
                 throw decoder.malformed("two groups of one type in a chat")
             }

@@ -68,9 +68,50 @@ extension Account {
         return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
     }
 
+    /// Moves the visible list on in place for the common events, where one group changed:
+    /// it became the top candidate (it moves to the front, maybe pushing the last one out), or
+    /// it stays out of view. Returns `handled: false` when the general recomputation is needed.
+    /// Visibility flags are left to the caller.
+    mutating func advanceViewQuickly() -> (handled: Bool, entered: Int32, left: Int32) {
+        guard !optionsChanged, dirty.count == 1 else { return (false, -1, -1) }
+        let g = dirty[0].group
+        let countMax = groupCountMax
+        if countMax == 0 { return (true, -1, -1) }
+        if let top = candidates.last, top.group == g {
+            if let p = visible.firstIndex(of: g) {
+                if p > 0 {
+                    visible.withUnsafeMutableBufferPointer { list in
+                        var j = p
+                        while j > 0 {
+                            list[j] = list[j - 1]
+                            j -= 1
+                        }
+                        list[0] = g
+                    }
+                }
+                return (true, -1, -1)
+            }
+            var left: Int32 = -1
+            if visible.count == countMax { left = visible.removeLast() }
+            visible.insert(g, at: 0)
+            return (true, g, left)
+        }
+        if !groups[Int(g)].isVisible, visible.count == countMax, let last = visible.last,
+            let lastDate = groups[Int(last)].candidateDate
+        {
+            guard let date = groups[Int(g)].candidateDate else { return (true, -1, -1) }
+            if CandidateKey(date: date, group: g) < CandidateKey(date: lastDate, group: last) { return (true, -1, -1) }
+        }
+        return (false, -1, -1)
+    }
+
     /// Ends the event when nobody wants its updates: only the view moves on.
     mutating func finishEventWithoutUpdates(candidatesChanged: Bool) {
-        if candidatesChanged {
+        let quick = candidatesChanged ? advanceViewQuickly() : (handled: true, entered: -1, left: -1)
+        if quick.handled {
+            if quick.left >= 0 { groups[Int(quick.left)].isVisible = false }
+            if quick.entered >= 0 { groups[Int(quick.entered)].isVisible = true }
+        } else {
             nextVisible.removeAll(keepingCapacity: true)
             var i = candidates.count - 1
             while nextVisible.count < groupCountMax && i >= 0 {
@@ -109,7 +150,16 @@ extension Account {
         for entry in dirty { reported.append(entry.group) }
         // The visible list is short (at most 25) and contiguous: membership tests scan it
         // rather than touching every visible group's storage.
+        var general = false
         if candidatesChanged {
+            let quick = advanceViewQuickly()
+            if quick.handled {
+                if quick.left >= 0 { reported.append(quick.left) }
+            } else {
+                general = true
+            }
+        }
+        if general {
             nextVisible.removeAll(keepingCapacity: true)
             var i = candidates.count - 1
             while nextVisible.count < groupCountMax && i >= 0 {
@@ -122,7 +172,7 @@ extension Account {
             }
             if groupSizeMax != previousGroupSizeMax { reported.append(contentsOf: nextVisible) }
         }
-        let visibleAfter = candidatesChanged ? nextVisible : visible
+        let visibleAfter = general ? nextVisible : visible
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
@@ -190,6 +240,8 @@ extension Account {
         // The view after the event becomes the view.
         if candidatesChanged {
             for g in reported { groups[Int(g)].isVisible = visibleAfter.contains(g) }
+        }
+        if general {
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
         }

@@ -20,6 +20,10 @@ extension Account {
             if let previous { precondition(key < previous, "visible groups out of order") }
             previous = key
             precondition(group.active.last!.id < nextNotificationId)
+            precondition(group.totalCount >= group.active.count && group.totalCount <= live.count, "totalCount out of range")
+            let shown = group.active.suffix(groupSizeMax)
+            precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
+            precondition(shown.allSatisfy { $0.status == .active }, "a visible notification is not active")
         }
         precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && contentChangedId == 0 && !optionsChanged)
         precondition(previousGroupSizeMax == groupSizeMax)

@@ -25,6 +25,7 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
         self.offset = offset
     }
 
+    /// The error in a few words, with the offset.
     public var description: String {
         switch reason {
         case .truncated: "snapshot truncated at byte \(offset)"
@@ -135,7 +136,18 @@ struct SnapshotDecoder {
     func malformed(_ why: String) -> SnapshotError { SnapshotError(.malformed(why), offset: reader.offset) }
 
     mutating func byte() throws(SnapshotError) -> UInt8 { try run { r throws(ByteReader.Malformed) in try r.byte() } }
-    mutating func string() throws(SnapshotError) -> String { try run { r throws(ByteReader.Malformed) in try r.string() } }
+    /// A length-prefixed UTF-8 string. (Not `ByteReader.string()`, which bounds the length
+    /// by the bytes remaining *before* the length prefix and can slice past the end.)
+    mutating func string() throws(SnapshotError) -> String {
+        let start = reader.offset
+        let length = try run { r throws(ByteReader.Malformed) in try r.varint() }
+        guard length <= UInt64(reader.remaining) else { throw SnapshotError(.truncated, offset: start) }
+        let bytes = try run { r throws(ByteReader.Malformed) in try r.bytes(Int(length)) }
+        guard let value = String(validating: bytes, as: UTF8.self) else {
+            throw SnapshotError(.malformed("invalid UTF-8"), offset: start)
+        }
+        return value
+    }
     /// A count of items that each take at least one byte.
     mutating func count() throws(SnapshotError) -> Int {
         try run { r throws(ByteReader.Malformed) in try r.count(limit: r.remaining) }

@@ -93,13 +93,14 @@ import Testing
         let events = Self.workload(seed: 77, count: 40)
         var random = SplitMix64(seed: 9)
         var rejected = 0
-        for _ in 0..<1_500 {
+        for _ in 0..<2_500 {
             var body = Array(bytes.dropLast(8))
             for _ in 0..<(1 + random.below(3)) {
                 let index = 4 + random.below(body.count - 4)
-                switch random.below(3) {
+                switch random.below(4) {
                 case 0: body[index] ^= UInt8(1 << random.below(8))
                 case 1: body[index] = UInt8(random.below(256))
+                case 2: body.insert(UInt8(random.below(3)), at: index)  // small lengths and counts
                 default: body.remove(at: index)
                 }
             }
@@ -116,5 +117,18 @@ import Testing
             }
         }
         #expect(rejected > 0)
+    }
+
+    /// A hand-written payload: one account with a group but no chats.
+    @Test func groupWithoutChatsIsRejected() {
+        var writer = ByteWriter()
+        writer.uint32BigEndian(Projection.snapshotFormatVersion)
+        writer.varint(1)  // seq
+        writer.varint(1)  // accounts
+        writer.string("a")
+        for value: UInt64 in [10, 10, 1, 0, 0, 1, 0, 0] { writer.varint(value) }  // options, next id, no deletions, no chats, 1 group (type 0)
+        writer.varint(0)  // chat index
+        writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
+        #expect(throws: SnapshotError.self) { try Projection(snapshot: writer.bytes) }
     }
 }

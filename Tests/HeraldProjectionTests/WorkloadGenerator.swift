@@ -56,6 +56,8 @@ struct WorkloadGenerator {
     /// How many notifications each account has probably created.
     var created: [Int64]
     var date: Int64 = 1_760_000_000
+    /// How skewed the choice of account and chat is; 1 is uniform.
+    var hotness = 1
 
     static let strings: [String?] = [nil, "", "hi", "Alice", "tab\there", "üñî©ødé ✓", "quote \" and \\", "a longer body text of a message"]
 
@@ -71,6 +73,14 @@ struct WorkloadGenerator {
         lastReaction = lastId
     }
 
+    /// A number in `0..<bound`, skewed towards 0 when ``hotness`` > 1 (the least of
+    /// `hotness` draws: a few busy accounts and chats, as in real life).
+    mutating func pick(_ bound: Int) -> Int {
+        var least = random.below(bound)
+        for _ in 1..<max(1, hotness) { least = min(least, random.below(bound)) }
+        return least
+    }
+
     mutating func string() -> String? { Self.strings[random.below(Self.strings.count)] }
 
     /// An object id of `chat`: usually the next one, sometimes an old one (a duplicate).
@@ -83,8 +93,8 @@ struct WorkloadGenerator {
     }
 
     mutating func next() -> Event {
-        let a = random.below(profile.accounts)
-        let c = random.below(profile.chatsPerAccount)
+        let a = pick(profile.accounts)
+        let c = pick(profile.chatsPerAccount)
         let account = accountNames[a]
         let chat = chatNames[c]
         date += Int64(random.below(3))

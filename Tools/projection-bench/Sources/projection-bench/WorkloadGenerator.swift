@@ -1,0 +1,1 @@
+../../../../Tests/HeraldProjectionTests/WorkloadGenerator.swift

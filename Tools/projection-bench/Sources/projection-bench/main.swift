@@ -1,0 +1,91 @@
+// Throughput (CPU time of the applying thread) and heap use (glibc malloc_stats "in use
+// bytes") of the projection on the realistic workload of WorkloadGenerator.Profile.realistic.
+import Foundation
+import HeraldEvents
+import HeraldProjection
+
+func cpuSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// glibc's malloc_stats() prints "in use bytes" to stderr; read it back through a pipe.
+func heapInUse() -> Int? {
+    typealias MallocStats = @convention(c) () -> Void
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_stats") else { return nil }
+    let pipe = Pipe()
+    let saved = dup(2)
+    dup2(pipe.fileHandleForWriting.fileDescriptor, 2)
+    unsafeBitCast(symbol, to: MallocStats.self)()
+    fflush(stderr)
+    dup2(saved, 2)
+    close(saved)
+    try? pipe.fileHandleForWriting.close()
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let lines = text.split(separator: "\n").filter { $0.contains("in use bytes") }
+    return lines.last.flatMap { Int($0.split(separator: "=").last!.trimmingCharacters(in: .whitespaces)) }
+}
+
+let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 1_000_000
+let environment = ProcessInfo.processInfo.environment
+var profile = WorkloadGenerator.Profile.realistic
+if let small = environment["SMALL"].flatMap(Int.init) {
+    profile.accounts = small
+    profile.chatsPerAccount = small
+}
+let hotness = environment["HOTNESS"].flatMap(Int.init) ?? 1
+let shortBodies = environment["SHORT"] != nil
+
+func events(seed: UInt64) -> AnyIterator<Event> {
+    var generator = WorkloadGenerator(seed: seed, profile: profile)
+    generator.hotness = hotness
+    var counter = 0
+    return AnyIterator {
+        var event = generator.next()
+        counter += 1
+        if case .notify(var n) = event.payload {
+            n.title = "Sender \(counter % 97)"
+            n.body = shortBodies ? "short" : "message text number \(counter) with some words"
+            event.payload = .notify(n)
+        }
+        return event
+    }
+}
+
+// Memory first, on a stream (each event freed after use), before anything else is allocated.
+do {
+    var projection = Projection()
+    let before = heapInUse() ?? 0
+    var seq: UInt64 = 0
+    for event in events(seed: 2).prefix(count) {
+        seq += 1
+        projection.replay(event, seq: seq)
+    }
+    let stats = projection.statistics
+    let used = (heapInUse() ?? 0) - before
+    print(String(format: "memory: %.1f MB in use after %d events; %d live notifications -> %.0f bytes each (chats %d, groups %d, remembered objects %d, deletions %d)",
+        Double(used) / 1e6, count, stats.liveNotifications, Double(used) / Double(max(1, stats.liveNotifications)),
+        stats.chats, stats.groups, stats.rememberedObjects, stats.rememberedDeletions))
+}
+
+let stream = Array(events(seed: 1).prefix(count))
+var applied = Projection()
+var updates = 0
+var start = cpuSeconds()
+for (index, event) in stream.enumerated() {
+    updates &+= applied.apply(event, seq: UInt64(index + 1)).updates.count
+}
+var elapsed = cpuSeconds() - start
+print(String(format: "apply:  %d events in %.3f s CPU = %.2f M events/s (%d updates)", count, elapsed, Double(count) / elapsed / 1e6, updates))
+
+var replayed = Projection()
+start = cpuSeconds()
+for (index, event) in stream.enumerated() { replayed.replay(event, seq: UInt64(index + 1)) }
+elapsed = cpuSeconds() - start
+print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO"))
+
+let snapshot = applied.snapshot()
+start = cpuSeconds()
+let restored = try! Projection(snapshot: snapshot)
+print(String(format: "snapshot: %d bytes, restored in %.3f s CPU (equal: %@)", snapshot.count, cpuSeconds() - start, restored == applied ? "yes" : "NO"))
