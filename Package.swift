@@ -15,7 +15,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // LMDB itself, linked as a system library (Debian: liblmdb-dev).
@@ -31,10 +30,7 @@ let package = Package(
         // The pure projection: groups, visibility, counts, update diffs. No I/O, no clock.
         .target(
             name: "HeraldProjection",
-            dependencies: [
-                "HeraldEvents",
-                .product(name: "Collections", package: "swift-collections"),
-            ]
+            dependencies: ["HeraldEvents"]
         ),
         // The log, snapshots, compaction and recovery, over LMDB.
         .target(
