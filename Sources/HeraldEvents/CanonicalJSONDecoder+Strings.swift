@@ -76,20 +76,8 @@ extension CanonicalJSONDecoder {
                 }
                 return text
             case UInt8(ascii: "\\"):
-                index += 1
-                guard let escape = current else { throw fail("unterminated string") }
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-                case UInt8(ascii: "b"): text.append(0x08)
-                case UInt8(ascii: "f"): text.append(0x0C)
-                case UInt8(ascii: "n"): text.append(0x0A)
-                case UInt8(ascii: "r"): text.append(0x0D)
-                case UInt8(ascii: "t"): text.append(0x09)
-                case UInt8(ascii: "u"): try appendUnicodeEscape(into: &text)
-                default:
-                    index -= 1
-                    throw fail("invalid escape")
+                if let reason = JSONEscape.decode(bytes, at: &index, into: &text) {
+                    throw Malformed(offset: index, reason: reason)
                 }
             case 0..<0x20:
                 throw fail("control character in string")
@@ -99,47 +87,6 @@ extension CanonicalJSONDecoder {
             }
         }
         throw fail("unterminated string")
-    }
-
-    /// Appends the scalar of a `\uXXXX` escape (or a surrogate pair of two), the cursor
-    /// after the `u`.
-    private mutating func appendUnicodeEscape(into text: inout [UInt8]) throws(Malformed) {
-        let escapeStart = index - 2
-        var value = UInt32(try readHex4())
-        if (0xD800..<0xDC00).contains(value) {
-            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw Malformed(offset: escapeStart, reason: "lone surrogate in \\u escape")
-            }
-            index += 2
-            let low = UInt32(try readHex4())
-            guard (0xDC00..<0xE000).contains(low) else {
-                throw Malformed(offset: escapeStart, reason: "lone surrogate in \\u escape")
-            }
-            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let scalar = Unicode.Scalar(value) else {
-            throw Malformed(offset: escapeStart, reason: "lone surrogate in \\u escape")
-        }
-        text.append(contentsOf: UTF8.encode(scalar)!)
-    }
-
-    /// Reads four hex digits.
-    private mutating func readHex4() throws(Malformed) -> UInt16 {
-        guard bytes.count - index >= 4 else { throw fail("invalid \\u escape") }
-        var value: UInt16 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw fail("invalid \\u escape")
-            }
-            value = value << 4 | UInt16(digit)
-            index += 1
-        }
-        return value
     }
 
     /// Checks that `text` is well-formed UTF-8; `offset` locates it in the document.

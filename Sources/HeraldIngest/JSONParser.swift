@@ -1,3 +1,5 @@
+import HeraldEvents
+
 /// A small, tolerant JSON parser over bytes.
 ///
 /// It accepts RFC 8259 JSON plus one extension: a comma right before `}` or `]` (Telegram's
@@ -192,19 +194,8 @@ struct JSONParser {
             case UInt8(ascii: "\""):
                 return
             case UInt8(ascii: "\\"):
-                index += 1
-                guard let escape = current else { throw fail("unterminated string") }
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-                case UInt8(ascii: "b"): text.append(0x08)
-                case UInt8(ascii: "f"): text.append(0x0C)
-                case UInt8(ascii: "n"): text.append(0x0A)
-                case UInt8(ascii: "r"): text.append(0x0D)
-                case UInt8(ascii: "t"): text.append(0x09)
-                case UInt8(ascii: "u"): try appendUnicodeEscape(into: &text)
-                default: throw fail("invalid escape")
-                }
+                let reason = bytes.withUnsafeBytes { JSONEscape.decode($0, at: &index, into: &text) }
+                if let reason { throw Failure(offset: index, reason: reason) }
             case 0..<0x20:
                 throw fail("control character in string")
             default:
@@ -213,38 +204,5 @@ struct JSONParser {
             }
         }
         throw fail("unterminated string")
-    }
-
-    /// Reads the hex digits after `\u` (and a following low surrogate) and appends UTF-8.
-    private mutating func appendUnicodeEscape(into text: inout [UInt8]) throws(Failure) {
-        var scalarValue = UInt32(try readHex4())
-        if (0xD800..<0xDC00).contains(scalarValue) {
-            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-            else { throw fail("lone surrogate in \\u escape") }
-            index += 2
-            let low = UInt32(try readHex4())
-            guard (0xDC00..<0xE000).contains(low) else { throw fail("lone surrogate in \\u escape") }
-            scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let scalar = Unicode.Scalar(scalarValue) else { throw fail("lone surrogate in \\u escape") }
-        text.append(contentsOf: String(Character(scalar)).utf8)
-    }
-
-    private mutating func readHex4() throws(Failure) -> UInt16 {
-        guard bytes.count - index >= 4 else { throw fail("invalid \\u escape") }
-        var value: UInt16 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw fail("invalid \\u escape")
-            }
-            value = value << 4 | UInt16(digit)
-            index += 1
-        }
-        return value
     }
 }
