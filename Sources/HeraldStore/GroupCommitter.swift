@@ -13,6 +13,12 @@ final class GroupCommitter: @unchecked Sendable {
     private var queue: [Request] = []
     private var leaderActive = false
     private var commitCount = 0
+    /// How many requests the last commit carried: when producers run concurrently, a new
+    /// leader waits (briefly) for about as many before committing, so fsyncs are shared.
+    private var lastBatchSize = 1
+
+    /// The longest a leader waits for more requests: well under one fsync.
+    static let gatherWindow: TimeInterval = 0.000_2
 
     /// How many group commits (one transaction each) leaders have run; for tests.
     var commits: Int {
@@ -48,13 +54,19 @@ final class GroupCommitter: @unchecked Sendable {
         let request = Request(records, wantsUpdates: wantsUpdates)
         condition.lock()
         queue.append(request)
+        if leaderActive { condition.broadcast() }  // a gathering leader counts arrivals
         while request.result == nil {
             if leaderActive {
                 condition.wait()
                 continue
             }
             leaderActive = true
+            if lastBatchSize > 1 && queue.count < lastBatchSize {
+                let deadline = Date(timeIntervalSinceNow: Self.gatherWindow)
+                while queue.count < lastBatchSize && condition.wait(until: deadline) {}
+            }
             let batch = queue
+            lastBatchSize = batch.count
             queue.removeAll(keepingCapacity: true)
             condition.unlock()
             let outcome = Result { try commit(batch) }
