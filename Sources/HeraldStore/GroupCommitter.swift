@@ -13,12 +13,12 @@ final class GroupCommitter: @unchecked Sendable {
     private var queue: [Request] = []
     private var leaderActive = false
     private var commitCount = 0
-    /// How many requests the last commit carried: when producers run concurrently, a new
-    /// leader waits (briefly) for about as many before committing, so fsyncs are shared.
+    /// How many requests the last commit carried: when producers run concurrently (it was
+    /// more than one), a new leader waits briefly before committing, so fsyncs are shared.
     private var lastBatchSize = 1
 
-    /// The longest a leader waits for more requests: well under one fsync.
-    static let gatherWindow: TimeInterval = 0.000_2
+    /// How long a leader waits for more requests: about one fsync.
+    static let gatherMicroseconds: UInt32 = 100
 
     /// How many group commits (one transaction each) leaders have run; for tests.
     var commits: Int {
@@ -54,7 +54,6 @@ final class GroupCommitter: @unchecked Sendable {
         let request = Request(records, wantsUpdates: wantsUpdates)
         condition.lock()
         queue.append(request)
-        if leaderActive { condition.broadcast() }  // a gathering leader counts arrivals
         while request.result == nil {
             if leaderActive {
                 condition.wait()
@@ -62,8 +61,11 @@ final class GroupCommitter: @unchecked Sendable {
             }
             leaderActive = true
             if lastBatchSize > 1 && queue.count < lastBatchSize {
-                let deadline = Date(timeIntervalSinceNow: Self.gatherWindow)
-                while queue.count < lastBatchSize && condition.wait(until: deadline) {}
+                // Let the other producers, woken by the last commit, queue up: sleeping
+                // briefly beats waking every waiter at each arrival.
+                condition.unlock()
+                usleep(Self.gatherMicroseconds)
+                condition.lock()
             }
             let batch = queue
             lastBatchSize = batch.count
