@@ -18,6 +18,9 @@ struct IngestRun {
 
     struct Summary: CustomStringConvertible {
         var lines = 0
+        /// Lines whose bytes repeat an earlier line of this input (redeliveries). They are
+        /// appended all the same: the log keeps every delivery, the projection ignores repeats.
+        var duplicates = 0
         var appended = 0
         var rejected = 0
         var quarantineIds: [UInt64] = []
@@ -27,7 +30,7 @@ struct IngestRun {
         var description: String {
             var text = "ingested \(lines) line\(lines == 1 ? "" : "s"): \(appended) event\(appended == 1 ? "" : "s") appended"
             if let firstSeq, let lastSeq, appended > 0 { text += " (seq \(firstSeq)…\(lastSeq))" }
-            text += ", \(rejected) rejected"
+            text += ", \(duplicates) duplicate\(duplicates == 1 ? "" : "s"), \(rejected) rejected"
             if let first = quarantineIds.first, let last = quarantineIds.last {
                 text += " (quarantine \(first == last ? "#\(first)" : "#\(first)…#\(last)"); see `herald quarantine list`)"
             }
@@ -65,6 +68,7 @@ struct IngestRun {
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }
+        var seen = Set<[UInt8]>()
         var framer = PayloadFramer()
         func handle(_ payload: ArraySlice<UInt8>, line: Int) throws {
             if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
@@ -72,6 +76,7 @@ struct IngestRun {
             do {
                 let (detected, events) = try decode(payload)
                 let source = Source(format: detected, payload: payload)
+                if let digest = source.digest, !seen.insert(digest).inserted { summary.duplicates += 1 }
                 for event in events { batch.append((event, source)) }
             } catch {
                 summary.rejected += 1
