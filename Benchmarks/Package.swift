@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // Herald's benchmarks: micro-benchmarks (ordo-one/benchmark), the workload generator and the
-// macro benchmark that checks every target of `/work/shared/bench/README.md` against raw LMDB
+// macro benchmark that checks every target of `../shared/bench/README.md` against raw LMDB
 // and SQLite measured in the same run. A separate package, so CI (`swift test` at the root)
 // never builds it. Run everything with `Tools/bench.sh [--quick]` from the repository root.
 import PackageDescription

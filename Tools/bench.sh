@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Herald's benchmark harness: builds release binaries, builds the C baselines (raw LMDB,
-# SQLite WAL) from $HERALD_BASELINES (default /work/shared/bench), runs the macro benchmark
+# SQLite WAL) from $HERALD_BASELINES (default ../shared/bench beside the repository), runs the macro benchmark
 # (Benchmarks/ package, `herald-bench`) and prints one table: each target of the performance
 # table, Herald's figure, the baseline measured in the same run at Herald's record size, the
 # ratio, the target and pass/short.

@@ -6,7 +6,7 @@ import Testing
 
 /// Reads the shared payload samples (never copied into Tests) and builds contexts.
 enum Samples {
-    /// `/work/shared/payloads`: the repository root is three levels above this file, and the
+    /// `../shared/payloads`: the repository root is three levels above this file, and the
     /// payloads sit beside it in `../shared/payloads`.
     static let directory: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // HeraldIngestTests
