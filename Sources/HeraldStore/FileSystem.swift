@@ -43,6 +43,14 @@ enum FileSystem {
         }
     }
 
+    /// Creates `path` and any missing parents (`mkdir -p`).
+    static func makeDirectories(_ path: String) throws(StoreError) {
+        if exists(path) { return }
+        let parent = directory(of: path)
+        if !parent.isEmpty && parent != path { try makeDirectories(parent) }
+        try makeDirectory(path)
+    }
+
     /// Removes a file, or a directory with the plain files in it; a missing path is fine.
     static func remove(_ path: String) throws(StoreError) {
         var info = stat()

@@ -64,11 +64,7 @@ public final class Store: Sendable {
             if !fileManager.fileExists(atPath: dataFile) && !options.create {
                 throw StoreError.notFound(path: path)
             }
-            do {
-                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError.system(path: path, operation: "mkdir", errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
-            }
+            try FileSystem.makeDirectories(path)
             writerLock = try lock ?? WriterLock(directory: path)
             try Self.removeCompactionLeftovers(path)
         }
