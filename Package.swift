@@ -59,13 +59,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldEventsTests", dependencies: ["HeraldEvents"]),
-        .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents"]),
+        // What the test targets share (a seeded generator).
+        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "HeraldEventsTests", dependencies: ["HeraldEvents", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection"]
+            dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport"]
         ),
-        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents"]),
+        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: ["herald", "HeraldEvents", "HeraldStore"]

@@ -1,27 +1,14 @@
 import HeraldEvents
+import HeraldTestSupport
 
-/// SplitMix64: a small seeded generator, so a failing case can be replayed.
-struct Random: RandomNumberGenerator {
-    var state: UInt64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Random canonical lines and damaged versions of them.
+/// SplitMix64 canonical lines and damaged versions of them.
 enum Generator {
     static let strings = ["", "a", "c", "chat:9", "тест 🚀", "Ärger \"q\" \\ b", "line1\nline2\t\u{1}", "𝄞", "新", "\u{0}", "é"]
     static let ids: [Int64] = [1, 2, 42, .max, 0, -1, 1_700_000_000]
 
     /// A random event, valid or not, in its canonical form.
-    static func event(_ random: inout Random) -> Event {
+    static func event(_ random: inout SplitMix64) -> Event {
         func s() -> String { strings.randomElement(using: &random)! }
         func o() -> String? { Bool.random(using: &random) ? s() : nil }
         func i() -> Int64 { ids.randomElement(using: &random)! }
@@ -52,7 +39,7 @@ enum Generator {
     }
 
     /// A random line: canonical, or with unknown keys and extra whitespace.
-    static func line(_ random: inout Random) -> [UInt8] {
+    static func line(_ random: inout SplitMix64) -> [UInt8] {
         let event = event(&random)
         var writer = JSONWriter()
         if random.next() % 3 == 0 {
@@ -82,7 +69,7 @@ enum Generator {
     ]
 
     /// A random line with one to three mutations: byte flips, insertions, deletions, truncation.
-    static func mutant(_ random: inout Random) -> [UInt8] {
+    static func mutant(_ random: inout SplitMix64) -> [UInt8] {
         var bytes = line(&random)
         for _ in 0...(random.next() % 3) {
             let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldEvents
 import Testing
+import HeraldTestSupport
 
 /// The canonical decoder against Foundation's `JSONSerialization` on random and mutated lines:
 /// what `JSONSerialization` rejects must be rejected, and an accepted line must decode to the
@@ -10,7 +11,7 @@ struct DifferentialFuzzTests {
     static let cases = ProcessInfo.processInfo.environment["HERALD_FUZZ_CASES"].flatMap(Int.init) ?? 20_000
 
     @Test func agreesWithJSONSerialization() {
-        var random = Random(seed: 0x4A53_4F4E)
+        var random = SplitMix64(seed: 0x4A53_4F4E)
         var failures: [String] = []
         var tally = (accepted: 0, rejectedByBoth: 0, stricter: 0)
         for index in 0..<Self.cases {

@@ -1,4 +1,5 @@
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldIngest
 

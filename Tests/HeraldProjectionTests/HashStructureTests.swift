@@ -1,5 +1,6 @@
 @testable import HeraldProjection
 import Testing
+import HeraldTestSupport
 
 /// The two hand-written hash structures checked against `Dictionary` on random operations
 /// (swift-collections tests its types against reference models the same way).

@@ -1,6 +1,7 @@
 import HeraldEvents
 @testable import HeraldProjection
 import Testing
+import HeraldTestSupport
 
 /// Snapshots restore equal projections that continue identically, and damaged bytes are
 /// rejected with an error, never a crash.

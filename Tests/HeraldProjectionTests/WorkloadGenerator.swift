@@ -1,25 +1,8 @@
 import HeraldEvents
+#if canImport(HeraldTestSupport)
+import HeraldTestSupport  // (Tools/projection-bench compiles this file with its own copy)
+#endif
 
-/// A small, fast, seeded generator (SplitMix64), so random workloads replay exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// True with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
 
 /// Seeded random streams of valid events exercising every rule: duplicates, partial
 /// upgrades, reads, deletes with and without chat, dismissals, settings, options, revokes.

@@ -3,6 +3,7 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldStore
 
@@ -85,7 +86,7 @@ struct CompactionTests {
         let secret = "purge-me@secret.example"
         let secretChat = "chat-of-the-secret-account"
         var events = randomEvents(count: 1_500, seed: 5)
-        var rng = SeededRandom(seed: 5)
+        var rng = SplitMix64(seed: 5)
         for index in stride(from: 0, to: events.count, by: 7) {
             events[index] = Event(account: secret, .notify(.init(
                 chat: secretChat, kind: .message, id: Int64(index + 1), date: 1_700_000_000,
@@ -138,7 +139,7 @@ struct CompactionTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 400, seed: 8)
         try makeStore(dir, events: events, snapshotAt: 200)
-        var rng = SeededRandom(seed: 8)
+        var rng = SplitMix64(seed: 8)
         for _ in 0..<6 {
             let copy = TemporaryDirectory()
             try FileManager.default.copyItem(atPath: dir.child("data.mdb"), toPath: copy.child("data.mdb"))

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import HeraldTestSupport
 #endif
 
 /// Kills `herald` child processes with SIGKILL at random moments and checks what survives.
@@ -86,7 +87,7 @@ struct CrashTests {
         let dir = TemporaryDirectory()
         let path = dir.child("store")
         let events = randomEvents(count: 200_000, seed: 77)
-        var rng = SeededRandom(seed: 77)
+        var rng = SplitMix64(seed: 77)
         var acknowledged: UInt64 = 0
         var present = 0
         for round in 0..<Self.kills {
@@ -124,7 +125,7 @@ struct CrashTests {
         let dir = TemporaryDirectory()
         let path = dir.child("store")
         let events = randomEvents(count: 100_000, seed: 78)
-        var rng = SeededRandom(seed: 78)
+        var rng = SplitMix64(seed: 78)
         var written = 0
         var duration: [String: Double] = [:]  // of an unkilled run, per command
         for round in 0..<max(12, Self.kills / 4) {

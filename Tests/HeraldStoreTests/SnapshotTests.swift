@@ -4,6 +4,7 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldStore
 
@@ -35,7 +36,7 @@ struct SnapshotTests {
     func equivalence(seed: UInt64) throws {
         let events = randomEvents(count: 400, seed: seed)
         let reference = referenceProjection(events)
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let cuts = [0, 1, 399, 400] + (0..<8).map { _ in Int.random(in: 2..<399, using: &rng) }
         for cut in cuts {
             let dir = TemporaryDirectory()

@@ -1,21 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 
-/// A small seeded generator (SplitMix64), so failures reproduce.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Valid events of every type over a few accounts and chats.
 func randomEvents(count: Int, seed: UInt64) -> [Event] {
-    var rng = SeededRandom(seed: seed)
+    var rng = SplitMix64(seed: seed)
     let accounts = ["tg:1", "tg:2", "zulip:https://z.example/|7"]
     let chats = ["user:1", "chat:2", "channel:3", "секрет:4"]
     var events: [Event] = []
