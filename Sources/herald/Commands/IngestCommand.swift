@@ -45,7 +45,11 @@ struct IngestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let target = try store.openForWriting()
+        // A bulk load snapshots once at the end rather than every `snapshotInterval` events
+        // on the way (an explicit HERALD_SNAPSHOT_INTERVAL still applies as given).
+        let interval = Store.Options().snapshotInterval
+        let periodic = ProcessInfo.processInfo.environment["HERALD_SNAPSHOT_INTERVAL"] != nil
+        let target = try store.openForWriting { if !periodic { $0.snapshotInterval = 0 } }
         var reader = try LineReader(path: input)
         defer { reader.close() }
         let decoding = try PayloadDecoding(options: payload, store: target)
@@ -55,6 +59,9 @@ struct IngestCommand: ParsableCommand {
         run.batchSize = batchSize
         run.printSeqs = printSeqs
         let summary = try run.consume(&reader)
+        if !periodic, interval > 0, target.lastSeq - (try target.snapshotSeqs().last ?? 0) >= interval {
+            try target.snapshot()
+        }
         if !quiet { Terminal.note(summary.description) }
         if summary.rejected > 0 {
             throw ExitCode(CLIFailure.rejected)

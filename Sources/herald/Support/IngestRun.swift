@@ -68,7 +68,7 @@ struct IngestRun {
             summary.appended += batch.count
             batch.removeAll(keepingCapacity: true)
         }
-        var seen = Set<[UInt8]>()
+        var seen = Set<DigestKey>()
         var framer = PayloadFramer()
         func handle(_ payload: ArraySlice<UInt8>, line: Int) throws {
             if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
@@ -76,7 +76,7 @@ struct IngestRun {
             do {
                 let (detected, events) = try decode(payload)
                 let source = Source(format: detected, payload: payload)
-                if let digest = source.digest, !seen.insert(digest).inserted { summary.duplicates += 1 }
+                if let digest = source.digest, !seen.insert(DigestKey(digest)).inserted { summary.duplicates += 1 }
                 for event in events { batch.append((event, source)) }
             } catch {
                 summary.rejected += 1
@@ -105,5 +105,16 @@ struct IngestRun {
         bar.finish()
         summary.quarantineIds = try store.quarantine(bad)
         return summary
+    }
+}
+
+/// A payload digest as two words: hashing it costs no allocation, unlike `[UInt8]`.
+private struct DigestKey: Hashable {
+    var high: UInt64
+    var low: UInt64
+
+    init(_ digest: [UInt8]) {
+        high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
