@@ -2,22 +2,19 @@ import Foundation
 
 /// Group commit: concurrent appenders share one write transaction and its fsync.
 ///
-/// Each caller queues its request. The first caller that finds no commit under way becomes
-/// the leader: it takes everything queued, commits it in one transaction, hands every request
-/// its result and wakes exactly those callers, then hands leadership to the oldest request
-/// still queued, if any. A caller returns only when the transaction holding its events has
-/// committed, so "returned" still means "durable". Each request has its own semaphore, so a
-/// commit wakes the callers it finished and the next leader, never the whole crowd.
+/// Each caller queues its request and waits. The first waiter that finds no commit under
+/// way becomes the leader: it takes everything queued, commits it in one transaction, hands
+/// every request its result and wakes the others. A caller returns only when the transaction
+/// holding its events has committed, so "returned" still means "durable".
 final class GroupCommitter: @unchecked Sendable {
-    // @unchecked: `queue`, `leaderActive`, `commitCount` and `lastBatchSize` are only touched
-    // with `lock` held; a Request's `result` is written by the leader before it signals the
-    // request's semaphore, and read by the caller after the wait returns.
-    private let lock = NSLock()
+    // @unchecked: `queue` and `leaderActive` are only touched with `condition` locked;
+    // a Request's `result` is written by the leader under the lock and read after it.
+    private let condition = NSCondition()
     private var queue: [Request] = []
     private var leaderActive = false
     private var commitCount = 0
     /// How many requests the last commit carried: when producers run concurrently (it was
-    /// more than one), a leader waits briefly before committing, so fsyncs are shared.
+    /// more than one), a new leader waits briefly before committing, so fsyncs are shared.
     private var lastBatchSize = 1
 
     /// How long a leader waits for more requests: about one fsync.
@@ -25,8 +22,8 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// How many group commits (one transaction each) leaders have run; for tests.
     var commits: Int {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return commitCount
     }
 
@@ -35,9 +32,6 @@ final class GroupCommitter: @unchecked Sendable {
         /// Whether the caller wants each event's updates (else only the seqs).
         let wantsUpdates: Bool
         var result: Result<Committed, any Error>?
-        /// Signalled once: with `result` set, or (still `nil`) to make the caller the leader.
-        let wakeUp = DispatchSemaphore(value: 0)
-
         init(_ payload: [PendingRecord], wantsUpdates: Bool) {
             self.payload = payload
             self.wantsUpdates = wantsUpdates
@@ -58,48 +52,38 @@ final class GroupCommitter: @unchecked Sendable {
         _ records: [PendingRecord], wantsUpdates: Bool, commit: ([Request]) throws -> [Committed]
     ) throws -> Committed {
         let request = Request(records, wantsUpdates: wantsUpdates)
-        lock.lock()
+        condition.lock()
         queue.append(request)
-        let leads = !leaderActive
-        leaderActive = true
-        lock.unlock()
-        if !leads { request.wakeUp.wait() }
-        if let result = request.result { return try result.get() }
-        lead(commit)
+        while request.result == nil {
+            if leaderActive {
+                condition.wait()
+                continue
+            }
+            leaderActive = true
+            if lastBatchSize > 1 && queue.count < lastBatchSize {
+                // Let the other producers, woken by the last commit, queue up: sleeping
+                // briefly beats waking every waiter at each arrival.
+                condition.unlock()
+                usleep(Self.gatherMicroseconds)
+                condition.lock()
+            }
+            let batch = queue
+            lastBatchSize = batch.count
+            queue.removeAll(keepingCapacity: true)
+            condition.unlock()
+            let outcome = Result { try commit(batch) }
+            condition.lock()
+            commitCount += 1
+            switch outcome {
+            case .success(let committed):
+                for (item, result) in zip(batch, committed) { item.result = .success(result) }
+            case .failure(let error):
+                for item in batch { item.result = .failure(error) }
+            }
+            leaderActive = false
+            condition.broadcast()
+        }
+        condition.unlock()
         return try request.result!.get()
-    }
-
-    /// Commits what is queued (the leader's own request among it), wakes the callers it
-    /// finished, and passes leadership on.
-    private func lead(_ commit: ([Request]) throws -> [Committed]) {
-        lock.lock()
-        if lastBatchSize > 1 && queue.count < lastBatchSize {
-            // Let the other producers, woken by the last commit, queue up first.
-            lock.unlock()
-            usleep(Self.gatherMicroseconds)
-            lock.lock()
-        }
-        let batch = queue
-        queue.removeAll(keepingCapacity: true)
-        lastBatchSize = batch.count
-        lock.unlock()
-
-        let outcome = Result { try commit(batch) }
-        switch outcome {
-        case .success(let committed):
-            for (item, result) in zip(batch, committed) { item.result = .success(result) }
-        case .failure(let error):
-            for item in batch { item.result = .failure(error) }
-        }
-
-        lock.lock()
-        commitCount += 1
-        let next = queue.first
-        if next == nil { leaderActive = false }
-        lock.unlock()
-        // The leader's own request is in `batch`: it returns by itself, so its semaphore is
-        // never waited on; signalling it is harmless.
-        for item in batch { item.wakeUp.signal() }
-        next?.wakeUp.signal()
     }
 }
