@@ -17,8 +17,8 @@ final class GroupCommitter: @unchecked Sendable {
     /// more than one), a new leader waits briefly before committing, so fsyncs are shared.
     private var lastBatchSize = 1
 
-    /// How long a leader waits for more requests: about one fsync.
-    static let gatherMicroseconds: UInt32 = 100
+    /// The longest a leader waits for more requests: about one fsync.
+    static let gatherWindowNanoseconds: UInt64 = 150_000
 
     /// How many group commits (one transaction each) leaders have run; for tests.
     var commits: Int {
@@ -61,11 +61,15 @@ final class GroupCommitter: @unchecked Sendable {
             }
             leaderActive = true
             if lastBatchSize > 1 && queue.count < lastBatchSize {
-                // Let the other producers, woken by the last commit, queue up: sleeping
-                // briefly beats waking every waiter at each arrival.
-                condition.unlock()
-                usleep(Self.gatherMicroseconds)
-                condition.lock()
+                // Let the producers that the last commit woke queue up again: yield the CPU
+                // until as many are back as last time, or the window closes. (Yielding beats
+                // a fixed sleep, whose timer slack can cost more than the fsync it saves.)
+                let deadline = DispatchTime.now().uptimeNanoseconds + Self.gatherWindowNanoseconds
+                while queue.count < lastBatchSize && DispatchTime.now().uptimeNanoseconds < deadline {
+                    condition.unlock()
+                    sched_yield()
+                    condition.lock()
+                }
             }
             let batch = queue
             lastBatchSize = batch.count

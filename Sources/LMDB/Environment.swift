@@ -132,6 +132,8 @@ public final class Environment: @unchecked Sendable {
         public var mapSize: Int
         public var lastPage: Int
         public var pageSize: Int
+        /// The id of the last committed write transaction (`me_last_txnid`): counts commits.
+        public var lastTransactionId: Int
         /// Bytes in use: (last page + 1) × page size.
         public var usedBytes: Int { (lastPage + 1) * pageSize }
     }
@@ -142,7 +144,9 @@ public final class Environment: @unchecked Sendable {
         var stat = MDB_stat()
         mdb_env_info(handle, &envInfo)
         mdb_env_stat(handle, &stat)
-        return Info(mapSize: envInfo.me_mapsize, lastPage: envInfo.me_last_pgno, pageSize: Int(stat.ms_psize))
+        return Info(
+            mapSize: envInfo.me_mapsize, lastPage: envInfo.me_last_pgno, pageSize: Int(stat.ms_psize),
+            lastTransactionId: envInfo.me_last_txnid)
     }
 
     /// Flushes buffers to disk (`mdb_env_sync` with force), for the non-durable modes.

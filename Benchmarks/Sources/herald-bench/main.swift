@@ -102,6 +102,20 @@ case "populate":
         FileHandle.standardError.write(Data("populate failed: \(error)\n".utf8))
         exit(1)
     }
+case "producers":
+    // `producers --store DIR N PER`: N threads appending PER durable events each; prints the
+    // rate and how many events each commit carried on average (group commit at work).
+    guard arguments.count == 4, arguments.first == "--store", let producers = Int(arguments[arguments.startIndex + 2]),
+        let per = Int(arguments.last!) else { usage() }
+    do {
+        let directory = arguments[arguments.startIndex + 1]
+        let seconds = try Herald.concurrentAppends(directory: directory, producers: producers, perProducer: per, seed: Settings().seed)
+        let commits = try Store(path: directory, options: Herald.readOnlyOptions()).environmentInfo().lastTransactionId
+        print("\(producers)×\(per) durable appends in \(seconds.fixed2) s: \(Int(Double(producers * per) / seconds)) events/s, \(commits) commits, \(String(format: "%.1f", Double(producers * per) / Double(max(commits, 1)))) events per commit")
+    } catch {
+        FileHandle.standardError.write(Data("producers failed: \(error)\n".utf8))
+        exit(1)
+    }
 case "run":
     let settings = parseSettings(arguments)
     do {
