@@ -48,23 +48,7 @@ extension Store {
         let quarantine = try quarantined()
         stats.quarantined = quarantine.count
         stats.quarantineBytes = quarantine.reduce(0) { $0 + $1.raw.count }
-        stats.snapshotSeqs = try storedSnapshotSeqs()
+        stats.snapshotSeqs = try snapshotSeqs().reversed()
         return stats
-    }
-
-    /// The seqs of the snapshots in the `snapshots` database, newest first (keys only).
-    func storedSnapshotSeqs() throws -> [UInt64] {
-        guard let database = try existingAuxiliary(.snapshots) else { return [] }
-        return try environment.read { txn in
-            try txn.withCursor(database) { cursor in
-                var seqs: [UInt64] = []
-                var entry = try cursor.last()
-                while let current = entry {
-                    if let key = SeqKey(bytes: current.key) { seqs.append(key.seq) }
-                    entry = try cursor.previous()
-                }
-                return seqs
-            }
-        }
     }
 }
