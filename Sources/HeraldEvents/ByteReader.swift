@@ -96,6 +96,20 @@ public struct ByteReader {
         return true
     }
 
+    /// Passes over `count` bytes.
+    public mutating func skip(_ count: Int) throws(Malformed) {
+        guard count >= 0, count <= remaining else { throw Malformed(offset: offset, reason: "unexpected end") }
+        offset += count
+    }
+
+    /// Passes over a length-prefixed string without decoding it.
+    public mutating func skipString() throws(Malformed) {
+        let start = offset
+        let length = try varint()
+        guard length <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(length) bytes overruns the buffer") }
+        offset += Int(length)
+    }
+
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
         guard count >= 0, count <= remaining else { throw Malformed(offset: offset, reason: "unexpected end") }
         defer { offset += count }

@@ -45,6 +45,29 @@ extension LogRecord {
         }
     }
 
+    /// Decodes only the event of stored record bytes, checking the checksum first: what a
+    /// rebuild needs, without materialising the source and digest.
+    public static func decodeEvent(_ bytes: UnsafeRawBufferPointer) throws(Damage) -> Event {
+        try verifyChecksum(bytes)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+        do {
+            let version = try reader.byte()
+            guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
+            let flags = try reader.byte()
+            guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
+            _ = try reader.varint()
+            try reader.skipString()
+            if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
+            let event = try Event(from: &reader)
+            guard reader.isAtEnd else { throw Damage(reason: "\(reader.remaining) trailing bytes") }
+            return event
+        } catch let error as Damage {
+            throw error
+        } catch {
+            throw Damage(reason: "undecodable: \(error)")
+        }
+    }
+
     /// Decodes record `seq` from its stored bytes, checking the checksum first.
     public init(seq: UInt64, bytes: UnsafeRawBufferPointer) throws(Damage) {
         try Self.verifyChecksum(bytes)

@@ -1,3 +1,4 @@
+import HeraldEvents
 import LMDB
 
 extension Store {
@@ -83,25 +84,45 @@ extension Store {
     public func forEachRecord(
         includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
     ) throws {
+        try forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) { seq, bytes, location in
+            try body(try decodeRecord(seq: seq, bytes: bytes, in: location))
+        }
+    }
+
+    /// Calls `body` with the seq and event of each record after `seq` of the history a
+    /// rebuild replays: the archive's records up to the base when the history is complete and
+    /// `seq` is below the base, then the log's records after the base. Decodes only events.
+    func forEachHistoryEvent(after seq: UInt64, _ body: (UInt64, Event) throws -> Void) throws {
+        try forEachStoredRecord(includingArchive: true, from: seq + 1, through: .max) { seq, bytes, location in
+            do {
+                try body(seq, try LogRecord.decodeEvent(bytes))
+            } catch let damage as LogRecord.Damage {
+                throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+            }
+            return true
+        }
+    }
+
+    /// The stored bytes of each record in `from...through` (archive first when asked), with
+    /// the path of the environment that holds it.
+    private func forEachStoredRecord(
+        includingArchive: Bool, from: UInt64, through: UInt64,
+        _ body: (UInt64, UnsafeRawBufferPointer, String) throws -> Bool
+    ) throws {
         let base = try history().base
         if includingArchive, base > 0, from <= base, let archive = try archive() {
             var going = true
             try archive.forEachRawRecord(from: from, through: min(through, base)) { seq, bytes in
-                going = try body(try decodeRecord(seq: seq, bytes: bytes, in: archive.path))
+                going = try body(seq, bytes, archive.path)
                 return going
             }
             guard going else { return }
         }
         // Records at or below the base may linger after an interrupted compaction: the
         // archive (or the base snapshot) stands for them.
-        try forEachRecord(from: max(from, base + 1), through: through, body)
-    }
-
-    /// Calls `body` with each record after `seq` of the history a rebuild replays: the
-    /// archive's records up to the base when the history is complete and `seq` is below the
-    /// base, then the log's records after the base.
-    func forEachHistoryRecord(after seq: UInt64, _ body: (LogRecord) throws -> Bool) throws {
-        try forEachRecord(includingArchive: true, from: seq + 1, body)
+        try forEachRawRecord(from: max(from, base + 1), through: through) { seq, bytes in
+            try body(seq, bytes, path)
+        }
     }
 
     func decodeRecord(seq: UInt64, bytes: UnsafeRawBufferPointer, in location: String) throws -> LogRecord {

@@ -91,10 +91,9 @@ extension Store {
     private func rebuildSnapshots(from start: Projection, history: History) throws -> [UInt64] {
         var projection = start
         var atBase: Projection? = history.base == 0 ? nil : (history.isComplete ? nil : start)
-        try forEachHistoryRecord(after: history.isComplete ? 0 : history.base) { record in
-            if history.base > 0, atBase == nil, record.seq > history.base { atBase = projection }
-            projection.replay(record.event, seq: record.seq)
-            return true
+        try forEachHistoryEvent(after: history.isComplete ? 0 : history.base) { seq, event in
+            if history.base > 0, atBase == nil, seq > history.base { atBase = projection }
+            projection.replay(event, seq: seq)
         }
         if history.base > 0, atBase == nil { atBase = projection }
         let highWater = try highWaterSeq()

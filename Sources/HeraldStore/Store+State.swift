@@ -95,10 +95,9 @@ extension Store {
             }
         }
         var last = start
-        try forEachHistoryRecord(after: start) { record in
-            projection.replay(record.event, seq: record.seq)
-            last = record.seq
-            return true
+        try forEachHistoryEvent(after: start) { seq, event in
+            projection.replay(event, seq: seq)
+            last = seq
         }
         let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
         logger.debug("recovered", metadata: ["from": "\(start)", "through": "\(last)"])

@@ -214,5 +214,12 @@ struct LogFormatDocumentTests {
         ]
         #expect(record.encoded == expected)
         #expect(try expected.withUnsafeBytes { try LogRecord(seq: 1, bytes: $0) } == record)
+        #expect(try expected.withUnsafeBytes { try LogRecord.decodeEvent($0) } == record.event)
+        var damaged = expected
+        damaged[18] ^= 1
+        #expect(throws: LogRecord.Damage.self) { try damaged.withUnsafeBytes { try LogRecord.decodeEvent($0) } }
+        // With a digest, the event-only decoder skips it.
+        let withDigest = LogRecord(seq: 2, recordedAt: 5, source: Source(format: "telegram", digest: Array(0..<16)), event: record.event)
+        #expect(try withDigest.encoded.withUnsafeBytes { try LogRecord.decodeEvent($0) } == record.event)
     }
 }
