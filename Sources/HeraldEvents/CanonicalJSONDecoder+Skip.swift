@@ -49,20 +49,7 @@ extension CanonicalJSONDecoder {
             index += 1
             skipWhitespace()
             _ = try skipValue(depth: depth)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
-            case UInt8(ascii: "}"):
-                index += 1
-                return
-            case nil:
-                throw fail("unexpected end of input")
-            default:
-                throw fail("expected ',' or '}'")
-            }
+            if try endOfMember(closing: UInt8(ascii: "}")) { return }
         }
     }
 
@@ -77,20 +64,7 @@ extension CanonicalJSONDecoder {
         }
         while true {
             _ = try skipValue(depth: depth)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
-            case UInt8(ascii: "]"):
-                index += 1
-                return
-            case nil:
-                throw fail("unexpected end of input")
-            default:
-                throw fail("expected ',' or ']'")
-            }
+            if try endOfMember(closing: UInt8(ascii: "]")) { return }
         }
     }
 }

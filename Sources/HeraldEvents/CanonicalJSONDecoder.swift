@@ -85,20 +85,7 @@ struct CanonicalJSONDecoder {
             } else {
                 _ = try skipValue(depth: 1)
             }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
-            case UInt8(ascii: "}"):
-                index += 1
-                return
-            case nil:
-                throw fail("unexpected end of input")
-            default:
-                throw fail("expected ',' or '}'")
-            }
+            if try endOfMember(closing: UInt8(ascii: "}")) { return }
         }
     }
 
@@ -164,21 +151,30 @@ struct CanonicalJSONDecoder {
             case .absent: preconditionFailure("an array element is never absent")
             }
             if firstError != nil { values.append(0) }  // keeps the element count for later indices
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
-            case UInt8(ascii: "]"):
-                index += 1
+            if try endOfMember(closing: UInt8(ascii: "]")) {
                 if let firstError { return .invalid(firstError) }
                 return .value(values)
-            case nil:
-                throw fail("unexpected end of input")
-            default:
-                throw fail("expected ',' or ']'")
             }
+        }
+    }
+
+    /// After a member of an object or array: passes a `,` (and returns false) or the
+    /// `closing` bracket (and returns true); anything else, or a trailing comma, is malformed.
+    mutating func endOfMember(closing: UInt8) throws(Malformed) -> Bool {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: ","):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") { throw fail("trailing comma") }
+            return false
+        case closing:
+            index += 1
+            return true
+        case nil:
+            throw fail("unexpected end of input")
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
