@@ -90,21 +90,26 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             members[key] = try parseValue(depth: depth)
+            if try endOfMember(closing: UInt8(ascii: "}")) { return .object(members) }
+        }
+    }
+
+    /// After a member of an object or array: passes a `,` (and returns false) or the
+    /// `closing` bracket, also after a tolerated trailing comma (and returns true).
+    private mutating func endOfMember(closing: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: ","):
+            index += 1
             skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") {  // tolerated trailing comma
-                    index += 1
-                    return .object(members)
-                }
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(members)
-            default:
-                throw fail("expected ',' or '}'")
-            }
+            guard current == closing else { return false }
+            index += 1
+            return true
+        case closing:
+            index += 1
+            return true
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
@@ -120,21 +125,7 @@ struct JSONParser {
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "]") {  // tolerated trailing comma
-                    index += 1
-                    return .array(elements)
-                }
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
-            default:
-                throw fail("expected ',' or ']'")
-            }
+            if try endOfMember(closing: UInt8(ascii: "]")) { return .array(elements) }
         }
     }
 
