@@ -112,12 +112,7 @@ extension Account {
             if quick.left >= 0 { groups[Int(quick.left)].isVisible = false }
             if quick.entered >= 0 { groups[Int(quick.entered)].isVisible = true }
         } else {
-            nextVisible.removeAll(keepingCapacity: true)
-            var i = candidates.count - 1
-            while nextVisible.count < groupCountMax && i >= 0 {
-                nextVisible.append(candidates[i].group)
-                i -= 1
-            }
+            collectTopCandidates()
             if nextVisible != visible {
                 for g in visible where !nextVisible.contains(g) { groups[Int(g)].isVisible = false }
                 for g in nextVisible where !visible.contains(g) { groups[Int(g)].isVisible = true }
@@ -160,12 +155,7 @@ extension Account {
             }
         }
         if general {
-            nextVisible.removeAll(keepingCapacity: true)
-            var i = candidates.count - 1
-            while nextVisible.count < groupCountMax && i >= 0 {
-                nextVisible.append(candidates[i].group)
-                i -= 1
-            }
+            collectTopCandidates()
             if nextVisible != visible {
                 for g in visible where !nextVisible.contains(g) { reported.append(g) }
                 for g in nextVisible where !visible.contains(g) { reported.append(g) }
@@ -255,5 +245,16 @@ extension Account {
         optionsChanged = false
         previousGroupSizeMax = groupSizeMax
         return updates
+    }
+
+    /// Fills `nextVisible` with the `groupCountMax` best candidates, best first (the
+    /// candidate list is sorted ascending, so it is read from the top).
+    mutating func collectTopCandidates() {
+        nextVisible.removeAll(keepingCapacity: true)
+        var i = candidates.count - 1
+        while nextVisible.count < groupCountMax && i >= 0 {
+            nextVisible.append(candidates[i].group)
+            i -= 1
+        }
     }
 }
