@@ -147,6 +147,25 @@ struct CommandTests {
         #expect(try CLI.run(["import", "--store", copy, dir.child("all.jsonl")]).status == 1)
     }
 
+    @Test("recorded times keep their exact milliseconds through export and import")
+    func recordedMilliseconds() throws {
+        let dir = TemporaryDirectory()
+        // Thousandths that a Double of seconds cannot hold exactly (…339 used to print as …338),
+        // times before 1970 and whole seconds.
+        let times = ["2026-11-21T04:35:12.339Z", "2026-11-21T04:35:12.001Z", "1969-12-31T23:59:59.999Z", "2026-01-01T00:00:00.000Z"]
+        let lines = times.enumerated().map { index, time in
+            #"{"seq":\#(index + 1),"recorded":"\#(time)","source":"herald","type":"revoke","account":"a\#(index)"}"#
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir.child("in.jsonl"), atomically: true, encoding: .utf8)
+        let imported = try CLI.run(["import", "--store", dir.child("s"), dir.child("in.jsonl")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let exported = Shared.lines(try CLI.run(["export", "--store", dir.child("s")]).stdout)
+        #expect(exported.count == times.count)
+        for (line, time) in zip(exported, times) {
+            #expect(line.contains(#""recorded":"\#(time)""#), "\(line)")
+        }
+    }
+
     @Test("replay --set is a what-if that writes nothing")
     func whatIf() throws {
         let dir = TemporaryDirectory()
