@@ -53,8 +53,10 @@ func events(seed: UInt64) -> AnyIterator<Event> {
     }
 }
 
+let only = environment["ONLY"]  // "replay" or "apply": skip the other phases (for profiling)
+
 // Memory first, on a stream (each event freed after use), before anything else is allocated.
-do {
+if only == nil {
     var projection = Projection()
     let before = heapInUse() ?? 0
     var seq: UInt64 = 0
@@ -73,11 +75,14 @@ let stream = Array(events(seed: 1).prefix(count))
 var applied = Projection()
 var updates = 0
 var start = cpuSeconds()
+if only != "replay" {
 for (index, event) in stream.enumerated() {
     updates &+= applied.apply(event, seq: UInt64(index + 1)).updates.count
 }
+}
 var elapsed = cpuSeconds() - start
-print(String(format: "apply:  %d events in %.3f s CPU = %.2f M events/s (%d updates)", count, elapsed, Double(count) / elapsed / 1e6, updates))
+if only != "replay" { print(String(format: "apply:  %d events in %.3f s CPU = %.2f M events/s (%d updates)", count, elapsed, Double(count) / elapsed / 1e6, updates)) }
+if only == "apply" { exit(0) }
 
 var replayed = Projection()
 start = cpuSeconds()
