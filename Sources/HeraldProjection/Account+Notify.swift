@@ -97,15 +97,11 @@ extension Account {
         let id = nextNotificationId
         nextNotificationId += 1
         touch(group)
-        // Strings are set one by one from unwrapped values: copying a `String?` as a whole
-        // goes through a slow generic path in optimized builds.
-        var notification = Notification(
-            id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent, partial: event.partial)
-        if let title = event.title { notification.title = title }
-        if let body = event.body { notification.body = body }
-        if let sender = event.sender { notification.sender = sender }
-        if let thread = event.thread { notification.thread = thread }
-        groups[group].active.append(notification)
+        groups[group].active.append(
+            StoredNotification(
+                id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
+                partial: event.partial, title: event.title,
+                texts: PackedTexts(body: event.body, sender: event.sender, thread: event.thread)))
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent
@@ -144,12 +140,10 @@ extension Account {
         touch(group)
         let before = groups[group].active[index]
         groups[group].active[index].title = event.title
-        groups[group].active[index].body = event.body
-        groups[group].active[index].sender = event.sender
-        groups[group].active[index].thread = event.thread
+        groups[group].active[index].texts = PackedTexts(body: event.body, sender: event.sender, thread: event.thread)
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false
-        if !before.hasSameContent(as: groups[group].active[index]) { contentChangedId = notificationId }
+        if before != groups[group].active[index] { contentChangedId = notificationId }
         if recording { changes.append(.upgraded(notificationId: notificationId)) }
     }
 
@@ -167,9 +161,12 @@ extension Account {
         touch(group)
         let before = groups[group].active[index]
         if let title = event.title { groups[group].active[index].title = title }
-        if let body = event.body { groups[group].active[index].body = body }
+        if let body = event.body {
+            let texts = before.texts.unpacked()
+            groups[group].active[index].texts = PackedTexts(body: body, sender: texts.sender, thread: texts.thread)
+        }
         groups[group].active[index].partial = event.partial
-        if !before.hasSameContent(as: groups[group].active[index]) { contentChangedId = notificationId }
+        if before != groups[group].active[index] { contentChangedId = notificationId }
         if recording { changes.append(.edited(notificationId: notificationId)) }
     }
 }

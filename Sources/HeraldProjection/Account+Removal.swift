@@ -71,9 +71,8 @@ extension Account {
     mutating func dismiss(_ id: Int64) {
         guard let (group, isActive, index) = locate(id), isActive else { return }
         touch(group)
-        var notification = groups[group].active.remove(at: index)
+        let notification = groups[group].active.remove(at: index)
         groups[group].active.shrinkIfSparse()
-        notification.status = .dismissed
         groups[group].dismissed.insertSorted(notification)
         if recording { changes.append(.dismissed(notificationId: id)) }
     }
@@ -86,15 +85,14 @@ extension Account {
         let count = maxId == .max ? groups[group].active.count : end
         guard count > 0 else { return }
         touch(group)
-        var moved = Array(groups[group].active[0..<count])
+        let moved = Array(groups[group].active[0..<count])
         groups[group].active.removeFirst(count)
         groups[group].active.shrinkIfSparse()
-        for i in moved.indices {
-            moved[i].status = .dismissed
-            if recording { changes.append(.dismissed(notificationId: moved[i].id)) }
+        if recording {
+            for notification in moved { changes.append(.dismissed(notificationId: notification.id)) }
         }
         // Both lists are ascending; merge them.
-        var merged: [Notification] = []
+        var merged: [StoredNotification] = []
         merged.reserveCapacity(moved.count + groups[group].dismissed.count)
         var a = 0
         var b = 0

@@ -124,11 +124,10 @@ extension Account {
             chats[Int(chat)].groupSlots[type.index] = Int32(index)
             var group = NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat))
             for list in 0..<2 {
-                var notifications: [Notification] = []
+                var notifications: [StoredNotification] = []
                 var previousId: Int64 = 0
                 for _ in 0..<(try decoder.count()) {
-                    let notification = try Notification(
-                        decoding: &decoder, status: list == 0 ? .active : .dismissed, type: type)
+                    let notification = try StoredNotification(decoding: &decoder, type: type)
                     guard notification.id > previousId, notification.id < nextNotificationId,
                         live[notification.id] == nil
                     else { throw decoder.malformed("bad notification id") }
@@ -150,9 +149,10 @@ extension Account {
     }
 }
 
-extension Notification {
+extension StoredNotification {
     /// Writes the notification (its status is implied by the list it is in).
     func encode(to writer: inout ByteWriter) {
+        let (body, sender, thread) = texts.unpacked()
         writer.varint(UInt64(id))
         writer.byte(kind.code)
         writer.varint(UInt64(objectId))
@@ -171,7 +171,7 @@ extension Notification {
     }
 
     /// Reads what ``encode(to:)`` wrote, for a group of `type`.
-    init(decoding decoder: inout SnapshotDecoder, status: NotificationStatus, type: GroupType) throws(SnapshotError) {
+    init(decoding decoder: inout SnapshotDecoder, type: GroupType) throws(SnapshotError) {
         let id = try decoder.int(in: 1...Int64.max, "notification id")
         guard let kind = NotificationKind(code: try decoder.byte()) else { throw decoder.malformed("bad kind") }
         let allowed: Bool =
@@ -190,7 +190,7 @@ extension Notification {
         for bit in 2..<6 { strings.append(flags & (1 << bit) != 0 ? try decoder.string() : nil) }
         self.init(
             id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-            status: status, title: strings[0], body: strings[1], sender: strings[2], thread: strings[3])
+            title: strings[0], texts: PackedTexts(body: strings[1], sender: strings[2], thread: strings[3]))
     }
 }
 

@@ -128,12 +128,12 @@ struct Account: Hashable, Sendable {
     }
 
     /// Clears every live notification of `group` that `shouldClear` selects.
-    mutating func clearAll(in group: Int, reason: ClearReason, where shouldClear: (Notification) -> Bool) {
+    mutating func clearAll(in group: Int, reason: ClearReason, where shouldClear: (StoredNotification) -> Bool) {
         let hit = groups[group].active.contains(where: shouldClear) || groups[group].dismissed.contains(where: shouldClear)
         guard hit else { return }
         touch(group)
         for list in 0..<2 {
-            var kept: [Notification] = []
+            var kept: [StoredNotification] = []
             let source = list == 0 ? groups[group].active : groups[group].dismissed
             kept.reserveCapacity(source.count)
             for notification in source {

@@ -1,14 +1,33 @@
 import HeraldEvents
 
 /// A message that is unread in its chat (SEMANTICS §4 rule 3), with the notification it got.
+///
+/// 16 bytes: the mention flag rides in the top bit of the notification id (ids stay below
+/// 2^62), because every unread message of every chat is held in memory.
 struct UnreadMessage: Hashable, Sendable {
     /// The message id.
     var id: Int64
+    /// ``notificationId`` with ``isMention`` in bit 63.
+    private var packed: UInt64
+
+    /// Creates an unread message.
+    @inline(__always)
+    init(id: Int64, notificationId: Int64, isMention: Bool) {
+        self.id = id
+        packed = UInt64(notificationId) | (isMention ? 1 << 63 : 0)
+    }
+
     /// The notification created for it, or 0 when none was (muted chat). The notification
     /// may have been cleared since (mute, settings, replaced): check ``Account/live``.
-    var notificationId: Int64
+    var notificationId: Int64 {
+        @inline(__always) get { Int64(packed & ~(1 << 63)) }
+        @inline(__always) set { packed = UInt64(newValue) | (packed & (1 << 63)) }
+    }
+
     /// Whether the message was notified as a mention (it counts in `unreadMentions`).
-    var isMention: Bool
+    var isMention: Bool {
+        @inline(__always) get { packed >> 63 != 0 }
+    }
 }
 
 /// The identity of a non-message object inside a chat (SEMANTICS §2): reactions, calls and

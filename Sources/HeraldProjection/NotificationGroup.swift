@@ -13,9 +13,9 @@ struct NotificationGroup: Hashable, Sendable {
     /// The index of the group's chat in ``Account/chats``.
     let chat: Int32
     /// Active notifications, ascending id.
-    var active: [Notification] = []
+    var active: [StoredNotification] = []
     /// Dismissed notifications, ascending id.
-    var dismissed: [Notification] = []
+    var dismissed: [StoredNotification] = []
     /// The `lastDate` of the group's candidate key (SEMANTICS §8) as stored in
     /// ``Account/candidates``; `nil` when the group has no active notification.
     var candidateDate: Int64?
@@ -36,7 +36,7 @@ struct NotificationGroup: Hashable, Sendable {
     var totalCount: Int { type.countsDismissed ? active.count + dismissed.count : active.count }
 }
 
-extension Array where Element == Notification {
+extension Array where Element == StoredNotification {
     /// The position of the first notification whose id is `>= id` (the list is ascending).
     @inline(__always)
     func lowerBound(id: Int64) -> Int {
@@ -59,7 +59,7 @@ extension Array where Element == Notification {
 
     /// Inserts `notification` at its place in id order.
     @inline(__always)
-    mutating func insertSorted(_ notification: Notification) {
+    mutating func insertSorted(_ notification: StoredNotification) {
         insert(notification, at: lowerBound(id: notification.id))
     }
 }

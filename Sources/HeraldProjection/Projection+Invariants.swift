@@ -23,7 +23,6 @@ extension Account {
             precondition(group.totalCount >= group.active.count && group.totalCount <= live.count, "totalCount out of range")
             let shown = group.active.suffix(groupSizeMax)
             precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
-            precondition(shown.allSatisfy { $0.status == .active }, "a visible notification is not active")
         }
         precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && contentChangedId == 0 && !optionsChanged)
         precondition(previousGroupSizeMax == groupSizeMax)
@@ -61,11 +60,13 @@ extension Account {
                 for notification in list {
                     precondition(live[notification.id] == Int32(index))
                     precondition(notification.id >= 1 && notification.id < nextNotificationId)
+                    let texts = notification.texts.unpacked()
+                    precondition(
+                        PackedTexts(body: texts.body, sender: texts.sender, thread: texts.thread) == notification.texts,
+                        "packed texts do not round-trip")
                 }
                 liveCount += list.count
             }
-            precondition(group.active.allSatisfy { $0.status == .active })
-            precondition(group.dismissed.allSatisfy { $0.status == .dismissed })
             precondition(group.candidateDate == group.active.last?.date)
             if group.candidateDate != nil { candidateCount += 1 }
             precondition(group.isVisible == visible.contains(Int32(index)))

@@ -52,8 +52,9 @@ struct MaintenanceCommandTests {
         let files = FileManager.default.enumerator(atPath: store)!.compactMap { $0 as? String }
         for file in files {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: store + "/" + file, isDirectory: &isDirectory)
-            if isDirectory.boolValue { continue }
+            guard FileManager.default.fileExists(atPath: store + "/" + file, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: store + "/" + file))
             #expect(bytes.range(of: Data("secret-person".utf8)) == nil, "\(file) still holds the purged account")
         }

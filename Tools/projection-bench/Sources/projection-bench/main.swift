@@ -53,10 +53,10 @@ func events(seed: UInt64) -> AnyIterator<Event> {
     }
 }
 
-let only = environment["ONLY"]  // "replay" or "apply": skip the other phases (for profiling)
+let only = environment["ONLY"]  // "memory", "replay" or "apply": run that phase (for profiling)
 
 // Memory first, on a stream (each event freed after use), before anything else is allocated.
-if only == nil {
+if only == nil || only == "memory" {
     var projection = Projection()
     let before = heapInUse() ?? 0
     var seq: UInt64 = 0
@@ -71,6 +71,7 @@ if only == nil {
         stats.chats, stats.groups, stats.rememberedObjects, stats.rememberedDeletions))
 }
 
+if only == "memory" { exit(0) }
 let stream = Array(events(seed: 1).prefix(count))
 var applied = Projection()
 var updates = 0

@@ -1,0 +1,58 @@
+@testable import HeraldProjection
+import HeraldTestSupport
+import Testing
+
+/// The compact forms the projection keeps in memory give back exactly what went in.
+@Suite struct CompactStorageTests {
+    /// Texts that could confuse a length-prefixed packing: empty, digits and colons, a
+    /// packing mask letter, multi-byte UTF-8, and long enough to leave the small-string form.
+    static let texts: [String?] = [
+        nil, "", ":", "12:", "0", "a", "p", "Alice", "é🎉 naïve", "12:34:56",
+        String(repeating: "long body with words ", count: 20),
+    ]
+
+    @Test("every combination of the three texts packs and unpacks exactly")
+    func packedTextsRoundTrip() {
+        var seen: Set<PackedTexts> = []
+        var tuples = 0
+        for body in Self.texts {
+            for sender in Self.texts {
+                for thread in Self.texts {
+                    let packed = PackedTexts(body: body, sender: sender, thread: thread)
+                    let unpacked = packed.unpacked()
+                    #expect(unpacked.body == body && unpacked.sender == sender && unpacked.thread == thread)
+                    // Canonical: packing the same texts again gives an equal value.
+                    #expect(PackedTexts(body: body, sender: sender, thread: thread) == packed)
+                    seen.insert(packed)
+                    tuples += 1
+                }
+            }
+        }
+        // Different texts never pack alike.
+        #expect(seen.count == tuples)
+        #expect(PackedTexts(body: nil, sender: nil, thread: nil) == .none)
+        #expect(PackedTexts(body: "", sender: nil, thread: nil) != .none)
+        // The allocation is exact: a long body costs its bytes plus the header letter.
+        let body = String(repeating: "x", count: 1_000)
+        #expect(PackedTexts(body: body, sender: nil, thread: nil).storage.utf8.count == 1_001)
+        #expect(PackedTexts(body: body, sender: "s", thread: nil).storage.utf8.count == 1_007)
+    }
+
+    @Test("stored notifications and unread messages stay small")
+    func layouts() {
+        #expect(MemoryLayout<StoredNotification>.stride <= 64)
+        #expect(MemoryLayout<UnreadMessage>.stride == 16)
+    }
+
+    @Test("an unread message keeps its notification id and mention flag apart")
+    func unreadMessagePacking() {
+        for id: Int64 in [0, 1, 12_345, (1 << 62) - 1] {
+            for mention in [false, true] {
+                var message = UnreadMessage(id: 9, notificationId: id, isMention: mention)
+                #expect(message.notificationId == id && message.isMention == mention)
+                message.notificationId = id / 2 + 1
+                #expect(message.notificationId == id / 2 + 1 && message.isMention == mention)
+            }
+        }
+    }
+}
