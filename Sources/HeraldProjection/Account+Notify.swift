@@ -97,10 +97,10 @@ extension Account {
         let id = nextNotificationId
         nextNotificationId += 1
         touch(group)
-        groups[group].active.append(
+        groups[group].active.appendNewest(
             StoredNotification(
                 id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
-                partial: event.partial, title: event.title,
+                partial: event.partial, title: chats[chat].lastTitle.share(event.title),
                 texts: PackedTexts(body: event.body, sender: event.sender, thread: event.thread)))
         live[id] = Int32(group)
         createdId = id
@@ -139,7 +139,7 @@ extension Account {
         }
         touch(group)
         let before = groups[group].active[index]
-        groups[group].active[index].title = event.title
+        groups[group].active[index].title = chats[chat].lastTitle.share(event.title)
         groups[group].active[index].texts = PackedTexts(body: event.body, sender: event.sender, thread: event.thread)
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false
@@ -160,7 +160,7 @@ extension Account {
         guard let (group, isActive, index) = locate(notificationId), isActive else { return }
         touch(group)
         let before = groups[group].active[index]
-        if let title = event.title { groups[group].active[index].title = title }
+        if let title = event.title { groups[group].active[index].title = chats[chat].lastTitle.share(title) }
         if let body = event.body {
             let texts = before.texts.unpacked()
             groups[group].active[index].texts = PackedTexts(body: body, sender: texts.sender, thread: texts.thread)

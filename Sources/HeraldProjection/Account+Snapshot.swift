@@ -127,7 +127,8 @@ extension Account {
                 var notifications: [StoredNotification] = []
                 var previousId: Int64 = 0
                 for _ in 0..<(try decoder.count()) {
-                    let notification = try StoredNotification(decoding: &decoder, type: type)
+                    var notification = try StoredNotification(decoding: &decoder, type: type)
+                    notification.title = chats[Int(chat)].lastTitle.share(notification.title)
                     guard notification.id > previousId, notification.id < nextNotificationId,
                         live[notification.id] == nil
                     else { throw decoder.malformed("bad notification id") }

@@ -60,7 +60,24 @@ extension Array where Element == StoredNotification {
     /// Inserts `notification` at its place in id order.
     @inline(__always)
     mutating func insertSorted(_ notification: StoredNotification) {
+        makeRoomForOneMore()
         insert(notification, at: lowerBound(id: notification.id))
+    }
+
+    /// Appends `notification`, whose id is above every id in the list.
+    @inline(__always)
+    mutating func appendNewest(_ notification: StoredNotification) {
+        makeRoomForOneMore()
+        append(notification)
+    }
+
+    /// Grows a full list by a quarter instead of doubling it: a group's notifications are the
+    /// bulk of the projection's memory, and with the standard doubling a third of that memory
+    /// is unused capacity on average. Still amortized O(1) per insertion.
+    @inline(__always)
+    private mutating func makeRoomForOneMore() {
+        let count = self.count
+        if count == capacity { reserveCapacity(count + Swift.max(1, count >> 2)) }
     }
 }
 

@@ -53,22 +53,34 @@ struct StoredNotification: Hashable, Sendable {
     }
 }
 
-/// A notification's body, sender and thread, each optional, packed into one `String`.
+/// A notification's body, sender and thread, each optional, packed into one run of bytes.
 ///
-/// The packing is canonical (equal texts give equal strings), so packed values compare and
-/// hash like the three fields would. Layout: empty when all three are absent; otherwise one
-/// ASCII letter `a` + (bit 0 body, bit 1 sender, bit 2 thread present), then each present
+/// The packing is canonical (equal texts give equal bytes), so packed values compare and
+/// hash like the three fields would. Layout: no bytes when all three are absent; otherwise
+/// one ASCII letter `a` + (bit 0 body, bit 1 sender, bit 2 thread present), then each present
 /// field in that order as its UTF-8 length in decimal, `:`, and its bytes, except the last
-/// present field, which runs to the end without a length. The string is allocated at its
-/// exact size, and packings of at most 15 bytes need no allocation at all.
-struct PackedTexts: Hashable, Sendable {
-    /// The packed form.
-    private(set) var storage: String
+/// present field, which runs to the end without a length.
+///
+/// Up to 15 bytes live inside the value (as a small `String`, which allocates nothing);
+/// longer packings take one exact-size ``TextBytes`` allocation, 16 bytes of overhead less
+/// than a `String` of the same bytes would need.
+struct PackedTexts: Hashable, @unchecked Sendable {
+    // @unchecked: a `TextBytes` is never written after it is created.
+
+    /// Where the packed bytes are.
+    private enum Storage {
+        /// At most 15 bytes, inside a small `String`.
+        case small(String)
+        /// More, in an immutable allocation of their own.
+        case large(TextBytes)
+    }
+
+    private var storage: Storage
 
     /// No texts.
-    static let none = PackedTexts(storage: "")
+    static let none = PackedTexts(storage: .small(""))
 
-    private init(storage: String) {
+    private init(storage: Storage) {
         self.storage = storage
     }
 
@@ -79,7 +91,7 @@ struct PackedTexts: Hashable, Sendable {
         if sender != nil { mask |= 2 }
         if thread != nil { mask |= 4 }
         guard mask != 0 else {
-            storage = ""
+            storage = .small("")
             return
         }
         let last = Self.lastField(mask)
@@ -93,23 +105,21 @@ struct PackedTexts: Hashable, Sendable {
         measure(body, 0)
         measure(sender, 1)
         measure(thread, 2)
-        storage = String(unsafeUninitializedCapacity: size) { buffer in
+        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
             buffer[0] = UInt8(ascii: "a") + mask
             var position = 1
             func write(_ field: String?, _ index: Int) {
                 guard var field else { return }
                 let count = field.utf8.count
                 if index != last {
-                    var digits = Self.digits(count)
+                    let digits = Self.digits(count)
                     var value = count
-                    while digits > 0 {
-                        digits -= 1
-                        buffer[position + digits] = UInt8(ascii: "0") + UInt8(value % 10)
+                    for offset in stride(from: digits - 1, through: 0, by: -1) {
+                        buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
                         value /= 10
                     }
-                    position += Self.digits(count)
-                    buffer[position] = UInt8(ascii: ":")
-                    position += 1
+                    buffer[position + digits] = UInt8(ascii: ":")
+                    position += digits + 1
                 }
                 field.withUTF8 { bytes in
                     UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[position...])
@@ -120,7 +130,31 @@ struct PackedTexts: Hashable, Sendable {
             write(body, 0)
             write(sender, 1)
             write(thread, 2)
-            return position
+        }
+        if size <= 15 {
+            storage = .small(String(unsafeUninitializedCapacity: size) { buffer in
+                fill(buffer)
+                return size
+            })
+        } else {
+            storage = .large(TextBytes.make(count: size, fill))
+        }
+    }
+
+    /// The number of packed bytes.
+    var byteCount: Int {
+        switch storage {
+        case .small(let text): text.utf8.count
+        case .large(let bytes): bytes.count
+        }
+    }
+
+    /// Calls `body` with the packed bytes.
+    @inline(__always)
+    private func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch storage {
+        case .small(var text): text.withUTF8(body)
+        case .large(let bytes): bytes.withBytes(body)
         }
     }
 
@@ -144,9 +178,8 @@ struct PackedTexts: Hashable, Sendable {
 
     /// The three texts.
     func unpacked() -> (body: String?, sender: String?, thread: String?) {
-        guard !storage.isEmpty else { return (nil, nil, nil) }
-        var copy = storage
-        return copy.withUTF8 { bytes in
+        withBytes { bytes in
+            guard !bytes.isEmpty else { return (nil, nil, nil) }
             let mask = bytes[0] &- UInt8(ascii: "a")
             let last = Self.lastField(mask)
             var position = 1
@@ -170,5 +203,39 @@ struct PackedTexts: Hashable, Sendable {
             let thread = field(2)
             return (body, sender, thread)
         }
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.small(let a), .small(let b)): return a == b
+        case (.large(let a), .large(let b)):
+            return a === b || a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
+        default: return false  // the packing is canonical: sizes decide the case
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// An immutable run of bytes in one allocation: the object header, a 4-byte count and the
+/// bytes, with nothing else (a native `String` adds 16 bytes of counts and a terminator).
+final class TextBytes: ManagedBuffer<UInt32, UInt8> {
+    /// A new buffer of `count` bytes written by `fill`.
+    static func make(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> TextBytes {
+        let buffer = unsafeDowncast(
+            TextBytes.create(minimumCapacity: count) { _ in UInt32(count) }, to: TextBytes.self)
+        buffer.withUnsafeMutablePointerToElements { fill(UnsafeMutableBufferPointer(start: $0, count: count)) }
+        return buffer
+    }
+
+    /// The number of bytes.
+    var count: Int { Int(header) }
+
+    /// Calls `body` with the bytes.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0, count: Int(header))) }
     }
 }

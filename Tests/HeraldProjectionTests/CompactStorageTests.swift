@@ -34,8 +34,8 @@ import Testing
         #expect(PackedTexts(body: "", sender: nil, thread: nil) != .none)
         // The allocation is exact: a long body costs its bytes plus the header letter.
         let body = String(repeating: "x", count: 1_000)
-        #expect(PackedTexts(body: body, sender: nil, thread: nil).storage.utf8.count == 1_001)
-        #expect(PackedTexts(body: body, sender: "s", thread: nil).storage.utf8.count == 1_007)
+        #expect(PackedTexts(body: body, sender: nil, thread: nil).byteCount == 1_001)
+        #expect(PackedTexts(body: body, sender: "s", thread: nil).byteCount == 1_007)
     }
 
     @Test("stored notifications and unread messages stay small")
