@@ -37,7 +37,9 @@ extension Account {
     mutating func deleteEverywhere(_ ids: [Int64]) {
         for id in ids {
             deletedEverywhere.insert(id)
-            for chat in chats.indices where !chats[chat].unread.isEmpty {
+            // Most chats' unread ranges do not reach `id`: skip them without a search.
+            for chat in chats.indices {
+                guard let first = chats[chat].unread.first, first.id <= id, chats[chat].unread.last!.id >= id else { continue }
                 deleteMessage(id, chat: chat)
             }
         }
