@@ -37,7 +37,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     /// last batch may be shorter); the producer runs ahead by at most `bufferCount - 1` batches.
     static func run(
         batchSize: Int, bufferCount: Int,
-        produce: @escaping @Sendable (_ emit: (Element) -> Bool) throws -> Void,
+        produce: @escaping @Sendable (_ emit: (consuming Element) -> Bool) throws -> Void,
         consume: (Element) throws -> Bool
     ) throws {
         precondition(batchSize > 0 && bufferCount >= 2, "a pipeline needs a batch and two buffers")
@@ -62,7 +62,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     }
 
     /// The producer's thread: fills buffers with what `produce` emits and queues each full one.
-    private func produce(batchSize: Int, _ produce: (_ emit: (Element) -> Bool) throws -> Void) {
+    private func produce(batchSize: Int, _ produce: (_ emit: (consuming Element) -> Bool) throws -> Void) {
         var buffer: [Element] = []
         buffer.reserveCapacity(batchSize)
         let result = Result<Void, any Error> {

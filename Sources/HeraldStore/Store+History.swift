@@ -116,7 +116,7 @@ extension Store {
     /// short tail after its snapshot).
     static let pipelinedRunMinimum: UInt64 = 32_768
     /// Records per batch handed from the decoding thread to the caller.
-    static let pipelineBatchSize = 4_096
+    static let pipelineBatchSize = 1_024
     /// Batches in flight: one filling, one queued, one being applied.
     static let pipelineBufferCount = 3
 
