@@ -28,7 +28,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `produce` on a new thread and calls `consume` on the calling thread with each
-    /// element it emits, in order, until `consume` returns false or every element is consumed;
+    /// element it emits (lent in place: `consume` should not change it), in order, until `consume` returns false or every element is consumed;
     /// then rethrows what `produce` threw, after consuming every element emitted before.
     /// Returns once the producer has returned.
     ///
@@ -38,7 +38,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     static func run(
         batchSize: Int, bufferCount: Int,
         produce: @escaping @Sendable (_ emit: (consuming Element) -> Bool) throws -> Void,
-        consume: (Element) throws -> Bool
+        consume: (inout Element) throws -> Bool
     ) throws {
         precondition(batchSize > 0 && bufferCount >= 2, "a pipeline needs a batch and two buffers")
         let pipeline = BatchPipeline(bufferCount: bufferCount)
@@ -46,12 +46,12 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
         thread.name = "herald.pipeline"
         thread.start()
         defer { pipeline.stopAndWait() }
-        while let batch = pipeline.nextBatch() {
-            let going = try batch.withUnsafeBufferPointer { elements in
-                // By index, so each element is lent to `consume` rather than copied (a copy
-                // retains, on cache lines the producer's core wrote).
+        while var batch = pipeline.nextBatch() {
+            let going = try batch.withUnsafeMutableBufferPointer { elements in
+                // In place (`inout`), so each element is lent to `consume` rather than copied:
+                // a copy retains, on cache lines the producer's core wrote.
                 for index in elements.indices {
-                    guard try consume(elements[index]) else { return false }
+                    guard try consume(&elements[index]) else { return false }
                 }
                 return true
             }

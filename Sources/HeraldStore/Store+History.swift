@@ -88,7 +88,7 @@ extension Store {
         try forEachDecodedRecord(
             includingArchive: includingArchive, from: from, through: through,
             decode: { seq, bytes, location in try Self.decodeRecord(seq: seq, bytes: bytes, in: location) },
-            body)
+            { record in try body(record) })
     }
 
     /// Calls `body` with the seq and event of each record after `seq` of the history a
@@ -100,13 +100,13 @@ extension Store {
             includingArchive: true, from: seq + 1, through: .max,
             decode: { seq, bytes, location in
                 do {
-                    return (seq, try LogRecord.decodeEvent(bytes))
+                    return (seq: seq, event: try LogRecord.decodeEvent(bytes))
                 } catch let damage as LogRecord.Damage {
                     throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
                 }
             },
-            { (seq: UInt64, event: Event) in
-                try body(seq, event)
+            { record in
+                try body(record.seq, record.event)
                 return true
             })
     }
@@ -121,18 +121,20 @@ extension Store {
     static let pipelineBufferCount = 3
 
     /// Calls `body` with `decode` of each stored record in `from...through` (archive first
-    /// when asked), in order, until it returns false. When the run is long, one thread reads
+    /// when asked), in order, until it returns false; `body` gets it `inout` so that it is lent,
+    /// not copied, and should not change it. When the run is long, one thread reads
     /// and decodes while the calling thread runs `body`; errors surface in the same order
     /// either way: `body` sees every record before the one that failed.
     private func forEachDecodedRecord<Decoded: Sendable>(
         includingArchive: Bool, from: UInt64, through: UInt64,
         decode: @escaping @Sendable (UInt64, UnsafeRawBufferPointer, String) throws -> Decoded,
-        _ body: (Decoded) throws -> Bool
+        _ body: (inout Decoded) throws -> Bool
     ) throws {
         let last = min(through, try committedLastSeq())
         guard last >= from, last - from >= Self.pipelinedRunMinimum else {
             try forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) { seq, bytes, location in
-                try body(try decode(seq, bytes, location))
+                var decoded = try decode(seq, bytes, location)
+                return try body(&decoded)
             }
             return
         }
