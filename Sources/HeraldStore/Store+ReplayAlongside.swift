@@ -15,7 +15,8 @@ extension Store {
     /// commit) and then see the batch applied. When the commit fails, the projection already
     /// holds the batch, and undoing a replay would mean copying the whole projection before
     /// every batch; instead, still under the lock, the state is rebuilt from the newest
-    /// snapshot and the log, which does not hold the batch (the cost falls on failures only).
+    /// snapshot and the log as it now reads (without the batch, unless a failing sync left it
+    /// committed after all): the cost falls on failures only.
     /// Followers of ``appliedEvents()`` need each event's updates, sent only once it is
     /// durable: with any, the leader waits for the commit and then applies as usual.
     func commitReplayingAlongside(_ request: GroupCommitter.Request, seqs: [UInt64]) throws -> GroupCommitter.Committed {
@@ -42,9 +43,9 @@ extension Store {
         }
     }
 
-    /// After a commit failed with its batch already replayed: rebuilds the projection from
-    /// the log, which does not hold the batch. If even that fails (the disk is failing), the
-    /// state is left ahead of the log and the error logged: reopen the store.
+    /// After a commit failed with its batch already replayed: rebuilds the state from the
+    /// snapshots and the log, as ``recover()`` does at open. If even that fails (the disk is
+    /// failing), the state is left ahead of the log and the error logged: reopen the store.
     private func restoreAfterFailedCommit(_ state: inout State) {
         do {
             restore(try recoveredState(), to: &state)
