@@ -10,8 +10,14 @@ import Foundation
 /// the elements are released on the producer's thread, off the consumer's path.
 final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     // @unchecked: `filled`, `drained`, `stopped` and `outcome` are only touched with
-    // `condition` locked, and a buffer belongs to one thread at a time, handed over under it.
+    // `condition` locked, and a buffer belongs to one thread at a time, handed over under it;
+    // `producer` is set before the producer's thread starts and touched only by it after.
     private let condition = NSCondition()
+    /// What the producer's thread runs. That thread releases it (and whatever it captured,
+    /// such as the store) before it reports its outcome, so nothing of the caller's outlives
+    /// ``run(batchSize:bufferCount:produce:consume:)`` on that thread: a store dropped right
+    /// after a replay closes at once, on the caller's thread.
+    private var producer: Producer?
     /// Batches the producer filled, oldest first, waiting for the consumer.
     private var filled: [[Element]] = []
     /// Buffers the consumer drained, waiting for the producer.
@@ -23,8 +29,12 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     /// touches anything the caller owns.
     private var outcome: Result<Void, any Error>?
 
-    private init(bufferCount: Int) {
+    /// A producer: emits elements until `emit` returns false or it is done.
+    typealias Producer = @Sendable (_ emit: (consuming Element) -> Bool) throws -> Void
+
+    private init(bufferCount: Int, producer: @escaping Producer) {
         drained = Array(repeating: [], count: bufferCount - 1)
+        self.producer = producer
     }
 
     /// Runs `produce` on a new thread and calls `consume` on the calling thread with each
@@ -37,12 +47,12 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     /// last batch may be shorter); the producer runs ahead by at most `bufferCount - 1` batches.
     static func run(
         batchSize: Int, bufferCount: Int,
-        produce: @escaping @Sendable (_ emit: (consuming Element) -> Bool) throws -> Void,
+        produce: @escaping Producer,
         consume: (inout Element) throws -> Bool
     ) throws {
         precondition(batchSize > 0 && bufferCount >= 2, "a pipeline needs a batch and two buffers")
-        let pipeline = BatchPipeline(bufferCount: bufferCount)
-        let thread = Thread { pipeline.produce(batchSize: batchSize, produce) }
+        let pipeline = BatchPipeline(bufferCount: bufferCount, producer: produce)
+        let thread = Thread { pipeline.produce(batchSize: batchSize) }
         thread.name = "herald.pipeline"
         thread.start()
         defer { pipeline.stopAndWait() }
@@ -61,14 +71,19 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
         try pipeline.producerOutcome()
     }
 
-    /// The producer's thread: fills buffers with what `produce` emits and queues each full one.
-    private func produce(batchSize: Int, _ produce: (_ emit: (consuming Element) -> Bool) throws -> Void) {
+    /// The producer's thread: fills buffers with what `producer` emits and queues each full one.
+    private func produce(batchSize: Int) {
         var buffer: [Element] = []
         buffer.reserveCapacity(batchSize)
-        let result = Result<Void, any Error> {
-            try produce { element in
-                buffer.append(element)
-                return buffer.count < batchSize || handOff(&buffer, capacity: batchSize)
+        let result: Result<Void, any Error>
+        do {
+            let produce = producer!
+            producer = nil
+            result = Result {
+                try produce { element in
+                    buffer.append(element)
+                    return buffer.count < batchSize || handOff(&buffer, capacity: batchSize)
+                }
             }
         }
         condition.lock()

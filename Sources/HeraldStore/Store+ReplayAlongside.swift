@@ -20,9 +20,9 @@ extension Store {
     /// Followers of ``appliedEvents()`` need each event's updates, sent only once it is
     /// durable: with any, the leader waits for the commit and then applies as usual.
     func commitReplayingAlongside(_ request: GroupCommitter.Request, seqs: [UInt64]) throws -> GroupCommitter.Committed {
-        let writing = Writing()
         let payload = request.payload
-        let thread = Thread { [self] in writing.finish(Result { try write([payload], seqs: seqs) }) }
+        let writing = Writing { [self] in try write([payload], seqs: seqs) }
+        let thread = Thread { writing.run() }
         thread.name = "herald.commit"
         thread.start()
         return try state.withLock { state in
@@ -56,16 +56,29 @@ extension Store {
         }
     }
 
-    /// The outcome of a commit written on another thread, handed to the thread that waits for it.
+    /// A commit written on another thread, and its outcome for the thread that waits for it.
     private final class Writing: @unchecked Sendable {
-        // @unchecked: `result` is written once, before `done` is signalled, and read only
-        // after waiting on it.
+        // @unchecked: `work` is set before the writing thread starts and touched only by it
+        // after; `result` is written once, before `done` is signalled, and read only after
+        // waiting on it.
         private let done = DispatchSemaphore(value: 0)
+        /// The write. The writing thread releases it (and the store it captured) before it
+        /// signals, so a store dropped right after its append closes at once, on the caller's
+        /// thread, not later on this one.
+        private var work: (@Sendable () throws -> Void)?
         private var result: Result<Void, any Error>?
 
-        /// Records the outcome; called once, by the writing thread.
-        func finish(_ result: Result<Void, any Error>) {
-            self.result = result
+        init(_ work: @escaping @Sendable () throws -> Void) {
+            self.work = work
+        }
+
+        /// Runs the write and records its outcome; called once, on the writing thread.
+        func run() {
+            do {
+                let write = work!
+                work = nil
+                result = Result { try write() }
+            }
             done.signal()
         }
 

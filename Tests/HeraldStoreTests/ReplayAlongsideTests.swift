@@ -35,6 +35,19 @@ struct ReplayAlongsideTests {
         #expect(try Store(path: dir.path, options: readOnly).projection.snapshot() == store.projection.snapshot())
     }
 
+    @Test("the writing thread lets go of the store before the append returns")
+    func releasesStore() throws {
+        let dir = TemporaryDirectory()
+        weak var dropped: Store?
+        do {
+            let store = try Store(path: dir.path)
+            try store.appendBatch(randomEvents(count: Self.batchSize, seed: 44).map { ($0, .library) })
+            dropped = store
+        }
+        // Closed here, on this thread: reopening the environment at once is safe.
+        #expect(dropped == nil)
+    }
+
     @Test("followers get every event of a bulk batch with its updates, once it is durable")
     func followers() async throws {
         let events = randomEvents(count: 2 * Self.batchSize, seed: 42).map { ($0, Source.library) }
