@@ -82,9 +82,11 @@ extension Store {
 
     /// What ``recover()`` builds, before it replaces the in-memory state.
     struct Recovered {
+        /// The projection of the history through ``lastSeq``.
         var projection: Projection
         /// The seq of the last event applied, or more (see ``Store/highWaterSeq()``).
         var lastSeq: UInt64
+        /// The seq of the newest stored snapshot (or of the one the replay started from).
         var newestSnapshotSeq: UInt64
     }
 
