@@ -38,9 +38,10 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `produce` on a new thread and calls `consume` on the calling thread with each
-    /// element it emits (lent in place: `consume` should not change it), in order, until `consume` returns false or every element is consumed;
-    /// then rethrows what `produce` threw, after consuming every element emitted before.
-    /// Returns once the producer has returned.
+    /// element it emits (lent in place: `consume` should not change it), in order, until
+    /// `consume` returns false or every element is consumed; then rethrows what `produce`
+    /// threw, after consuming every element emitted before. Returns once the producer has
+    /// returned.
     ///
     /// `produce` gets an `emit` function that returns false once the consumer has stopped:
     /// `produce` should then return. Elements reach the consumer `batchSize` at a time (the

@@ -46,8 +46,9 @@ struct PipelinedReplayTests {
         #expect(rebuilt.projection == expected)
         #expect(rebuilt.projection.snapshot() == expected.snapshot())
         let middle = 34_000
-        #expect(try rebuilt.projection(at: UInt64(middle), useSnapshots: false).snapshot()
-            == Self.sequentialReplay(events, through: middle).snapshot())
+        #expect(
+            try rebuilt.projection(at: UInt64(middle), useSnapshots: false).snapshot()
+                == Self.sequentialReplay(events, through: middle).snapshot())
         var replayed = 0
         let replay = try rebuilt.replay { record, _, _ in
             replayed += 1
@@ -58,7 +59,9 @@ struct PipelinedReplayTests {
 
         // The snapshot after event 2,000 leaves a tail long enough to pipeline.
         #expect(try rebuilt.snapshotSeqs() == [2_000])
-        let restored = try Store(path: dir.path, options: { var options = Store.Options(); options.readOnly = true; return options }())
+        var readOnly = Store.Options()
+        readOnly.readOnly = true
+        let restored = try Store(path: dir.path, options: readOnly)
         #expect(restored.projection.snapshot() == expected.snapshot())
     }
 
@@ -112,12 +115,13 @@ struct PipelinedReplayTests {
         #expect(performing: { _ = try store.projection(at: .max, useSnapshots: false) }, throws: isDamage)
         // The caller gets every record before the damaged one, then the error.
         var last: UInt64 = 0
-        #expect(performing: {
-            try store.forEachRecord(includingArchive: true) { record in
-                last = record.seq
-                return true
-            }
-        }, throws: isDamage)
+        #expect(
+            performing: {
+                try store.forEachRecord(includingArchive: true) { record in
+                    last = record.seq
+                    return true
+                }
+            }, throws: isDamage)
         #expect(last == damagedSeq - 1)
         #expect(try store.projection(at: damagedSeq - 1, useSnapshots: false).snapshot().isEmpty == false)
     }

@@ -1,8 +1,9 @@
 import HeraldEvents
 import HeraldProjection
-@testable import HeraldStore
 import Synchronization
 import Testing
+
+@testable import HeraldStore
 
 /// Bulk batches (at least `Store.replayAlongsideMinimum`, 1,024 events) are written on a second
 /// thread while the leader replays them: the projection must still equal a replay of the log,
