@@ -78,16 +78,13 @@ extension Store {
         return try submit(pending, wantsUpdates: true)?.applied ?? []
     }
 
-    /// Writes the records of `requests` in one transaction; runs on the group leader only.
+    /// Writes the records of `requests` in one transaction and applies them; runs on the group
+    /// leader only.
     private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
-        let now = options.clock()
-        var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 128)
-        var ends: [Int] = []
-        var seqs: [UInt64] = []
-        var previous = lastSeq
         let total = requests.reduce(0) { $0 + $1.payload.count }
-        ends.reserveCapacity(total)
+        var seqs: [UInt64] = []
         seqs.reserveCapacity(total)
+        var previous = lastSeq
         for request in requests {
             try request.payload.withUnsafeBufferPointer { records in
                 for index in records.indices {
@@ -95,12 +92,31 @@ extension Store {
                     guard seq > previous else {
                         throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
                     }
+                    seqs.append(seq)
+                    previous = seq
+                }
+            }
+        }
+        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
+            return [try commitReplayingAlongside(requests[0], seqs: seqs)]
+        }
+        try write(requests.map(\.payload), seqs: seqs)
+        return state.withLock { state in didCommit(requests, seqs: seqs, to: &state) }
+    }
+
+    /// Encodes the records of `payloads` and commits them under `seqs` in one transaction.
+    func write(_ payloads: [[PendingRecord]], seqs: [UInt64]) throws {
+        let now = options.clock()
+        var writer = ByteWriter(capacity: seqs.count * 128)
+        var ends: [Int] = []
+        ends.reserveCapacity(seqs.count)
+        for payload in payloads {
+            payload.withUnsafeBufferPointer { records in
+                for index in records.indices {
                     LogRecord.encode(
                         event: records[index].event, recordedAt: records[index].recordedAt ?? now,
                         source: records[index].source, into: &writer)
                     ends.append(writer.bytes.count)
-                    seqs.append(seq)
-                    previous = seq
                 }
             }
         }
@@ -116,10 +132,10 @@ extension Store {
                         start = end
                     }
                 }
+                try options.commitFault?()
             }
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        return didCommit(requests, seqs: seqs)
     }
 }

@@ -80,27 +80,72 @@ extension Store {
 
     /// Calls `body` with each record in `from...through`, in order, until it returns false;
     /// with `includingArchive`, records that compaction moved to the archive come first, so
-    /// the whole history is read. A damaged record throws naming its seq.
+    /// the whole history is read. A damaged record throws naming its seq, after `body` has
+    /// had every record before it. A long run is read and decoded on a second thread.
     public func forEachRecord(
         includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
     ) throws {
-        try forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) { seq, bytes, location in
-            try body(try decodeRecord(seq: seq, bytes: bytes, in: location))
-        }
+        try forEachDecodedRecord(
+            includingArchive: includingArchive, from: from, through: through,
+            decode: { seq, bytes, location in try Self.decodeRecord(seq: seq, bytes: bytes, in: location) },
+            { record in try body(record) })
     }
 
     /// Calls `body` with the seq and event of each record after `seq` of the history a
     /// rebuild replays: the archive's records up to the base when the history is complete and
-    /// `seq` is below the base, then the log's records after the base. Decodes only events.
+    /// `seq` is below the base, then the log's records after the base. Decodes only events;
+    /// a long history is read and decoded on a second thread.
     func forEachHistoryEvent(after seq: UInt64, _ body: (UInt64, Event) throws -> Void) throws {
-        try forEachStoredRecord(includingArchive: true, from: seq + 1, through: .max) { seq, bytes, location in
-            do {
-                try body(seq, try LogRecord.decodeEvent(bytes))
-            } catch let damage as LogRecord.Damage {
-                throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+        try forEachDecodedRecord(
+            includingArchive: true, from: seq + 1, through: .max,
+            decode: { seq, bytes, location in
+                do {
+                    return (seq: seq, event: try LogRecord.decodeEvent(bytes))
+                } catch let damage as LogRecord.Damage {
+                    throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+                }
+            },
+            { record in
+                try body(record.seq, record.event)
+                return true
+            })
+    }
+
+    /// How many records a run must span before reading and decoding move to a second thread
+    /// (``BatchPipeline``): below it, starting a thread costs more than it saves (a restart's
+    /// short tail after its snapshot).
+    static let pipelinedRunMinimum: UInt64 = 32_768
+    /// Records per batch handed from the decoding thread to the caller.
+    static let pipelineBatchSize = 1_024
+    /// Batches in flight: one filling, one queued, one being applied.
+    static let pipelineBufferCount = 3
+
+    /// Calls `body` with `decode` of each stored record in `from...through` (archive first
+    /// when asked), in order, until it returns false; `body` gets it `inout` so that it is lent,
+    /// not copied, and should not change it. When the run is long, one thread reads
+    /// and decodes while the calling thread runs `body`; errors surface in the same order
+    /// either way: `body` sees every record before the one that failed.
+    private func forEachDecodedRecord<Decoded: Sendable>(
+        includingArchive: Bool, from: UInt64, through: UInt64,
+        decode: @escaping @Sendable (UInt64, UnsafeRawBufferPointer, String) throws -> Decoded,
+        _ body: (inout Decoded) throws -> Bool
+    ) throws {
+        let last = min(through, try committedLastSeq())
+        guard last >= from, last - from >= Self.pipelinedRunMinimum else {
+            try forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) { seq, bytes, location in
+                var decoded = try decode(seq, bytes, location)
+                return try body(&decoded)
             }
-            return true
+            return
         }
+        try BatchPipeline<Decoded>.run(
+            batchSize: Self.pipelineBatchSize, bufferCount: Self.pipelineBufferCount,
+            produce: { emit in
+                try self.forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) {
+                    seq, bytes, location in emit(try decode(seq, bytes, location))
+                }
+            },
+            consume: body)
     }
 
     /// The stored bytes of each record in `from...through` (archive first when asked), with
@@ -125,7 +170,8 @@ extension Store {
         }
     }
 
-    func decodeRecord(seq: UInt64, bytes: UnsafeRawBufferPointer, in location: String) throws -> LogRecord {
+    /// Decodes stored record `seq`, naming `location` (the environment's path) in the error.
+    static func decodeRecord(seq: UInt64, bytes: UnsafeRawBufferPointer, in location: String) throws -> LogRecord {
         do {
             return try LogRecord(seq: seq, bytes: bytes)
         } catch {

@@ -39,6 +39,10 @@ extension Store {
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).
         public var logger = Logger(label: "herald.store", factory: { _ in SwiftLogNoOpLogHandler() })
 
+        /// Tests only: called in every log write transaction after its records are put; what
+        /// it throws fails the commit, as a failing disk would.
+        var commitFault: (@Sendable () throws -> Void)?
+
         /// The default options: writable, created when missing, fully durable.
         public init() {}
     }

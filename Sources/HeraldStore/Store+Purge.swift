@@ -56,7 +56,7 @@ extension Store {
             return true
         }
         try archive?.forEachRawRecord { seq, bytes in
-            if try decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account == account { archivedSeqs.append(seq) }
+            if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account == account { archivedSeqs.append(seq) }
             return true
         }
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())

@@ -76,6 +76,23 @@ extension Store {
     /// An unusable snapshot is skipped with a warning; only a damaged base snapshot with no
     /// archive to replay instead makes the open fail.
     func recover() throws {
+        let recovered = try recoveredState()
+        state.withLock { state in restore(recovered, to: &state) }
+    }
+
+    /// What ``recover()`` builds, before it replaces the in-memory state.
+    struct Recovered {
+        /// The projection of the history through ``lastSeq``.
+        var projection: Projection
+        /// The seq of the last event applied, or more (see ``Store/highWaterSeq()``).
+        var lastSeq: UInt64
+        /// The seq of the newest stored snapshot (or of the one the replay started from).
+        var newestSnapshotSeq: UInt64
+    }
+
+    /// Builds the state of ``recover()`` from the store's snapshots and history, touching
+    /// neither the in-memory state nor its lock.
+    func recoveredState() throws -> Recovered {
         let history = try self.history()
         let highWater = try highWaterSeq()
         var projection = Projection(configuration: options.projection)
@@ -101,45 +118,57 @@ extension Store {
         }
         let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
         logger.debug("recovered", metadata: ["from": "\(start)", "through": "\(last)"])
-        state.withLock { state in
-            state.projection = projection
-            state.lastSeq = max(last, highWater)
-            state.lastSnapshotSeq = newestSnapshot
+        return Recovered(projection: projection, lastSeq: max(last, highWater), newestSnapshotSeq: newestSnapshot)
+    }
+
+    /// Replaces the in-memory state's projection and seqs with recovered ones (followers stay).
+    func restore(_ recovered: Recovered, to state: inout State) {
+        state.projection = recovered.projection
+        state.lastSeq = recovered.lastSeq
+        state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
+    }
+
+    /// Applies committed records to the in-memory state, held locked by the caller. Called by
+    /// the group leader, in seq order, right after the commit.
+    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State) -> [GroupCommitter.Committed] {
+        var committed: [GroupCommitter.Committed] = []
+        committed.reserveCapacity(requests.count)
+        var index = 0
+        for request in requests {
+            let range = index..<(index + request.payload.count)
+            index = range.upperBound
+            if request.wantsUpdates || !state.subscribers.isEmpty {
+                let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state)
+                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
+            } else {
+                Self.replay(request.payload, seqs: seqs[range], into: &state.projection)
+                state.lastSeq = seqs[range.upperBound - 1]
+                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
+            }
+        }
+        makeSnapshotDueIfIntervalPassed(&state)
+        return committed
+    }
+
+    /// Replays committed records without computing their updates (nobody looks at them);
+    /// `seqs` holds their seqs, in order.
+    static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
+        records.withUnsafeBufferPointer { records in
+            for offset in records.indices {
+                projection.replay(records[offset].event, seq: seqs[seqs.startIndex + offset])
+            }
         }
     }
 
-    /// Applies committed records to the in-memory state. Called by the group leader, in seq
-    /// order, right after the commit.
-    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) -> [GroupCommitter.Committed] {
-        state.withLock { state in
-            var committed: [GroupCommitter.Committed] = []
-            committed.reserveCapacity(requests.count)
-            var index = 0
-            for request in requests {
-                let range = index..<(index + request.payload.count)
-                index = range.upperBound
-                if request.wantsUpdates || !state.subscribers.isEmpty {
-                    let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state)
-                    committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
-                } else {
-                    // Nobody looks at the updates: skip computing them.
-                    request.payload.withUnsafeBufferPointer { records in
-                        for offset in records.indices {
-                            state.projection.replay(records[offset].event, seq: seqs[range.lowerBound + offset])
-                        }
-                    }
-                    state.lastSeq = seqs[range.upperBound - 1]
-                    committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
-                }
-            }
-            let interval = options.snapshotInterval
-            if interval > 0, state.dueSnapshot == nil, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval,
-                snapshotsFitConfiguration
-            {
-                state.dueSnapshot = (state.projection, state.lastSeq)
-                state.lastSnapshotSeq = state.lastSeq
-            }
-            return committed
+    /// Makes a snapshot of the state due (see ``Options/snapshotInterval``) when the interval
+    /// has passed since the last one; called after each commit is applied.
+    func makeSnapshotDueIfIntervalPassed(_ state: inout State) {
+        let interval = options.snapshotInterval
+        if interval > 0, state.dueSnapshot == nil, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval,
+            snapshotsFitConfiguration
+        {
+            state.dueSnapshot = (state.projection, state.lastSeq)
+            state.lastSnapshotSeq = state.lastSeq
         }
     }
 

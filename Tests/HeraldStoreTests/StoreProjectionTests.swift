@@ -59,12 +59,7 @@ struct StoreProjectionTests {
         let events = randomEvents(count: 50, seed: 9)
         var appended: [Applied] = []
         for event in events { appended.append(try store.append(event)) }
-        var received: [Applied] = []
-        for await applied in stream {
-            received.append(applied)
-            if received.count == events.count { break }
-        }
-        #expect(received == appended)
+        #expect(await stream.first(events.count) == appended)
     }
 
     @Test("a read-only store catches up with a writer's commits")
@@ -104,11 +99,6 @@ struct BulkAppendTests {
         #expect(try bulk.appendBatch([]) == nil)
         #expect(bulk.projection == withUpdates.projection)
         #expect(bulk.projection.stateJSON() == withUpdates.projection.stateJSON())
-        var received: [Applied] = []
-        for await applied in follower {
-            received.append(applied)
-            if received.count == 1_000 { break }
-        }
-        #expect(received == Array(expectedUpdates[1_000...]))
+        #expect(await follower.first(1_000) == Array(expectedUpdates[1_000...]))
     }
 }

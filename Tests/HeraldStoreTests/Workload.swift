@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldStore
 import HeraldTestSupport
 
 
@@ -27,4 +28,16 @@ func randomEvents(count: Int, seed: UInt64) -> [Event] {
         events.append(Event(account: account, payload))
     }
     return events
+}
+
+extension AsyncStream<Applied> {
+    /// The first `count` elements of a follower's stream (fewer if it ends first).
+    func first(_ count: Int) async -> [Applied] {
+        var received: [Applied] = []
+        for await applied in self {
+            received.append(applied)
+            if received.count == count { break }
+        }
+        return received
+    }
 }

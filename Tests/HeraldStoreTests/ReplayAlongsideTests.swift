@@ -1,0 +1,97 @@
+import HeraldEvents
+import HeraldProjection
+import Synchronization
+import Testing
+
+@testable import HeraldStore
+
+/// Bulk batches (at least `Store.replayAlongsideMinimum`, 1,024 events) are written on a second
+/// thread while the leader replays them: the projection must still equal a replay of the log,
+/// followers must still get every event, and a failed commit must leave no trace in memory.
+@Suite("Bulk append replaying alongside the commit")
+struct ReplayAlongsideTests {
+    /// Events per batch: enough to write alongside the replay.
+    static let batchSize = 2_000
+
+    /// The projection of the store's log replayed one event at a time on this thread.
+    static func replayOfLog(_ store: Store) throws -> Projection {
+        var projection = Projection()
+        for record in try store.records() { projection.replay(record.event, seq: record.seq) }
+        return projection
+    }
+
+    @Test("the projection equals a replay of the log, and a reopened store's")
+    func sameState() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 3 * Self.batchSize, seed: 41).map { ($0, Source.library) }
+        let store = try Store(path: dir.path)
+        for start in stride(from: 0, to: events.count, by: Self.batchSize) {
+            let seqs = try store.appendBatch(Array(events[start..<(start + Self.batchSize)]))
+            #expect(seqs == UInt64(start + 1)...UInt64(start + Self.batchSize))
+        }
+        #expect(store.lastSeq == UInt64(events.count))
+        #expect(store.projection == (try Self.replayOfLog(store)))
+        var readOnly = Store.Options()
+        readOnly.readOnly = true
+        #expect(try Store(path: dir.path, options: readOnly).projection.snapshot() == store.projection.snapshot())
+    }
+
+    @Test("the writing thread lets go of the store before the append returns")
+    func releasesStore() throws {
+        let dir = TemporaryDirectory()
+        weak var dropped: Store?
+        do {
+            let store = try Store(path: dir.path)
+            try store.appendBatch(randomEvents(count: Self.batchSize, seed: 44).map { ($0, .library) })
+            dropped = store
+        }
+        // Closed here, on this thread: reopening the environment at once is safe.
+        #expect(dropped == nil)
+    }
+
+    @Test("followers get every event of a bulk batch with its updates, once it is durable")
+    func followers() async throws {
+        let events = randomEvents(count: 2 * Self.batchSize, seed: 42).map { ($0, Source.library) }
+        let a = TemporaryDirectory(), b = TemporaryDirectory()
+        let withUpdates = try Store(path: a.path)
+        let expected = try withUpdates.append(contentsOf: events)
+        let bulk = try Store(path: b.path)
+        let follower = bulk.appliedEvents()
+        try bulk.appendBatch(Array(events[..<Self.batchSize]))
+        try bulk.appendBatch(Array(events[Self.batchSize...]))
+        #expect(bulk.projection == withUpdates.projection)
+        #expect(await follower.first(expected.count) == expected)
+    }
+
+    @Test("a failed bulk commit leaves the projection as the log is, and later batches go on")
+    func failedCommit() throws {
+        let dir = TemporaryDirectory()
+        struct DiskFault: Error {}
+        let failing = Fault()
+        var options = Store.Options()
+        options.commitFault = { if failing.isOn { throw DiskFault() } }
+        let store = try Store(path: dir.path, options: options)
+        let events = randomEvents(count: 3 * Self.batchSize, seed: 43).map { ($0, Source.library) }
+        try store.appendBatch(Array(events[..<Self.batchSize]))
+        let before = store.projection
+
+        failing.isOn = true
+        #expect(throws: DiskFault.self) { try store.appendBatch(Array(events[Self.batchSize..<(2 * Self.batchSize)])) }
+        #expect(store.lastSeq == UInt64(Self.batchSize))
+        #expect(try store.committedLastSeq() == UInt64(Self.batchSize))
+        #expect(store.projection == before)
+
+        failing.isOn = false
+        #expect(try store.appendBatch(Array(events[(2 * Self.batchSize)...])) == UInt64(Self.batchSize + 1)...UInt64(2 * Self.batchSize))
+        #expect(store.projection == (try Self.replayOfLog(store)))
+    }
+}
+
+/// A switch the commit fault reads: on, every commit fails.
+private final class Fault: Sendable {
+    private let on = Mutex(false)
+    var isOn: Bool {
+        get { on.withLock { $0 } }
+        set { on.withLock { $0 = newValue } }
+    }
+}
