@@ -41,7 +41,11 @@ final class GroupCommitter: @unchecked Sendable {
         let wantsUpdates: Bool
         /// Set once, by the leader, before it signals `wakeUp`.
         fileprivate var result: Result<Committed, any Error>?
-        /// Signalled once: with `result` set, or (still `nil`) to make the caller the leader.
+        /// Work the leader hands this waiting caller's thread (see ``runAside(in:_:)``), set
+        /// before it signals `wakeUp`.
+        fileprivate var asideWork: (() -> Void)?
+        /// Signalled once per reason to wake: `result` set, `asideWork` to run, or (neither)
+        /// to make the caller the leader.
         fileprivate let wakeUp = DispatchSemaphore(value: 0)
 
         init(_ payload: [PendingRecord], wantsUpdates: Bool) {
@@ -59,7 +63,8 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// Commits `records` (in one transaction, possibly shared with other callers' records).
     /// `commit` runs on the leader's thread, one call at a time, with the requests in queue
-    /// order; it returns what each request got.
+    /// order; it returns what each request got, and may hand part of its work to another
+    /// caller of the batch with ``runAside(in:_:)``.
     func submit(
         _ records: [PendingRecord], wantsUpdates: Bool, commit: ([Request]) throws -> [Committed]
     ) throws -> Committed {
@@ -71,11 +76,32 @@ final class GroupCommitter: @unchecked Sendable {
         lock.unlock()
         if !leads {
             request.wakeUp.wait()
+            if let work = request.asideWork {
+                request.asideWork = nil
+                work()
+                request.wakeUp.wait()
+            }
             if let result = request.result { return try result.get() }
             // Woken without a result: the last leader handed over; this request is queued.
         }
         lead(commit)
         return try request.result!.get()
+    }
+
+    /// Runs `work` on the thread of a caller of `batch` other than the leader, which waits
+    /// for its commit anyway, so that the leader can go on with the commit meanwhile. Returns
+    /// `false`, running nothing, when the leader's request is alone in `batch`.
+    ///
+    /// Call it from `commit`, at most once per batch; `commit` must not return before
+    /// `work` has finished, since the caller that runs it then waits for its result.
+    func runAside(in batch: [Request], _ work: @escaping () -> Void) -> Bool {
+        // The leader's request is `batch[0]` (see `lead`). The newest request's caller queued
+        // last, so it has most likely not gone to sleep yet: handing it the work costs no
+        // wakeup.
+        guard batch.count > 1, let helper = batch.last else { return false }
+        helper.asideWork = work
+        helper.wakeUp.signal()
+        return true
     }
 
     /// Commits what is queued (the leader's own request among it), wakes the callers it

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEvents
 import LMDB
 
@@ -79,15 +80,15 @@ extension Store {
     }
 
     /// Writes the records of `requests` in one transaction; runs on the group leader only.
+    ///
+    /// When the batch holds other callers' requests, one of them applies it to the projection
+    /// meanwhile (see ``ApplyAhead``), so the projection work overlaps the fsync instead of
+    /// following it.
     private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
-        let now = options.clock()
-        var writer = ByteWriter(capacity: requests.reduce(0) { $0 + $1.payload.count } * 128)
-        var ends: [Int] = []
-        var seqs: [UInt64] = []
-        var previous = lastSeq
         let total = requests.reduce(0) { $0 + $1.payload.count }
-        ends.reserveCapacity(total)
+        var seqs: [UInt64] = []
         seqs.reserveCapacity(total)
+        var previous = lastSeq
         for request in requests {
             try request.payload.withUnsafeBufferPointer { records in
                 for index in records.indices {
@@ -95,12 +96,46 @@ extension Store {
                     guard seq > previous else {
                         throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
                     }
+                    seqs.append(seq)
+                    previous = seq
+                }
+            }
+        }
+        let ahead = ApplyAhead()
+        let appliesAhead = committer.runAside(in: requests) { [seqs] in
+            // Let the leader reach its fsync first: when both threads share a core, the
+            // projection work would otherwise delay the write it is meant to overlap.
+            sched_yield()
+            self.state.withLock { state in
+                let batch = self.applyBatch(requests, seqs: seqs, to: &state)
+                if ahead.awaitVerdict(batch.committed) { self.publish(batch.published, to: &state) }
+            }
+        }
+        do {
+            try write(requests, seqs: seqs)
+        } catch {
+            guard appliesAhead else { throw error }
+            ahead.settle(durable: false)
+            // Waits for the applier to let go of the state, then replaces it.
+            rebuildAfterFailedCommit()
+            throw error
+        }
+        return appliesAhead ? ahead.settle(durable: true) : didCommit(requests, seqs: seqs)
+    }
+
+    /// Encodes the records of `requests` and commits them under `seqs` in one transaction.
+    private func write(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws {
+        let now = options.clock()
+        var writer = ByteWriter(capacity: seqs.count * 128)
+        var ends: [Int] = []
+        ends.reserveCapacity(seqs.count)
+        for request in requests {
+            request.payload.withUnsafeBufferPointer { records in
+                for index in records.indices {
                     LogRecord.encode(
                         event: records[index].event, recordedAt: records[index].recordedAt ?? now,
                         source: records[index].source, into: &writer)
                     ends.append(writer.bytes.count)
-                    seqs.append(seq)
-                    previous = seq
                 }
             }
         }
@@ -120,6 +155,17 @@ extension Store {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
-        return didCommit(requests, seqs: seqs)
+    }
+
+    /// After a commit failed with its batch already applied ahead: rebuilds the in-memory
+    /// state from the log, which does not hold the batch.
+    private func rebuildAfterFailedCommit() {
+        do {
+            try recover()
+        } catch {
+            logger.error(
+                "after a failed commit, the in-memory state could not be rebuilt; reopen the store",
+                metadata: ["path": "\(path)", "error": "\(error)"])
+        }
     }
 }
