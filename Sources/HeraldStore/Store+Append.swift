@@ -123,6 +123,10 @@ extension Store {
         return appliesAhead ? ahead.settle(durable: true) : didCommit(requests, seqs: seqs)
     }
 
+    /// How far, at most, the data file is kept written ahead of the log (see
+    /// `Transaction.preallocate(limit:)`): 1 MiB, a few hundred commits of a few events.
+    static let preallocation = 1 << 20
+
     /// Encodes the records of `requests` and commits them under `seqs` in one transaction.
     private func write(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws {
         let now = options.clock()
@@ -141,6 +145,7 @@ extension Store {
         }
         do {
             try environment.write { txn in
+                txn.preallocate(limit: Self.preallocation)
                 try writer.bytes.withUnsafeBytes { all in
                     var start = 0
                     for (end, seq) in zip(ends, seqs) {
