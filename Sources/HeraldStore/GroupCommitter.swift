@@ -13,9 +13,10 @@ import Foundation
 /// result, so the callers of one batch do not queue up behind a shared mutex on their way out.
 final class GroupCommitter: @unchecked Sendable {
     // @unchecked: `queue`, `leaderActive`, `commitCount` and `lastBatchSize` are only touched
-    // with `lock` held; a Request's `result` is written by the leader before it signals the
-    // request's semaphore, and read by the caller after its wait returns (or by the leader,
-    // for its own request, on its own thread).
+    // with `lock` held; `lastCommitFailed` only by the leader, and leadership passes under
+    // the lock or through a request's semaphore; a Request's `result` is written by the
+    // leader before it signals the request's semaphore, and read by the caller after its
+    // wait returns (or by the leader, for its own request, on its own thread).
     private let lock = NSLock()
     private var queue: [Request] = []
     private var leaderActive = false
@@ -23,6 +24,11 @@ final class GroupCommitter: @unchecked Sendable {
     /// How many requests the last commit carried: when producers run concurrently (it was
     /// more than one), a new leader waits briefly before committing, so fsyncs are shared.
     private var lastBatchSize = 1
+    /// Whether the last commit failed. The next batch is then not run aside (see
+    /// ``runAside(in:_:)``): work done ahead of a commit that fails must be undone, and a run
+    /// of failures (a full disk) should not pay for that at every commit. Only leaders touch
+    /// it, one at a time.
+    private var lastCommitFailed = false
 
     /// The longest a leader waits for more requests: about one fsync.
     static let gatherWindowNanoseconds: UInt64 = 150_000
@@ -90,7 +96,8 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// Runs `work` on the thread of a caller of `batch` other than the leader, which waits
     /// for its commit anyway, so that the leader can go on with the commit meanwhile. Returns
-    /// `false`, running nothing, when the leader's request is alone in `batch`.
+    /// `false`, running nothing, when the leader's request is alone in `batch` or the last
+    /// commit failed.
     ///
     /// Call it from `commit`, at most once per batch; `commit` must not return before
     /// `work` has finished, since the caller that runs it then waits for its result.
@@ -98,7 +105,7 @@ final class GroupCommitter: @unchecked Sendable {
         // The leader's request is `batch[0]` (see `lead`). The newest request's caller queued
         // last, so it has most likely not gone to sleep yet: handing it the work costs no
         // wakeup.
-        guard batch.count > 1, let helper = batch.last else { return false }
+        guard !lastCommitFailed, batch.count > 1, let helper = batch.last else { return false }
         helper.asideWork = work
         helper.wakeUp.signal()
         return true
@@ -127,8 +134,10 @@ final class GroupCommitter: @unchecked Sendable {
         switch Result(catching: { try commit(batch) }) {
         case .success(let committed):
             for (item, result) in zip(batch, committed) { item.result = .success(result) }
+            lastCommitFailed = false
         case .failure(let error):
             for item in batch { item.result = .failure(error) }
+            lastCommitFailed = true
         }
 
         lock.lock()
