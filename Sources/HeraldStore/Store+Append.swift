@@ -102,7 +102,7 @@ extension Store {
             }
         }
         let ahead = ApplyAhead()
-        let appliesAhead = committer.runAside(in: requests) { [seqs] in
+        let appliesAhead = hasRoomToApplyAhead(recordCount: total) && committer.runAside(in: requests) { [seqs] in
             // Let the leader reach its fsync first: when both threads share a core, the
             // projection work would otherwise delay the write it is meant to overlap.
             sched_yield()
@@ -121,6 +121,16 @@ extension Store {
             throw error
         }
         return appliesAhead ? ahead.settle(durable: true) : didCommit(requests, seqs: seqs)
+    }
+
+    /// Whether the map has room for a commit of `recordCount` records without growing, with a
+    /// wide margin. Growing the map waits for every transaction of the process to end, and a
+    /// `forEachRecord` closure (inside a read transaction) that reads the state would wait
+    /// for the applier, which waits for the commit: so near a full map, batches are applied
+    /// after their commit instead.
+    private func hasRoomToApplyAhead(recordCount: Int) -> Bool {
+        let info = environment.info()
+        return info.usedBytes + max(4 << 20, recordCount << 10) <= info.mapSize
     }
 
     /// How far, at most, the data file is kept written ahead of the log (see
