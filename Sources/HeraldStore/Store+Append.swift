@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEvents
 import LMDB
 
@@ -80,6 +81,11 @@ extension Store {
 
     /// Writes the records of `requests` in one transaction and applies them; runs on the group
     /// leader only.
+    ///
+    /// A lone bulk request that wants no updates is replayed while a second thread writes it
+    /// (``commitReplayingAlongside(_:seqs:)``). When the batch holds other callers' requests,
+    /// one of them applies it to the projection meanwhile (see ``ApplyAhead``), so the
+    /// projection work overlaps the fsync instead of following it.
     private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
         let total = requests.reduce(0) { $0 + $1.payload.count }
         var seqs: [UInt64] = []
@@ -100,9 +106,41 @@ extension Store {
         if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
             return [try commitReplayingAlongside(requests[0], seqs: seqs)]
         }
-        try write(requests.map(\.payload), seqs: seqs)
-        return state.withLock { state in didCommit(requests, seqs: seqs, to: &state) }
+        let ahead = ApplyAhead()
+        let appliesAhead = hasRoomToApplyAhead(recordCount: total) && committer.runAside(in: requests) { [seqs] in
+            // Let the leader reach its fsync first: when both threads share a core, the
+            // projection work would otherwise delay the write it is meant to overlap.
+            sched_yield()
+            self.state.withLock { state in
+                let batch = self.applyBatch(requests, seqs: seqs, to: &state)
+                if ahead.awaitVerdict(batch.committed) { self.publish(batch.published, to: &state) }
+            }
+        }
+        do {
+            try write(requests.map(\.payload), seqs: seqs)
+        } catch {
+            guard appliesAhead else { throw error }
+            ahead.settle(durable: false)
+            // Waits for the applier to let go of the state, then replaces it.
+            rebuildAfterFailedCommit()
+            throw error
+        }
+        return appliesAhead ? ahead.settle(durable: true) : didCommit(requests, seqs: seqs)
     }
+
+    /// Whether the map has room for a commit of `recordCount` records without growing, with a
+    /// wide margin. Growing the map waits for every transaction of the process to end, and a
+    /// `forEachRecord` closure (inside a read transaction) that reads the state would wait
+    /// for the applier, which waits for the commit: so near a full map, batches are applied
+    /// after their commit instead.
+    private func hasRoomToApplyAhead(recordCount: Int) -> Bool {
+        let info = environment.info()
+        return info.usedBytes + max(4 << 20, recordCount << 10) <= info.mapSize
+    }
+
+    /// How far, at most, the data file is kept written ahead of the log (see
+    /// `Transaction.preallocate(limit:)`): 1 MiB, a few hundred commits of a few events.
+    static let preallocation = 1 << 20
 
     /// Encodes the records of `payloads` and commits them under `seqs` in one transaction.
     func write(_ payloads: [[PendingRecord]], seqs: [UInt64]) throws {
@@ -122,6 +160,7 @@ extension Store {
         }
         do {
             try environment.write { txn in
+                txn.preallocate(limit: Self.preallocation)
                 try writer.bytes.withUnsafeBytes { all in
                     var start = 0
                     for (end, seq) in zip(ends, seqs) {
@@ -136,6 +175,18 @@ extension Store {
             }
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
+        }
+    }
+
+    /// After a commit failed with its batch already applied ahead: rebuilds the in-memory
+    /// state from the log, which does not hold the batch.
+    private func rebuildAfterFailedCommit() {
+        do {
+            try recover()
+        } catch {
+            logger.error(
+                "after a failed commit, the in-memory state could not be rebuilt; reopen the store",
+                metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
 }

@@ -62,7 +62,9 @@ extension Store {
     /// Called after an append returns from the group committer; a failure is logged, never
     /// thrown: the events are durable and the next interval tries again.
     func writeDueSnapshot() {
-        guard let (projection, seq) = state.withLock({ $0.takeDueSnapshot() }) else { return }
+        guard snapshotMayBeDue.exchange(false, ordering: .acquiringAndReleasing),
+            let (projection, seq) = state.withLock({ $0.takeDueSnapshot() })
+        else { return }
         do {
             try writeSnapshot(projection, seq: seq)
         } catch {

@@ -67,7 +67,14 @@ extension Store {
         let from = lastSeq + 1
         var records: [LogRecord] = []
         try forEachRecord(from: from) { records.append($0); return true }
-        return state.withLock { state in apply(records.lazy.map { ($0.seq, $0.event) }, to: &state) }
+        return state.withLock { state in
+            let applied = apply(records.lazy.map { ($0.seq, $0.event) }, to: &state.projection)
+            if let last = applied.last { state.lastSeq = last.seq }
+            for result in applied {
+                for continuation in state.subscribers.values { continuation.yield(result) }
+            }
+            return applied
+        }
     }
 
     /// Builds the in-memory state at open: from the newest valid snapshot and the log after
@@ -128,26 +135,17 @@ extension Store {
         state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
     }
 
-    /// Applies committed records to the in-memory state, held locked by the caller. Called by
-    /// the group leader, in seq order, right after the commit.
+    /// Applies committed records to the in-memory state. Called by the group leader, in seq
+    /// order, right after the commit.
+    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) -> [GroupCommitter.Committed] {
+        state.withLock { state in didCommit(requests, seqs: seqs, to: &state) }
+    }
+
+    /// ``didCommit(_:seqs:)`` with the state already locked by the caller.
     func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State) -> [GroupCommitter.Committed] {
-        var committed: [GroupCommitter.Committed] = []
-        committed.reserveCapacity(requests.count)
-        var index = 0
-        for request in requests {
-            let range = index..<(index + request.payload.count)
-            index = range.upperBound
-            if request.wantsUpdates || !state.subscribers.isEmpty {
-                let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state)
-                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
-            } else {
-                Self.replay(request.payload, seqs: seqs[range], into: &state.projection)
-                state.lastSeq = seqs[range.upperBound - 1]
-                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
-            }
-        }
-        makeSnapshotDueIfIntervalPassed(&state)
-        return committed
+        let batch = applyBatch(requests, seqs: seqs, to: &state)
+        publish(batch.published, to: &state)
+        return batch.committed
     }
 
     /// Replays committed records without computing their updates (nobody looks at them);
@@ -160,6 +158,42 @@ extension Store {
         }
     }
 
+    /// Applies the records of a group commit to the projection, in seq order, without telling
+    /// anyone: returns what each request gets and, when someone follows ``appliedEvents()``,
+    /// every event applied for ``publish(_:to:)``.
+    func applyBatch(
+        _ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State
+    ) -> (committed: [GroupCommitter.Committed], published: [Applied]) {
+        var committed: [GroupCommitter.Committed] = []
+        committed.reserveCapacity(requests.count)
+        var published: [Applied] = []
+        var index = 0
+        for request in requests {
+            let range = index..<(index + request.payload.count)
+            index = range.upperBound
+            if request.wantsUpdates || !state.subscribers.isEmpty {
+                let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state.projection)
+                if !state.subscribers.isEmpty { published.append(contentsOf: applied) }
+                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
+            } else {
+                // Nobody looks at the updates: skip computing them.
+                Self.replay(request.payload, seqs: seqs[range], into: &state.projection)
+                committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
+            }
+        }
+        if let last = seqs.last { state.lastSeq = last }
+        return (committed, published)
+    }
+
+    /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
+    /// and makes a snapshot due when the interval has passed.
+    func publish(_ published: [Applied], to state: inout State) {
+        for applied in published {
+            for continuation in state.subscribers.values { continuation.yield(applied) }
+        }
+        makeSnapshotDueIfIntervalPassed(&state)
+    }
+
     /// Makes a snapshot of the state due (see ``Options/snapshotInterval``) when the interval
     /// has passed since the last one; called after each commit is applied.
     func makeSnapshotDueIfIntervalPassed(_ state: inout State) {
@@ -169,17 +203,14 @@ extension Store {
         {
             state.dueSnapshot = (state.projection, state.lastSeq)
             state.lastSnapshotSeq = state.lastSeq
+            snapshotMayBeDue.store(true, ordering: .releasing)
         }
     }
 
-    private func apply(_ events: some Sequence<(UInt64, Event)>, to state: inout State) -> [Applied] {
+    private func apply(_ events: some Sequence<(UInt64, Event)>, to projection: inout Projection) -> [Applied] {
         var applied: [Applied] = []
         for (seq, event) in events {
-            let outcome = state.projection.apply(event, seq: seq)
-            let result = Applied(seq: seq, event: event, updates: outcome.updates)
-            applied.append(result)
-            state.lastSeq = seq
-            for continuation in state.subscribers.values { continuation.yield(result) }
+            applied.append(Applied(seq: seq, event: event, updates: projection.apply(event, seq: seq).updates))
         }
         return applied
     }

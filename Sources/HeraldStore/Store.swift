@@ -26,6 +26,9 @@ public final class Store: Sendable {
     let committer = GroupCommitter()
     /// What the store keeps in memory; the group leader changes it after each commit.
     let state: Mutex<State>
+    /// Set when a commit makes a snapshot due (`State.dueSnapshot`), so that appenders look
+    /// for one without taking the state lock after every append.
+    let snapshotMayBeDue = Atomic<Bool>(false)
     /// Auxiliary database handles opened so far. lmdb.h: "This function must not be called
     /// from multiple concurrent transactions in the same process", so opens go through here.
     let auxiliaryHandles = Mutex<[String: Database]>([:])

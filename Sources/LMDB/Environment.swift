@@ -15,13 +15,16 @@ public final class Environment: @unchecked Sendable {
     // @unchecked: an MDB_env is safe to share between threads. Opened with MDB_NOTLS, read
     // transactions are not tied to threads; write transactions are serialized by LMDB itself
     // and never leave the closure that made them. `resizeLock` keeps map growth away from
-    // every live transaction of this process.
+    // every live transaction of this process. `preallocatedEnd` is only touched inside write
+    // transactions, which LMDB runs one at a time.
     let handle: OpaquePointer
     /// The directory of the environment.
     public let path: String
     /// The options it was opened with.
     public let options: Options
     let resizeLock = ReadWriteLock()
+    /// Where the zeros written by the last `Transaction.preallocate(limit:)` end, in bytes.
+    var preallocatedEnd = 0
 
     /// How a commit reaches the disk.
     public enum Durability: Sendable, Hashable {

@@ -1,5 +1,11 @@
 import CLMDB
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A live LMDB transaction, valid only inside the ``Environment/read(_:)`` or
 /// ``Environment/write(_:)`` closure that received it.
 ///
@@ -34,6 +40,44 @@ public struct Transaction: ~Copyable {
         let path = self.path
         discard self
         try check(mdb_txn_commit(handle), "mdb_txn_commit", path: path)
+    }
+
+    /// Keeps written zeros in the data file past the pages in use, a quarter of the bytes in
+    /// use ahead (at least 64 KiB, at most `limit`, never past the map), so that a young
+    /// store does not pay for a large write at once: when the pages in use come within half
+    /// that distance of where the last call's zeros end, writes zeros up to the full
+    /// distance past the last page in use. Commits then write their new pages over blocks
+    /// the file already has, so their fsync has no file growth or block allocation to
+    /// journal as well (on ext4 that is a journal commit on top of the data flush). Best
+    /// effort: if the zeros cannot be written, the commit that follows meets and reports
+    /// the problem.
+    ///
+    /// Call it first in a write transaction, before any write: LMDB writes pages past the
+    /// last one in use only when a write transaction spills or commits, and one runs at a
+    /// time, so the zeros never cover a page LMDB has written. It never reads a page past
+    /// the last one in use (`me_last_pgno`), so the zeros are not data, and a copy leaves
+    /// them out.
+    public func preallocate(limit: Int) {
+        precondition(!isReadOnly, "preallocate in a read-only transaction: \(path)")
+        let environment = environment.takeUnretainedValue()
+        let info = environment.info()
+        let ahead = min(max(info.usedBytes / 4, 64 << 10), limit)
+        guard info.usedBytes + ahead / 2 > environment.preallocatedEnd else { return }
+        // Whatever happens below, try again only once another `ahead / 2` bytes are in use.
+        environment.preallocatedEnd = info.usedBytes + ahead
+        // lmdb.h, mdb_env_get_fd: "Return the filedescriptor for the given environment."
+        var descriptor: mdb_filehandle_t = -1
+        var status = stat()
+        guard mdb_env_get_fd(environment.handle, &descriptor) == 0, fstat(descriptor, &status) == 0 else { return }
+        var offset = max(Int(status.st_size), info.usedBytes)
+        let end = min(info.usedBytes + ahead, info.mapSize)
+        let zeros = [UInt8](repeating: 0, count: 1 << 16)
+        while offset < end {
+            let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, min($0.count, end - offset), off_t(offset)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 
     func openDatabase(_ name: String, create: Bool) throws(LMDBError) -> Database? {

@@ -182,6 +182,35 @@ struct LogTests {
         }
     }
 
+    @Test("appends keep zeros written ahead of the pages in use; they are not data, and a compacting copy leaves them out")
+    func preallocation() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 3_000, seed: 8)
+        do {
+            let store = try Store(path: dir.path, options: fastOptions())
+            for event in events { try store.append(event) }
+            let used = store.environmentInfo().usedBytes
+            let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: dir.child("data.mdb"))[.size] as? Int)
+            let ahead = min(max(used / 4, 64 << 10), 1 << 20)
+            #expect(fileSize >= used + ahead / 4, "\(fileSize) bytes for \(used) in use")
+            #expect(fileSize <= used + ahead)
+        }
+        let stat = try run("/usr/bin/mdb_stat", ["-a", dir.path])
+        #expect(stat.status == 0, "mdb_stat failed: \(stat.output)")
+        let used: Int
+        do {
+            let reopened = try Store(path: dir.path, options: fastOptions())
+            #expect(try reopened.records().map(\.event) == events)
+            #expect(try reopened.verify().isClean)
+            used = reopened.environmentInfo().usedBytes
+        }
+        let copy = dir.child("copy")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try Environment(path: dir.path).copy(to: copy, compact: true)
+        let copySize = try #require(try FileManager.default.attributesOfItem(atPath: copy + "/data.mdb")[.size] as? Int)
+        #expect(copySize <= used)
+    }
+
     @Test("the store is a plain LMDB environment for mdb_stat and mdb_dump")
     func lmdbTools() throws {
         let dir = TemporaryDirectory()

@@ -141,6 +141,49 @@ struct SnapshotTests {
         let commits = store.committer.commits
         #expect(commits < producers * perProducer, "\(commits) commits for \(producers * perProducer) events")
     }
+
+    @Test("concurrent producers: each call gets its updates in seq order, followers see every event once, callers read their own events")
+    func groupCommitAppliesInSeqOrder() async throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)  // full durability: batches apply while they sync
+        let followed = store.appliedEvents()
+        let producers = 8, perProducer = 40
+        let events = randomEvents(count: producers * perProducer, seed: 21)
+        let returned = Mutex<[Applied]>([])
+        let problems = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for p in 0..<producers {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                for event in events[(p * perProducer)..<((p + 1) * perProducer)] {
+                    do {
+                        let applied = try store.append(event)
+                        // Once append returns, the state holds the event.
+                        if store.lastSeq < applied.seq { problems.withLock { $0.append("seq \(applied.seq) not in the state") } }
+                        returned.withLock { $0.append(applied) }
+                    } catch {
+                        problems.withLock { $0.append("\(error)") }
+                    }
+                }
+            }.start()
+        }
+        await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
+        #expect(problems.withLock { $0 } == [])
+        let inOrder = returned.withLock { $0 }.sorted { $0.seq < $1.seq }
+        #expect(inOrder.map(\.seq) == Array(1...UInt64(producers * perProducer)))
+        var reference = Projection()
+        for applied in inOrder {
+            #expect(reference.apply(applied.event, seq: applied.seq).updates == applied.updates, "seq \(applied.seq)")
+        }
+        #expect(store.projection == reference)
+        var iterator = followed.makeAsyncIterator()
+        for expected in inOrder {
+            let next = await iterator.next()
+            #expect(next == expected)
+        }
+        #expect(store.committer.commits < producers * perProducer)
+    }
 }
 
 /// Rewrites the stored snapshot at `seq` with `change` applied, straight through LMDB.
