@@ -187,11 +187,13 @@ extension StoredNotification {
         let date = try decoder.signed()
         let flags = try decoder.byte()
         guard flags < 64 else { throw decoder.malformed("unknown notification flags") }
-        var strings: [String?] = []
-        for bit in 2..<6 { strings.append(flags & (1 << bit) != 0 ? try decoder.string() : nil) }
+        let title = flags & 4 != 0 ? try decoder.string() : nil
+        let body = flags & 8 != 0 ? try decoder.string() : nil
+        let sender = flags & 16 != 0 ? try decoder.string() : nil
+        let thread = flags & 32 != 0 ? try decoder.string() : nil
         self.init(
             id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-            title: strings[0], texts: PackedTexts(body: strings[1], sender: strings[2], thread: strings[3]))
+            title: title, texts: PackedTexts(body: body, sender: sender, thread: thread))
     }
 }
 

@@ -136,17 +136,18 @@ struct SnapshotDecoder {
     func malformed(_ why: String) -> SnapshotError { SnapshotError(.malformed(why), offset: reader.offset) }
 
     mutating func byte() throws(SnapshotError) -> UInt8 { try run { r throws(ByteReader.Malformed) in try r.byte() } }
-    /// A length-prefixed UTF-8 string. (Not `ByteReader.string()`, which bounds the length
-    /// by the bytes remaining *before* the length prefix and can slice past the end.)
+    /// A length-prefixed UTF-8 string.
     mutating func string() throws(SnapshotError) -> String {
         let start = reader.offset
-        let length = try run { r throws(ByteReader.Malformed) in try r.varint() }
-        guard length <= UInt64(reader.remaining) else { throw SnapshotError(.truncated, offset: start) }
-        let bytes = try run { r throws(ByteReader.Malformed) in try r.bytes(Int(length)) }
-        guard let value = String(validating: bytes, as: UTF8.self) else {
-            throw SnapshotError(.malformed("invalid UTF-8"), offset: start)
+        // Look at the length first, so that a string cut short reads as a truncation.
+        let (length, remaining) = try run { r throws(ByteReader.Malformed) in
+            var probe = r
+            return (try probe.varint(), probe.remaining)
         }
-        return value
+        guard length <= UInt64(remaining) else { throw SnapshotError(.truncated, offset: start) }
+        // The reader's own decoding skips the general UTF-8 validation for ASCII and copies
+        // the bytes once.
+        return try run { r throws(ByteReader.Malformed) in try r.string() }
     }
     /// A count of items that each take at least one byte.
     mutating func count() throws(SnapshotError) -> Int {
