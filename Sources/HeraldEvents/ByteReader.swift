@@ -62,21 +62,39 @@ public struct ByteReader {
     /// Reads a length-prefixed UTF-8 string, rejecting invalid UTF-8.
     public mutating func string() throws(Malformed) -> String {
         let start = offset
+        let slice = try utf8Slice()
+        if Self.isASCII(slice) {
+            // Every byte below 0x80 is valid UTF-8 on its own: skip the general validation.
+            return String(decoding: slice, as: UTF8.self)
+        }
+        guard let value = String(validating: slice, as: UTF8.self) else {
+            offset = start
+            throw Malformed(offset: start, reason: "invalid UTF-8")
+        }
+        return value
+    }
+
+    /// Reads a length-prefixed UTF-8 string's bytes, validated but not copied: they are
+    /// borrowed from the reader's buffer and valid as long as it is.
+    public mutating func utf8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+        let start = offset
+        let slice = try utf8Slice()
+        guard Self.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil else {
+            offset = start
+            throw Malformed(offset: start, reason: "invalid UTF-8")
+        }
+        return slice
+    }
+
+    /// Reads a length-prefixed run of bytes without checking them.
+    @inline(__always)
+    private mutating func utf8Slice() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+        let start = offset
         let raw = try varint()
         guard raw <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(raw) bytes overruns the buffer") }
         let length = Int(raw)
-        let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]).bindMemory(to: UInt8.self)
-        let value: String
-        if Self.isASCII(slice) {
-            // Every byte below 0x80 is valid UTF-8 on its own: skip the general validation.
-            value = String(decoding: slice, as: UTF8.self)
-        } else if let validated = String(validating: slice, as: UTF8.self) {
-            value = validated
-        } else {
-            throw Malformed(offset: start, reason: "invalid UTF-8")
-        }
-        offset += length
-        return value
+        defer { offset += length }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]).bindMemory(to: UInt8.self)
     }
 
     /// Whether every byte is below 0x80, checked eight bytes at a time.
@@ -104,10 +122,7 @@ public struct ByteReader {
 
     /// Passes over a length-prefixed string without decoding it.
     public mutating func skipString() throws(Malformed) {
-        let start = offset
-        let length = try varint()
-        guard length <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(length) bytes overruns the buffer") }
-        offset += Int(length)
+        _ = try utf8Slice()
     }
 
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {

@@ -188,12 +188,13 @@ extension StoredNotification {
         let flags = try decoder.byte()
         guard flags < 64 else { throw decoder.malformed("unknown notification flags") }
         let title = flags & 4 != 0 ? try decoder.string() : nil
-        let body = flags & 8 != 0 ? try decoder.string() : nil
-        let sender = flags & 16 != 0 ? try decoder.string() : nil
-        let thread = flags & 32 != 0 ? try decoder.string() : nil
+        // The packed texts are built straight from the snapshot's bytes.
+        let body = flags & 8 != 0 ? try decoder.utf8() : nil
+        let sender = flags & 16 != 0 ? try decoder.utf8() : nil
+        let thread = flags & 32 != 0 ? try decoder.utf8() : nil
         self.init(
             id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-            title: title, texts: PackedTexts(body: body, sender: sender, thread: thread))
+            title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))
     }
 }
 

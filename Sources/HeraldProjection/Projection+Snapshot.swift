@@ -138,17 +138,26 @@ struct SnapshotDecoder {
     mutating func byte() throws(SnapshotError) -> UInt8 { try run { r throws(ByteReader.Malformed) in try r.byte() } }
     /// A length-prefixed UTF-8 string.
     mutating func string() throws(SnapshotError) -> String {
+        try checkStringLength()
+        return try run { r throws(ByteReader.Malformed) in try r.string() }
+    }
+
+    /// A length-prefixed UTF-8 string's bytes, validated and borrowed from the snapshot.
+    mutating func utf8() throws(SnapshotError) -> UnsafeBufferPointer<UInt8> {
+        try checkStringLength()
+        return try run { r throws(ByteReader.Malformed) in try r.utf8() }
+    }
+
+    /// Throws a truncation when the next length prefix announces more bytes than are left.
+    private mutating func checkStringLength() throws(SnapshotError) {
         let start = reader.offset
-        // Look at the length first, so that a string cut short reads as a truncation.
         let (length, remaining) = try run { r throws(ByteReader.Malformed) in
             var probe = r
             return (try probe.varint(), probe.remaining)
         }
         guard length <= UInt64(remaining) else { throw SnapshotError(.truncated, offset: start) }
-        // The reader's own decoding skips the general UTF-8 validation for ASCII and copies
-        // the bytes once.
-        return try run { r throws(ByteReader.Malformed) in try r.string() }
     }
+
     /// A count of items that each take at least one byte.
     mutating func count() throws(SnapshotError) -> Int {
         try run { r throws(ByteReader.Malformed) in try r.count(limit: r.remaining) }

@@ -86,6 +86,25 @@ struct PackedTexts: Hashable, @unchecked Sendable {
 
     /// Packs the three texts.
     init(body: String?, sender: String?, thread: String?) {
+        var body = body
+        var sender = sender
+        var thread = thread
+        self = Self.withUTF8(&body) { body in
+            Self.withUTF8(&sender) { sender in
+                Self.withUTF8(&thread) { thread in PackedTexts(utf8Body: body, sender: sender, thread: thread) }
+            }
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text`, or with `nil` when there is no text.
+    @inline(__always)
+    private static func withUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard text != nil else { return body(nil) }
+        return text!.withUTF8 { body($0) }
+    }
+
+    /// Packs the three texts given as valid UTF-8 bytes (snapshots decode them in place).
+    init(utf8Body body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?, thread: UnsafeBufferPointer<UInt8>?) {
         var mask: UInt8 = 0
         if body != nil { mask |= 1 }
         if sender != nil { mask |= 2 }
@@ -96,11 +115,10 @@ struct PackedTexts: Hashable, @unchecked Sendable {
         }
         let last = Self.lastField(mask)
         var size = 1
-        func measure(_ field: String?, _ index: Int) {
+        func measure(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
             guard let field else { return }
-            let count = field.utf8.count
-            size += count
-            if index != last { size += Self.digits(count) + 1 }
+            size += field.count
+            if index != last { size += Self.digits(field.count) + 1 }
         }
         measure(body, 0)
         measure(sender, 1)
@@ -108,9 +126,9 @@ struct PackedTexts: Hashable, @unchecked Sendable {
         func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
             buffer[0] = UInt8(ascii: "a") + mask
             var position = 1
-            func write(_ field: String?, _ index: Int) {
-                guard var field else { return }
-                let count = field.utf8.count
+            func write(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
+                guard let field else { return }
+                let count = field.count
                 if index != last {
                     let digits = Self.digits(count)
                     var value = count
@@ -121,10 +139,8 @@ struct PackedTexts: Hashable, @unchecked Sendable {
                     buffer[position + digits] = UInt8(ascii: ":")
                     position += digits + 1
                 }
-                field.withUTF8 { bytes in
-                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[position...])
-                        .copyMemory(from: UnsafeRawBufferPointer(bytes))
-                }
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[position...])
+                    .copyMemory(from: UnsafeRawBufferPointer(field))
                 position += count
             }
             write(body, 0)
