@@ -32,10 +32,13 @@ public struct ByteWriter: Sendable {
     /// Appends a varint byte length, then the UTF-8 bytes of `value`.
     public mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            varint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
+        value.withUTF8 { string(utf8: $0) }
+    }
+
+    /// Appends a string given as its UTF-8 bytes, as ``string(_:)`` writes it.
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        varint(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
     }
 
     /// Appends `value` as 8 big-endian bytes.

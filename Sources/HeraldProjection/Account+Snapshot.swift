@@ -153,21 +153,24 @@ extension Account {
 extension StoredNotification {
     /// Writes the notification (its status is implied by the list it is in).
     func encode(to writer: inout ByteWriter) {
-        let (body, sender, thread) = texts.unpacked()
         writer.varint(UInt64(id))
         writer.byte(kind.code)
         writer.varint(UInt64(objectId))
         writer.signedVarint(date)
-        var flags: UInt8 = 0
-        if silent { flags |= 1 }
-        if partial { flags |= 2 }
-        if title != nil { flags |= 4 }
-        if body != nil { flags |= 8 }
-        if sender != nil { flags |= 16 }
-        if thread != nil { flags |= 32 }
-        writer.byte(flags)
-        for string in [title, body, sender, thread] {
-            if let string { writer.string(string) }
+        // The packed texts are written straight from their bytes.
+        texts.withFields { body, sender, thread in
+            var flags: UInt8 = 0
+            if silent { flags |= 1 }
+            if partial { flags |= 2 }
+            if title != nil { flags |= 4 }
+            if body != nil { flags |= 8 }
+            if sender != nil { flags |= 16 }
+            if thread != nil { flags |= 32 }
+            writer.byte(flags)
+            if let title { writer.string(title) }
+            if let body { writer.string(utf8: body) }
+            if let sender { writer.string(utf8: sender) }
+            if let thread { writer.string(utf8: thread) }
         }
     }
 

@@ -194,12 +194,22 @@ struct PackedTexts: Hashable, @unchecked Sendable {
 
     /// The three texts.
     func unpacked() -> (body: String?, sender: String?, thread: String?) {
+        withFields { body, sender, thread in
+            func text(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+            return (text(body), text(sender), text(thread))
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the three texts, without copying them.
+    func withFields<R>(
+        _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
         withBytes { bytes in
-            guard !bytes.isEmpty else { return (nil, nil, nil) }
+            guard !bytes.isEmpty else { return body(nil, nil, nil) }
             let mask = bytes[0] &- UInt8(ascii: "a")
             let last = Self.lastField(mask)
             var position = 1
-            func field(_ index: Int) -> String? {
+            func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
                 guard mask & (1 << index) != 0 else { return nil }
                 var end = bytes.count
                 if index != last {
@@ -212,12 +222,12 @@ struct PackedTexts: Hashable, @unchecked Sendable {
                     end = position + length
                 }
                 defer { position = end }
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
+                return UnsafeBufferPointer(rebasing: bytes[position..<end])
             }
-            let body = field(0)
-            let sender = field(1)
-            let thread = field(2)
-            return (body, sender, thread)
+            let first = field(0)
+            let second = field(1)
+            let third = field(2)
+            return body(first, second, third)
         }
     }
 

@@ -92,7 +92,9 @@ for index in stream.indices { replayed.replay(stream[index], seq: UInt64(index +
 elapsed = cpuSeconds() - start
 print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO"))
 
+start = cpuSeconds()
 let snapshot = applied.snapshot()
+let encoded = cpuSeconds() - start
 start = cpuSeconds()
 let restored = try! Projection(snapshot: snapshot)
-print(String(format: "snapshot: %d bytes, restored in %.3f s CPU (equal: %@)", snapshot.count, cpuSeconds() - start, restored == applied ? "yes" : "NO"))
+print(String(format: "snapshot: %d bytes, encoded in %.3f s CPU, restored in %.3f s CPU (equal: %@)", snapshot.count, encoded, cpuSeconds() - start, restored == applied ? "yes" : "NO"))
