@@ -200,10 +200,10 @@ extension Account {
                     removed.append(before[a]); a += 1
                 } else if a == before.endIndex || active[b].id < before[a] {
                     if added.isEmpty { added.reserveCapacity(active.count - b) }
-                    added.append(active[b].notification(status: .active)); b += 1
+                    added.append(active[b].publicValue); b += 1
                 } else {
                     if active[b].id == contentChangedId && groups[group].isVisible {
-                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: active[b].notification(status: .active)))
+                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: active[b].publicValue))
                     }
                     a += 1; b += 1
                 }

@@ -5,7 +5,7 @@ import HeraldEvents
 ///
 /// The title stays a `String` of its own, because one chat's notifications share the same
 /// title and a shared `String` costs a retain, not a copy; body, sender and thread share one
-/// packed string (``PackedTexts``), so the rest costs at most one heap allocation. The status
+/// packed run of bytes (``PackedTexts``), so the rest costs at most one heap allocation. The status
 /// is implied by the list that holds the notification (``NotificationGroup/active`` or
 /// ``NotificationGroup/dismissed``). Live notifications dominate the projection's memory (the
 /// performance targets budget 300 bytes for each), and the smaller stride also cuts the
@@ -44,12 +44,12 @@ struct StoredNotification: Hashable, Sendable {
         self.partial = partial
     }
 
-    /// The public value, with `status`.
-    func notification(status: NotificationStatus) -> Notification {
+    /// The public value, for an active notification (the only ones a client is shown).
+    var publicValue: Notification {
         let (body, sender, thread) = texts.unpacked()
         return Notification(
             id: id, kind: kind, objectId: objectId, date: date, silent: silent, partial: partial,
-            status: status, title: title, body: body, sender: sender, thread: thread)
+            status: .active, title: title, body: body, sender: sender, thread: thread)
     }
 }
 
