@@ -29,7 +29,7 @@ struct IngestCommand: ParsableCommand {
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
-    @Option(name: .long, help: "Lines per commit (each commit is durable before the next line is read).")
+    @Option(name: .long, help: "Lines per commit; the next batch is decoded while one commits.")
     var batchSize: Int = IngestRun.defaultBatchSize
 
     @Flag(name: .long, help: "Print `ack SEQ` on stdout for every event as soon as its commit is durable.")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HeraldEvents
 import HeraldIngest
 import HeraldStore
@@ -54,19 +55,55 @@ struct IngestRun {
         return "\(error)"
     }
 
+    /// What the appending thread reports back: how many events are durable, and their seqs.
+    private struct Tally {
+        var appended = 0
+        var firstSeq: UInt64?
+        var lastSeq: UInt64?
+    }
+
+    /// Decodes every payload of `reader` and appends the valid ones in batches of
+    /// ``batchSize``. Batches commit on a second thread while the next one is decoded (see
+    /// ``BatchAppender``); with ``printSeqs``, each event is acknowledged once it is durable.
     func consume(_ reader: inout LineReader) throws -> Summary {
+        let tally = Mutex(Tally())
+        let appender = BatchAppender(store: store) { [printSeqs] seqs, count in
+            if printSeqs { Terminal.line(seqs.map { "ack \($0)" }.joined(separator: "\n")) }
+            tally.withLock {
+                $0.firstSeq = $0.firstSeq ?? seqs.lowerBound
+                $0.lastSeq = seqs.upperBound
+                $0.appended += count
+            }
+        }
+        var summary: Summary
+        do {
+            summary = try decodeAndSubmit(&reader, to: appender)
+        } catch {
+            // Let the batch in flight finish before the error reaches the caller.
+            try? appender.finish()
+            throw error
+        }
+        tally.withLock {
+            summary.appended = $0.appended
+            summary.firstSeq = $0.firstSeq
+            summary.lastSeq = $0.lastSeq
+        }
+        return summary
+    }
+
+    /// The decoding side of ``consume(_:)``: every line of `reader`, with batches handed to
+    /// `appender`; quarantines the rejected payloads once every batch has committed.
+    private func decodeAndSubmit(_ reader: inout LineReader, to appender: BatchAppender) throws -> Summary {
         var summary = Summary()
         var batch: [(Event, Source)] = []
         var bad: [QuarantinedPayload] = []
+        var submitted = 0
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
         func flush() throws {
             guard !batch.isEmpty else { return }
-            guard let seqs = try store.appendBatch(batch) else { return }
-            summary.firstSeq = summary.firstSeq ?? seqs.lowerBound
-            summary.lastSeq = seqs.upperBound
-            if printSeqs { Terminal.line(seqs.map { "ack \($0)" }.joined(separator: "\n")) }
-            summary.appended += batch.count
-            batch.removeAll(keepingCapacity: true)
+            try appender.submit(batch)
+            submitted += batch.count
+            batch = []  // the appender owns the old one now
         }
         var seen = Set<DigestKey>()
         var framer = PayloadFramer()
@@ -88,7 +125,7 @@ struct IngestRun {
             }
             if !allOrNothing && batch.count >= batchSize {
                 try flush()
-                bar.update("\(summary.appended) events")
+                bar.update("\(submitted) events")
             }
         }
         while let line = try reader.next() {
@@ -102,6 +139,7 @@ struct IngestRun {
         } else {
             try flush()
         }
+        try appender.finish()
         bar.finish()
         summary.quarantineIds = try store.quarantine(bad)
         return summary
