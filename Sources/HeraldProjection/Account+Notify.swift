@@ -4,6 +4,8 @@ extension Account {
     /// Applies one event's payload and returns its updates (SEMANTICS §4–§9); with
     /// `computeUpdates` false, only the state changes and the result is empty.
     mutating func apply(_ payload: Event.Payload, computeUpdates: Bool = true) -> [Update] {
+        savesShownBefore = computeUpdates
+        defer { savesShownBefore = true }
         switch payload {
         case .notify(let notify):
             self.notify(notify, chat: intern(chat: notify.chat))

@@ -8,7 +8,7 @@ extension Account {
         guard groups[group].dirtyIndex < 0 else { return }
         groups[group].dirtyIndex = Int32(dirty.count)
         let start = savedShown.count
-        if groups[group].isVisible {
+        if savesShownBefore && groups[group].isVisible {
             let active = groups[group].active
             for i in max(0, active.count - groupSizeMax)..<active.count { savedShown.append(active[i].id) }
         }

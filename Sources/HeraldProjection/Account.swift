@@ -53,6 +53,9 @@ struct Account: Hashable, Sendable {
     var dirty: [DirtyGroup] = []
     /// The ids each dirty group showed before the event.
     var savedShown: [Int64] = []
+    /// Whether ``touch(_:)`` saves what a group showed: only updates need it, so replays
+    /// without updates skip it. True between events.
+    var savesShownBefore = true
     /// The visible groups being computed.
     var nextVisible: [Int32] = []
     /// Groups whose updates are being computed.

@@ -44,6 +44,12 @@ struct NameTable: Sendable {
     /// Whether two names have the same bytes.
     @inline(__always)
     static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        // Equal representations hold the same bytes: both small (≤ 15 bytes, held inline,
+        // which most account and chat names are) with the same contents, or one shared
+        // storage. Different representations may still hold the same bytes: compare them.
+        if unsafeBitCast(lhs, to: (UInt64, UInt64).self) == unsafeBitCast(rhs, to: (UInt64, UInt64).self) {
+            return true
+        }
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
