@@ -46,10 +46,9 @@ struct StoredNotification: Hashable, Sendable {
 
     /// The public value, for an active notification (the only ones a client is shown).
     var publicValue: Notification {
-        let (body, sender, thread) = texts.unpacked()
-        return Notification(
+        Notification(
             id: id, kind: kind, objectId: objectId, date: date, silent: silent, partial: partial,
-            status: .active, title: title, body: body, sender: sender, thread: thread)
+            status: .active, title: title, texts: texts)
     }
 }
 
@@ -190,6 +189,24 @@ struct PackedTexts: Hashable, @unchecked Sendable {
     @inline(__always)
     private static func lastField(_ mask: UInt8) -> Int {
         UInt8.bitWidth - 1 - mask.leadingZeroBitCount
+    }
+
+    /// The texts with the body replaced.
+    func replacing(body: String?) -> PackedTexts {
+        let texts = unpacked()
+        return PackedTexts(body: body, sender: texts.sender, thread: texts.thread)
+    }
+
+    /// The texts with the sender replaced.
+    func replacing(sender: String?) -> PackedTexts {
+        let texts = unpacked()
+        return PackedTexts(body: texts.body, sender: sender, thread: texts.thread)
+    }
+
+    /// The texts with the thread replaced.
+    func replacing(thread: String?) -> PackedTexts {
+        let texts = unpacked()
+        return PackedTexts(body: texts.body, sender: texts.sender, thread: thread)
     }
 
     /// The three texts.

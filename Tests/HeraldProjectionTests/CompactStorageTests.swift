@@ -38,10 +38,29 @@ import Testing
         #expect(PackedTexts(body: body, sender: "s", thread: nil).byteCount == 1_007)
     }
 
-    @Test("stored notifications and unread messages stay small")
+    @Test("stored notifications, public notifications and unread messages stay small")
     func layouts() {
         #expect(MemoryLayout<StoredNotification>.stride <= 64)
+        #expect(MemoryLayout<Notification>.stride <= 64)
         #expect(MemoryLayout<UnreadMessage>.stride == 16)
+    }
+
+    @Test("a notification's packed texts read and write like three fields")
+    func notificationTexts() {
+        let long = String(repeating: "é", count: 20)
+        var notification = Notification(id: 1, kind: .message, objectId: 7, date: 100, body: "hi", thread: long)
+        #expect(notification.body == "hi" && notification.sender == nil && notification.thread == long)
+        notification.sender = "Ann"
+        notification.body = nil
+        #expect(notification.body == nil && notification.sender == "Ann" && notification.thread == long)
+        notification.thread = ""
+        #expect(notification.body == nil && notification.sender == "Ann" && notification.thread == "")
+        // Equal texts make equal values, however they were reached.
+        let direct = Notification(id: 1, kind: .message, objectId: 7, date: 100, sender: "Ann", thread: "")
+        #expect(notification == direct && notification.hashValue == direct.hashValue)
+        #expect(notification.hasSameContent(as: direct))
+        notification.body = ""
+        #expect(notification != direct && !notification.hasSameContent(as: direct))
     }
 
     @Test("an unread message keeps its notification id and mention flag apart")
