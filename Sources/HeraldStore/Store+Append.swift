@@ -57,9 +57,7 @@ extension Store {
 
     private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> GroupCommitter.Committed? {
         guard !pending.isEmpty else { return nil }
-        let committed = try committer.submit(pending, wantsUpdates: wantsUpdates) { requests in try commit(requests) }
-        writeDueSnapshot()
-        return committed
+        return try committer.submit(pending, wantsUpdates: wantsUpdates) { requests in try commit(requests) }
     }
 
     /// Appends records exported from another store, keeping their seqs, recorded times and

@@ -1,4 +1,5 @@
 import LMDB
+import Synchronization
 
 extension Store {
     /// Named databases besides `log` and `meta`, created the first time they are written.
@@ -18,11 +19,24 @@ extension Store {
     }
 
     private func openAuxiliary(_ which: AuxiliaryDatabase, create: Bool) throws -> Database? {
-        try auxiliaryHandles.withLock { handles in
-            if let database = handles[which.rawValue] { return database }
-            let database = try environment.openDatabase(which.rawValue, create: create)
-            handles[which.rawValue] = database
-            return database
+        try auxiliaryHandles.open(which, create: create, in: environment)
+    }
+
+    /// Auxiliary database handles opened so far, shared by the store and its
+    /// ``SnapshotWriter``. lmdb.h: "This function must not be called from multiple concurrent
+    /// transactions in the same process", so opens go through here.
+    final class AuxiliaryHandles: Sendable {
+        private let handles = Mutex<[String: Database]>([:])
+
+        /// The handle of `which`, opened (and with `create`, created) on first use; `nil` when
+        /// it does not exist and `create` is false.
+        func open(_ which: AuxiliaryDatabase, create: Bool, in environment: Environment) throws -> Database? {
+            try handles.withLock { handles in
+                if let database = handles[which.rawValue] { return database }
+                let database = try environment.openDatabase(which.rawValue, create: create)
+                handles[which.rawValue] = database
+                return database
+            }
         }
     }
 }

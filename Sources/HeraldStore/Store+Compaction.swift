@@ -58,6 +58,7 @@ extension Store {
         options.readOnly = false
         options.create = false
         options.replayOnOpen = false
+        // No automatic snapshot: nothing may write in the background while files are swapped.
         options.snapshotInterval = 0
         let report: Report
         var directories = [path]
@@ -133,7 +134,7 @@ extension Store {
         let snapshots = try auxiliary(.snapshots)
         try environment.write { txn in
             try setHistory(next, txn)
-            for seq in try snapshotSeqs(snapshots, txn) where seq < target {
+            for seq in try Self.snapshotSeqs(snapshots, txn) where seq < target {
                 try txn.delete(snapshots, key: SeqKey(seq).bytes)
             }
         }

@@ -21,12 +21,14 @@ extension Store {
 
     /// Reads the history facts from `meta`.
     func history() throws -> History {
-        try environment.read { txn in try history(txn) }
+        try environment.read { txn in try Self.history(txn, meta: databases.meta, path: path) }
     }
 
-    func history(_ txn: borrowing Transaction) throws -> History {
+    /// Reads the history facts from `meta` inside the caller's transaction; static, so that
+    /// the ``SnapshotWriter`` can prune without the store.
+    static func history(_ txn: borrowing Transaction, meta: Database, path: String) throws -> History {
         func number(_ key: [UInt8]) throws -> UInt64 {
-            guard let bytes = try txn.get(databases.meta, key: key) else { return 0 }
+            guard let bytes = try txn.get(meta, key: key) else { return 0 }
             guard let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
                 throw StoreError.unsupportedFormat(path: path, found: "meta `\(String(decoding: key, as: UTF8.self))` is not a number")
             }

@@ -24,9 +24,11 @@ extension Store {
         /// ``StoreError/damagedRecord(path:seq:reason:)``; turn it off to inspect such a store
         /// (`herald verify` does) with the projection left empty.
         public var replayOnOpen = true
-        /// Take a snapshot automatically every this many events (0: never). The snapshot is
-        /// encoded and written after the commit that crossed the interval, outside the state
-        /// lock, by the appender whose call returns first.
+        /// Take a snapshot automatically every this many events (0: never). The commit that
+        /// crosses the interval copies the state (O(1)); the store encodes and writes it on a
+        /// background queue, so no append waits for it. While one is in flight no other
+        /// starts: the next is taken at the first commit after it ends. See
+        /// ``Store/waitForBackgroundSnapshot()``.
         public var snapshotInterval: UInt64 = 250_000
         /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
         public var snapshotsToKeep = 3
@@ -42,6 +44,10 @@ extension Store {
         /// Tests only: called in every log write transaction after its records are put; what
         /// it throws fails the commit, as a failing disk would.
         var commitFault: (@Sendable () throws -> Void)?
+        /// Tests only: called on the background queue before each automatic snapshot is
+        /// encoded, with its seq; it may block, to hold the snapshot in flight, or throw, to
+        /// fail it as a failing disk would.
+        var automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
 
         /// The default options: writable, created when missing, fully durable.
         public init() {}

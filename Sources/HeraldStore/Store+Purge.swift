@@ -67,7 +67,7 @@ extension Store {
                 try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes)
             }
             // Until the rebuild, only the base snapshot may seed an open (it still holds the account).
-            for seq in try snapshotSeqs(snapshots, txn) where seq != history.base {
+            for seq in try Self.snapshotSeqs(snapshots, txn) where seq != history.base {
                 try txn.delete(snapshots, key: SeqKey(seq).bytes)
             }
         }

@@ -38,7 +38,7 @@ extension Store {
                 throw error
             }
             state.lastSeq = seqs[seqs.count - 1]
-            makeSnapshotDueIfIntervalPassed(&state)
+            startSnapshotIfIntervalPassed(&state)
             return GroupCommitter.Committed(firstSeq: seqs[0], applied: [])
         }
     }

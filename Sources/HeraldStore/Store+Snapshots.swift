@@ -13,23 +13,37 @@ extension Store {
     /// snapshots beyond ``Options/snapshotsToKeep``; returns the seq it covers.
     ///
     /// The state is copied under the lock (a copy-on-write value, O(1)); it is encoded and
-    /// written outside it, so appends go on meanwhile.
+    /// written outside it, so appends go on meanwhile. An automatic snapshot in flight is
+    /// finished first: snapshots are written one at a time.
     @discardableResult
     public func snapshot() throws -> UInt64 {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         precondition(snapshotsFitConfiguration, "a store opened with group-limit overrides takes no snapshots")
-        let (projection, seq) = state.withLock { ($0.projection, $0.lastSeq) }
-        try writeSnapshot(projection, seq: seq)
+        let seq = try snapshotWriter.writeNow { state.withLock { ($0.projection, $0.lastSeq) } }
+        state.withLock { $0.lastSnapshotSeq = max($0.lastSnapshotSeq, seq) }
         return seq
+    }
+
+    /// Returns once no automatic snapshot (see ``Options/snapshotInterval``) is being encoded
+    /// or written.
+    ///
+    /// Appends never wait for automatic snapshots: they are written on a queue of the store.
+    /// Call this before relying on one being stored, such as before the process exits after a
+    /// bulk load, or in a test that reads ``snapshotSeqs()``. A snapshot started by a commit
+    /// that ends after this call began may still be in flight on return. Closing the store
+    /// (its deinit) waits in the same way.
+    public func waitForBackgroundSnapshot() {
+        snapshotWriter.waitUntilIdle()
     }
 
     /// The seqs of the stored snapshots, oldest first (whether valid or not).
     public func snapshotSeqs() throws -> [UInt64] {
         guard let database = try existingAuxiliary(.snapshots) else { return [] }
-        return try environment.read { txn in try snapshotSeqs(database, txn) }
+        return try environment.read { txn in try Self.snapshotSeqs(database, txn) }
     }
 
-    func snapshotSeqs(_ database: Database, _ txn: borrowing Transaction) throws -> [UInt64] {
+    /// The seqs of the snapshots in `database`, oldest first, inside the caller's transaction.
+    static func snapshotSeqs(_ database: Database, _ txn: borrowing Transaction) throws -> [UInt64] {
         try txn.withCursor(database) { cursor in
             var seqs: [UInt64] = []
             var entry = try cursor.first()
@@ -38,37 +52,6 @@ extension Store {
                 entry = try cursor.next()
             }
             return seqs
-        }
-    }
-
-    /// Encodes `projection` (the state after `seq`) and stores it, pruning old snapshots, in
-    /// one write transaction.
-    func writeSnapshot(_ projection: Projection, seq: UInt64) throws {
-        let value = SnapshotEnvelope(seq: seq, payload: projection.snapshot()).encoded
-        let database = try auxiliary(.snapshots)
-        try environment.write { txn in
-            try txn.put(database, key: SeqKey(seq).bytes, value: value)
-            let base = try history(txn).base
-            let seqs = try snapshotSeqs(database, txn)
-            for old in seqs.reversed().dropFirst(max(options.snapshotsToKeep, 1)) where old != base {
-                try txn.delete(database, key: SeqKey(old).bytes)
-            }
-        }
-        state.withLock { $0.lastSnapshotSeq = max($0.lastSnapshotSeq, seq) }
-        logger.debug("wrote snapshot", metadata: ["seq": "\(seq)", "bytes": "\(value.count)"])
-    }
-
-    /// Writes the snapshot that a commit made due (see ``Options/snapshotInterval``), if any.
-    /// Called after an append returns from the group committer; a failure is logged, never
-    /// thrown: the events are durable and the next interval tries again.
-    func writeDueSnapshot() {
-        guard snapshotMayBeDue.exchange(false, ordering: .acquiringAndReleasing),
-            let (projection, seq) = state.withLock({ $0.takeDueSnapshot() })
-        else { return }
-        do {
-            try writeSnapshot(projection, seq: seq)
-        } catch {
-            logger.warning("automatic snapshot failed", metadata: ["seq": "\(seq)", "error": "\(error)"])
         }
     }
 

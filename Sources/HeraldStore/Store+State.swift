@@ -12,17 +12,8 @@ extension Store {
         var lastSeq: UInt64 = 0
         /// Live followers of ``Store/appliedEvents()``.
         var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
-        /// The seq of the newest snapshot written or made due; the interval counts from it.
+        /// The seq of the newest snapshot written or started; the interval counts from it.
         var lastSnapshotSeq: UInt64 = 0
-        /// A copy of the projection (copy-on-write, so O(1)) that a commit made due for an
-        /// automatic snapshot, waiting for an appender to encode and write it.
-        var dueSnapshot: (projection: Projection, seq: UInt64)?
-
-        /// Hands the due snapshot to the caller, which writes it.
-        mutating func takeDueSnapshot() -> (Projection, UInt64)? {
-            defer { dueSnapshot = nil }
-            return dueSnapshot
-        }
 
         init(configuration: Projection.Configuration) {
             projection = Projection(configuration: configuration)
@@ -186,24 +177,25 @@ extension Store {
     }
 
     /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
-    /// and makes a snapshot due when the interval has passed.
+    /// and starts a snapshot when the interval has passed.
     func publish(_ published: [Applied], to state: inout State) {
         for applied in published {
             for continuation in state.subscribers.values { continuation.yield(applied) }
         }
-        makeSnapshotDueIfIntervalPassed(&state)
+        startSnapshotIfIntervalPassed(&state)
     }
 
-    /// Makes a snapshot of the state due (see ``Options/snapshotInterval``) when the interval
-    /// has passed since the last one; called after each commit is applied.
-    func makeSnapshotDueIfIntervalPassed(_ state: inout State) {
+    /// Starts an automatic snapshot of the state (see ``Options/snapshotInterval``) when the
+    /// interval has passed since the last one and none is in flight; called after each commit
+    /// is applied, with the state locked, so the snapshot holds exactly the events up to its
+    /// seq. One that would start while another is in flight is taken at the first commit
+    /// after that one ends.
+    func startSnapshotIfIntervalPassed(_ state: inout State) {
         let interval = options.snapshotInterval
-        if interval > 0, state.dueSnapshot == nil, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval,
-            snapshotsFitConfiguration
+        if interval > 0, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval, snapshotsFitConfiguration,
+            snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
         {
-            state.dueSnapshot = (state.projection, state.lastSeq)
             state.lastSnapshotSeq = state.lastSeq
-            snapshotMayBeDue.store(true, ordering: .releasing)
         }
     }
 

@@ -26,12 +26,10 @@ public final class Store: Sendable {
     let committer = GroupCommitter()
     /// What the store keeps in memory; the group leader changes it after each commit.
     let state: Mutex<State>
-    /// Set when a commit makes a snapshot due (`State.dueSnapshot`), so that appenders look
-    /// for one without taking the state lock after every append.
-    let snapshotMayBeDue = Atomic<Bool>(false)
-    /// Auxiliary database handles opened so far. lmdb.h: "This function must not be called
-    /// from multiple concurrent transactions in the same process", so opens go through here.
-    let auxiliaryHandles = Mutex<[String: Database]>([:])
+    /// Encodes and writes the snapshots, the automatic ones in the background.
+    let snapshotWriter: SnapshotWriter
+    /// Auxiliary database handles opened so far (see ``AuxiliaryHandles``).
+    let auxiliaryHandles = AuxiliaryHandles()
     /// The archive environment (`DIR/archive/`), opened on first use; see `Archive`.
     let archiveHandle = Mutex<Archive?>(nil)
 
@@ -81,6 +79,8 @@ public final class Store: Sendable {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
+        snapshotWriter = SnapshotWriter(
+            environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
         state = Mutex(State(configuration: options.projection))
         try checkFormat()
         if options.replayOnOpen {
@@ -90,6 +90,12 @@ public final class Store: Sendable {
             state.withLock { $0.lastSeq = last }
         }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
+    }
+
+    deinit {
+        // Let the automatic snapshot in flight, if any, finish while the environment is open;
+        // the environment and the writer lock close after this, as the properties go.
+        snapshotWriter.waitUntilIdle()
     }
 
     private static func openDatabases(_ environment: Environment, create: Bool, path: String) throws -> Databases {

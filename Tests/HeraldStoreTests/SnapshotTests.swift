@@ -71,9 +71,15 @@ struct SnapshotTests {
         options.snapshotsToKeep = 3
         do {
             let store = try Store(path: dir.path, options: options)
-            for event in events[..<130] { try store.append(event) }
+            for (index, event) in events[..<130].enumerated() {
+                try store.append(event)
+                // Snapshots are written in the background; one still in flight when the
+                // interval passes again would put the next one off.
+                if (index + 1) % 50 == 0 { store.waitForBackgroundSnapshot() }
+            }
             #expect(try store.snapshotSeqs() == [50, 100])
             try store.append(contentsOf: events[130...].map { ($0, .library) })
+            store.waitForBackgroundSnapshot()
             #expect(try store.snapshotSeqs() == [50, 100, 260])
         }
         let reopened = try Store(path: dir.path, options: options)

@@ -65,6 +65,8 @@ struct ImportCommand: ParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.rejected, "\(failures) bad line\(failures == 1 ? "" : "s"); nothing was imported")
         }
         let applied = try target.importRecords(records)
+        // A long import crosses the snapshot interval: let that snapshot end before exit.
+        target.waitForBackgroundSnapshot()
         Terminal.note("imported \(applied.count) events; last seq \(target.lastSeq)")
     }
 

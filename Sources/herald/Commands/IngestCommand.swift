@@ -59,6 +59,8 @@ struct IngestCommand: ParsableCommand {
         run.batchSize = batchSize
         run.printSeqs = printSeqs
         let summary = try run.consume(&reader)
+        // Periodic snapshots are written in the background: let the last one end before exit.
+        target.waitForBackgroundSnapshot()
         if !periodic, interval > 0, target.lastSeq - (try target.snapshotSeqs().last ?? 0) >= interval {
             try target.snapshot()
         }

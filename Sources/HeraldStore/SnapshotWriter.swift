@@ -1,0 +1,94 @@
+import Foundation
+import HeraldProjection
+import LMDB
+import Logging
+import Synchronization
+
+/// Encodes and writes a store's snapshots, one at a time, on a serial queue: the automatic
+/// ones in the background (see ``Store/Options/snapshotInterval``), so that no append waits
+/// for them; those of ``Store/snapshot()`` on their caller's thread, once the queue is free.
+///
+/// It holds what a write needs (the environment, the database handles, a few options) and
+/// never the store. A store is released by its users, and it must close (its environment and
+/// writer lock) on the thread that lets go last, at once, so that the directory can be opened
+/// again right after: a background job that held the store, even for the length of one call,
+/// could be the one to release it last. Only the store holds its writer, and the store's
+/// deinit waits for the queue (``waitUntilIdle()``) before letting go of it.
+final class SnapshotWriter: Sendable {
+    private let queue = DispatchQueue(label: "herald.store.snapshots")
+    /// Whether an automatic snapshot is queued or being written. While one is, no other
+    /// starts, so the queue never holds more than one copy of the projection.
+    private let inFlight = Atomic<Bool>(false)
+    private let environment: Environment
+    private let handles: Store.AuxiliaryHandles
+    private let meta: Database
+    private let path: String
+    private let snapshotsToKeep: Int
+    private let logger: Logger
+    private let automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
+
+    init(environment: Environment, handles: Store.AuxiliaryHandles, meta: Database, path: String, options: Store.Options) {
+        self.environment = environment
+        self.handles = handles
+        self.meta = meta
+        self.path = path
+        self.snapshotsToKeep = options.snapshotsToKeep
+        self.logger = options.logger
+        self.automaticSnapshotFault = options.automaticSnapshotFault
+    }
+
+    /// Queues `projection` (the state after `seq`) to be written in the background, unless an
+    /// automatic snapshot is already in flight; returns whether it was queued. A failure is
+    /// logged, never thrown: the events are durable and the next interval tries again.
+    func startInBackground(_ projection: Projection, seq: UInt64) -> Bool {
+        guard inFlight.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+        // Unowned: libdispatch releases a job's closure after running it, which may be after
+        // the store's deinit has stopped waiting; a strong reference there could close the
+        // environment on this queue, after the store. Only the store holds the writer, and
+        // its deinit waits for this queue before releasing it: the writer outlives the job.
+        queue.async { [unowned self] in
+            defer { self.inFlight.store(false, ordering: .releasing) }
+            do {
+                try self.automaticSnapshotFault?(seq)
+                try self.write(projection, seq: seq)
+            } catch {
+                self.logger.warning("automatic snapshot failed", metadata: ["seq": "\(seq)", "error": "\(error)"])
+            }
+        }
+        return true
+    }
+
+    /// Writes a snapshot on the caller's thread once no automatic one is in flight: `take`
+    /// picks the state to write (projection and seq) at that moment. Returns the seq.
+    func writeNow(_ take: () -> (Projection, UInt64)) throws -> UInt64 {
+        try queue.sync {
+            let (projection, seq) = take()
+            try write(projection, seq: seq)
+            return seq
+        }
+    }
+
+    /// Returns once no automatic snapshot is in flight.
+    func waitUntilIdle() {
+        // A job on the queue waiting for the queue would wait forever.
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync {}
+    }
+
+    /// Encodes `projection` (the state after `seq`) and stores it, pruning the snapshots
+    /// beyond ``Store/Options/snapshotsToKeep`` but the compaction base, in one write
+    /// transaction. Runs on the queue, one write at a time.
+    private func write(_ projection: Projection, seq: UInt64) throws {
+        let value = SnapshotEnvelope(seq: seq, payload: projection.snapshot()).encoded
+        let database = try handles.open(.snapshots, create: true, in: environment)!
+        try environment.write { txn in
+            try txn.put(database, key: SeqKey(seq).bytes, value: value)
+            let base = try Store.history(txn, meta: meta, path: path).base
+            let seqs = try Store.snapshotSeqs(database, txn)
+            for old in seqs.reversed().dropFirst(max(snapshotsToKeep, 1)) where old != base {
+                try txn.delete(database, key: SeqKey(old).bytes)
+            }
+        }
+        logger.debug("wrote snapshot", metadata: ["seq": "\(seq)", "bytes": "\(value.count)"])
+    }
+}
