@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldEvents
 
 /// Why bytes could not be restored as a ``Projection``.
@@ -37,20 +38,39 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 extension Projection {
-    /// The snapshot format this build writes (and the only one it reads).
-    public static let snapshotFormatVersion: UInt32 = 1
+    /// The snapshot format this build writes. It also reads version 1, which has no
+    /// per-account lengths (such snapshots are restored on one thread).
+    public static let snapshotFormatVersion: UInt32 = 2
+
+    /// Snapshot payloads at least this long restore their accounts on two threads.
+    static let concurrentRestoreMinimum = 1 << 20
 
     /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
     /// identical bytes; ``init(snapshot:configuration:)`` restores an equal projection.
     public func snapshot() -> [UInt8] {
+        snapshot(formatVersion: Self.snapshotFormatVersion)
+    }
+
+    /// ``snapshot()`` in format `version`: 2, or 1 (without per-account lengths) to check that
+    /// this build still reads what earlier builds wrote.
+    func snapshot(formatVersion version: UInt32) -> [UInt8] {
+        precondition(version == 1 || version == 2, "snapshot format \(version) is not one this build writes")
         var writer = ByteWriter(capacity: 4096)
-        writer.uint32BigEndian(Self.snapshotFormatVersion)
+        writer.uint32BigEndian(version)
         writer.varint(seq)
         let names = accounts
         writer.varint(UInt64(names.count))
+        var account = ByteWriter(capacity: 4096)
         for name in names {
             writer.string(name)
-            accountsByName[name]!.encode(to: &writer)
+            if version == 1 {
+                accountsByName[name]!.encode(to: &writer)
+            } else {
+                account.bytes.removeAll(keepingCapacity: true)
+                accountsByName[name]!.encode(to: &account)
+                writer.varint(UInt64(account.bytes.count))
+                writer.append(contentsOf: account.bytes)
+            }
         }
         writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
         return writer.bytes
@@ -73,21 +93,33 @@ extension Projection {
     /// Restores a projection from ``snapshot()`` bytes borrowed from the caller (e.g. an LMDB
     /// value); the bytes need to stay valid only during the call.
     public init(snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration = .init()) throws(SnapshotError) {
+        try self.init(snapshot: buffer, configuration: configuration, checksumVerified: false)
+    }
+
+    /// ``init(snapshot:configuration:)`` for a caller that has already checked a checksum
+    /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
+    /// the payload's own checksum is not computed again. Large version 2 payloads restore
+    /// their accounts on two threads; the result is the same as on one.
+    package init(
+        snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool
+    ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
-        guard version == Self.snapshotFormatVersion else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+        guard version == 1 || version == 2 else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
         let bodyEnd = buffer.count - 8
-        var stored: UInt64 = 0
-        for i in bodyEnd..<buffer.count { stored = stored << 8 | UInt64(buffer[i]) }
-        guard SnapshotChecksum.fnv1a64(UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])) == stored else {
-            throw SnapshotError(.checksumMismatch, offset: bodyEnd)
+        let body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
+        if !checksumVerified {
+            var stored: UInt64 = 0
+            for i in bodyEnd..<buffer.count { stored = stored << 8 | UInt64(buffer[i]) }
+            guard SnapshotChecksum.fnv1a64(body) == stored else { throw SnapshotError(.checksumMismatch, offset: bodyEnd) }
         }
-        var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd]))
+        var decoder = SnapshotDecoder(body)
         _ = try decoder.run { reader throws(ByteReader.Malformed) in try reader.uint32BigEndian() }
         var projection = Projection(configuration: configuration)
         projection.seq = try decoder.run { reader throws(ByteReader.Malformed) in try reader.varint() }
         let count = try decoder.count()
         var previous: String?
+        var entries: [(name: String, bytes: Range<Int>)] = []
         for _ in 0..<count {
             let name = try decoder.string()
             guard !name.isEmpty else { throw decoder.malformed("empty account name") }
@@ -95,11 +127,74 @@ extension Projection {
                 throw decoder.malformed("accounts not in ascending order")
             }
             previous = name
-            projection.accountsByName[name] = try Account(decoding: &decoder, configuration: configuration)
+            if version == 1 {
+                projection.accountsByName[name] = try Account(decoding: &decoder, configuration: configuration)
+            } else {
+                let length = try decoder.count()
+                let start = decoder.offset
+                try decoder.skip(length)
+                entries.append((name, start..<(start + length)))
+            }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
+        let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration)
+        for (entry, account) in zip(entries, accounts) { projection.accountsByName[entry.name] = account }
         self = projection
     }
+
+    /// Decodes the accounts whose encodings are at `ranges` of `body`, in order: on two
+    /// threads, each taking about half of the bytes, when there is enough to share. Accounts
+    /// are independent, so the result does not depend on the split; of two errors, the one
+    /// of the earlier account is thrown, as on one thread.
+    private static func restoreAccounts(
+        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration
+    ) throws(SnapshotError) -> [Account] {
+        let total = ranges.reduce(0) { $0 + $1.count }
+        guard ranges.count >= 2, total >= concurrentRestoreMinimum else {
+            return try decodeAccounts(ranges[...], of: body, configuration: configuration).get()
+        }
+        var split = 0
+        var bytes = 0
+        while split < ranges.count - 1 && bytes < total / 2 {
+            bytes += ranges[split].count
+            split += 1
+        }
+        let halves = [ranges[..<split], ranges[split...]]
+        var results: [Result<[Account], SnapshotError>] = Array(repeating: .success([]), count: 2)
+        results.withUnsafeMutableBufferPointer { slots in
+            let shared = SharedRestore(body: body, slots: slots)
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration)
+            }
+        }
+        return try results[0].get() + results[1].get()
+    }
+
+    /// Decodes the accounts at `ranges` of `body`, each of which must end where its range does.
+    private static func decodeAccounts(
+        _ ranges: ArraySlice<Range<Int>>, of body: UnsafeRawBufferPointer, configuration: Configuration
+    ) -> Result<[Account], SnapshotError> {
+        var accounts: [Account] = []
+        accounts.reserveCapacity(ranges.count)
+        for range in ranges {
+            var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[range]), base: range.lowerBound)
+            do throws(SnapshotError) {
+                accounts.append(try Account(decoding: &decoder, configuration: configuration))
+                guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .success(accounts)
+    }
+}
+
+/// What the two threads of ``Projection/restoreAccounts(_:of:configuration:)`` share.
+private struct SharedRestore: @unchecked Sendable {
+    // @unchecked: `body` is only read, and stays valid until `concurrentPerform` returns;
+    // each thread writes only its own slot of `slots`, which the caller reads after that.
+    let body: UnsafeRawBufferPointer
+    let slots: UnsafeMutableBufferPointer<Result<[Account], SnapshotError>>
 }
 
 /// The checksum that ends every snapshot: 64-bit FNV-1a, which detects any one changed byte.
@@ -117,23 +212,32 @@ enum SnapshotChecksum {
 /// A ``ByteReader`` whose errors become ``SnapshotError``s.
 struct SnapshotDecoder {
     var reader: ByteReader
+    /// Where the buffer starts in the whole snapshot: errors give offsets in the snapshot.
+    let base: Int
 
-    init(_ buffer: UnsafeRawBufferPointer) {
+    init(_ buffer: UnsafeRawBufferPointer, base: Int = 0) {
         reader = ByteReader(buffer)
+        self.base = base
     }
 
     var isAtEnd: Bool { reader.isAtEnd }
+
+    /// The offset of the next byte in the buffer.
+    var offset: Int { reader.offset }
 
     mutating func run<T>(_ body: (inout ByteReader) throws(ByteReader.Malformed) -> T) throws(SnapshotError) -> T {
         do throws(ByteReader.Malformed) {
             return try body(&reader)
         } catch {
-            if error.reason == "unexpected end" { throw SnapshotError(.truncated, offset: error.offset) }
-            throw SnapshotError(.malformed(error.reason), offset: error.offset)
+            if error.reason == "unexpected end" { throw SnapshotError(.truncated, offset: base + error.offset) }
+            throw SnapshotError(.malformed(error.reason), offset: base + error.offset)
         }
     }
 
-    func malformed(_ why: String) -> SnapshotError { SnapshotError(.malformed(why), offset: reader.offset) }
+    func malformed(_ why: String) -> SnapshotError { SnapshotError(.malformed(why), offset: base + reader.offset) }
+
+    /// Skips `count` bytes.
+    mutating func skip(_ count: Int) throws(SnapshotError) { try run { r throws(ByteReader.Malformed) in try r.skip(count) } }
 
     mutating func byte() throws(SnapshotError) -> UInt8 { try run { r throws(ByteReader.Malformed) in try r.byte() } }
     /// A length-prefixed UTF-8 string.
@@ -155,7 +259,7 @@ struct SnapshotDecoder {
             var probe = r
             return (try probe.varint(), probe.remaining)
         }
-        guard length <= UInt64(remaining) else { throw SnapshotError(.truncated, offset: start) }
+        guard length <= UInt64(remaining) else { throw SnapshotError(.truncated, offset: base + start) }
     }
 
     /// A count of items that each take at least one byte.

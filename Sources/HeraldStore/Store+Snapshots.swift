@@ -77,7 +77,11 @@ extension Store {
     ) -> Result<Projection, SnapshotEnvelope.Damage> {
         do {
             let (_, payload) = try SnapshotEnvelope.check(bytes, expectedSeq: seq)
-            return .success(try Projection(snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration))
+            // The envelope's CRC-32C covers the payload: its own checksum need not be computed.
+            return .success(
+                try Projection(
+                    snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
+                    checksumVerified: true))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {

@@ -120,10 +120,10 @@ import HeraldTestSupport
         #expect(rejected > 0)
     }
 
-    /// A hand-written payload: one account with a group but no chats.
+    /// A hand-written version 1 payload: one account with a group but no chats.
     @Test func groupWithoutChatsIsRejected() {
         var writer = ByteWriter()
-        writer.uint32BigEndian(Projection.snapshotFormatVersion)
+        writer.uint32BigEndian(1)
         writer.varint(1)  // seq
         writer.varint(1)  // accounts
         writer.string("a")
@@ -131,5 +131,78 @@ import HeraldTestSupport
         writer.varint(0)  // chat index
         writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
         #expect(throws: SnapshotError.self) { try Projection(snapshot: writer.bytes) }
+    }
+
+    @Test("version 1 snapshots, written by earlier builds, still restore", arguments: Array(UInt64(1)...4))
+    func versionOneStillReads(seed: UInt64) throws {
+        var projection = Projection()
+        for (index, event) in Self.workload(seed: seed, count: 800).enumerated() { _ = projection.apply(event, seq: UInt64(index + 1)) }
+        let old = projection.snapshot(formatVersion: 1)
+        #expect(old != projection.snapshot())
+        #expect(try Projection(snapshot: old) == projection)
+    }
+
+    /// Three accounts with long bodies: a payload past the size at which accounts restore on
+    /// two threads.
+    static func large() -> Projection {
+        var projection = Projection()
+        var seq: UInt64 = 0
+        for account in ["a", "b", "c"] {
+            for id in 1...120 {
+                seq += 1
+                let body = String(repeating: "\(account)\(id) ", count: 3_200 / (2 + String(id).count))
+                _ = projection.apply(
+                    Event(account: account, .notify(.init(chat: "chat:\(id % 7)", kind: .message, id: Int64(id), date: Int64(id), body: body))),
+                    seq: seq)
+            }
+        }
+        return projection
+    }
+
+    @Test("large snapshots restore their accounts on two threads into the same projection")
+    func concurrentRestore() throws {
+        let projection = Self.large()
+        let bytes = projection.snapshot()
+        #expect(bytes.count >= Projection.concurrentRestoreMinimum)
+        #expect(try Projection(snapshot: bytes) == projection)
+        let verified = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SnapshotError) in try Projection(snapshot: buffer, configuration: .init(), checksumVerified: true) }
+        }
+        #expect(try verified.get() == projection)
+        #expect(try Projection(snapshot: projection.snapshot(formatVersion: 1)) == projection)
+    }
+
+    @Test("an account whose length is wrong is rejected, with an offset inside the snapshot, on either thread")
+    func wrongAccountLength() throws {
+        let bytes = Self.large().snapshot()
+        // The layout: version, seq, count, then per account its name ("a", "b", "c": two
+        // bytes each) and the length of its encoding.
+        var reader = ByteReader(UnsafeRawBufferPointer(start: bytes, count: bytes.count - 8))
+        _ = try reader.uint32BigEndian()
+        _ = try reader.varint()
+        let count = try reader.varint()
+        #expect(count == 3)
+        var lengthOffsets: [Int] = []
+        for _ in 0..<3 {
+            try reader.skipString()
+            lengthOffsets.append(reader.offset)
+            try reader.skip(Int(try reader.varint()))
+        }
+        for offset in [lengthOffsets[0], lengthOffsets[2]] {
+            var damaged = Array(bytes.dropLast(8))
+            // The first byte of the length, one less: the account's encoding runs past its
+            // declared end.
+            #expect(damaged[offset] & 0x7F != 0, "the test needs a length whose low group is not 0")
+            damaged[offset] &-= 1
+            var writer = ByteWriter()
+            writer.append(contentsOf: damaged)
+            writer.uint64BigEndian(SnapshotChecksum.fnv1a64(damaged))
+            do {
+                _ = try Projection(snapshot: writer.bytes)
+                Issue.record("a wrong length at byte \(offset) was accepted")
+            } catch {
+                #expect(error.offset > offset && error.offset < bytes.count, "\(error)")
+            }
+        }
     }
 }
