@@ -56,19 +56,19 @@ public struct Notification: Hashable, Sendable {
 
     /// The text, when known.
     public var body: String? {
-        get { texts.unpacked().body }
+        get { texts.body }
         set { texts = texts.replacing(body: newValue) }
     }
 
     /// The sender, when known.
     public var sender: String? {
-        get { texts.unpacked().sender }
+        get { texts.sender }
         set { texts = texts.replacing(sender: newValue) }
     }
 
     /// The thread, when known.
     public var thread: String? {
-        get { texts.unpacked().thread }
+        get { texts.thread }
         set { texts = texts.replacing(thread: newValue) }
     }
 

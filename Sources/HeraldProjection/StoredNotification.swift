@@ -191,6 +191,15 @@ struct PackedTexts: Hashable, @unchecked Sendable {
         UInt8.bitWidth - 1 - mask.leadingZeroBitCount
     }
 
+    /// The body alone (``unpacked()`` decodes all three).
+    var body: String? { withFields { body, _, _ in body.map { String(decoding: $0, as: UTF8.self) } } }
+
+    /// The sender alone.
+    var sender: String? { withFields { _, sender, _ in sender.map { String(decoding: $0, as: UTF8.self) } } }
+
+    /// The thread alone.
+    var thread: String? { withFields { _, _, thread in thread.map { String(decoding: $0, as: UTF8.self) } } }
+
     /// The texts with the body replaced.
     func replacing(body: String?) -> PackedTexts {
         let texts = unpacked()
