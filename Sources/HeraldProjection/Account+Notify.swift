@@ -163,7 +163,7 @@ extension Account {
         touch(group)
         let before = groups[group].active[index]
         if let title = event.title { groups[group].active[index].title = chats[chat].lastTitle.share(title) }
-        if let body = event.body { groups[group].active[index].texts = before.texts.replacing(body: body) }
+        if let body = event.body { groups[group].active[index].texts = before.texts.replacing(.body, with: body) }
         groups[group].active[index].partial = event.partial
         if before != groups[group].active[index] { contentChangedId = notificationId }
         if recording { changes.append(.edited(notificationId: notificationId)) }

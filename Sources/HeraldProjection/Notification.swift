@@ -56,20 +56,20 @@ public struct Notification: Hashable, Sendable {
 
     /// The text, when known.
     public var body: String? {
-        get { texts.body }
-        set { texts = texts.replacing(body: newValue) }
+        get { texts.text(.body) }
+        set { texts = texts.replacing(.body, with: newValue) }
     }
 
     /// The sender, when known.
     public var sender: String? {
-        get { texts.sender }
-        set { texts = texts.replacing(sender: newValue) }
+        get { texts.text(.sender) }
+        set { texts = texts.replacing(.sender, with: newValue) }
     }
 
     /// The thread, when known.
     public var thread: String? {
-        get { texts.thread }
-        set { texts = texts.replacing(thread: newValue) }
+        get { texts.text(.thread) }
+        set { texts = texts.replacing(.thread, with: newValue) }
     }
 
     /// Whether a client would see the same thing for `self` and `other`: every field of the

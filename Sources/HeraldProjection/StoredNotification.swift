@@ -191,31 +191,33 @@ struct PackedTexts: Hashable, @unchecked Sendable {
         UInt8.bitWidth - 1 - mask.leadingZeroBitCount
     }
 
-    /// The body alone (``unpacked()`` decodes all three).
-    var body: String? { withFields { body, _, _ in body.map { String(decoding: $0, as: UTF8.self) } } }
-
-    /// The sender alone.
-    var sender: String? { withFields { _, sender, _ in sender.map { String(decoding: $0, as: UTF8.self) } } }
-
-    /// The thread alone.
-    var thread: String? { withFields { _, _, thread in thread.map { String(decoding: $0, as: UTF8.self) } } }
-
-    /// The texts with the body replaced.
-    func replacing(body: String?) -> PackedTexts {
-        let texts = unpacked()
-        return PackedTexts(body: body, sender: texts.sender, thread: texts.thread)
+    /// One of the three texts.
+    enum Field {
+        case body, sender, thread
     }
 
-    /// The texts with the sender replaced.
-    func replacing(sender: String?) -> PackedTexts {
-        let texts = unpacked()
-        return PackedTexts(body: texts.body, sender: sender, thread: texts.thread)
+    /// The text of `field` alone (``unpacked()`` decodes all three).
+    func text(_ field: Field) -> String? {
+        withFields { body, sender, thread in
+            let bytes =
+                switch field {
+                case .body: body
+                case .sender: sender
+                case .thread: thread
+                }
+            return bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
     }
 
-    /// The texts with the thread replaced.
-    func replacing(thread: String?) -> PackedTexts {
-        let texts = unpacked()
-        return PackedTexts(body: texts.body, sender: texts.sender, thread: thread)
+    /// The texts with `field` replaced by `text`.
+    func replacing(_ field: Field, with text: String?) -> PackedTexts {
+        var (body, sender, thread) = unpacked()
+        switch field {
+        case .body: body = text
+        case .sender: sender = text
+        case .thread: thread = text
+        }
+        return PackedTexts(body: body, sender: sender, thread: thread)
     }
 
     /// The three texts.
