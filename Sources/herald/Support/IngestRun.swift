@@ -4,8 +4,8 @@ import HeraldEvents
 import HeraldIngest
 import HeraldStore
 
-/// The loop behind `herald ingest` and `herald import`: decode each line, append valid ones in
-/// batches, report and quarantine bad ones.
+/// The loop behind `herald ingest`: decode each line, append valid ones in batches, report and
+/// quarantine bad ones.
 struct IngestRun {
     let store: Store
     let format: String
