@@ -25,7 +25,11 @@ public struct Notification: Hashable, Sendable {
     public var partial: Bool
     /// Where the notification is in its lifecycle (SEMANTICS §5).
     public var status: NotificationStatus
+}
 
+// In an extension, so that the struct keeps its memberwise initializer (internal: the
+// projection builds notifications from texts it already holds packed).
+extension Notification {
     /// Creates a notification.
     public init(
         id: Int64, kind: NotificationKind, objectId: Int64, date: Int64,
@@ -33,25 +37,9 @@ public struct Notification: Hashable, Sendable {
         title: String? = nil, body: String? = nil, sender: String? = nil, thread: String? = nil
     ) {
         self.init(
-            id: id, kind: kind, objectId: objectId, date: date, silent: silent, partial: partial, status: status,
-            title: title, texts: PackedTexts(body: body, sender: sender, thread: thread))
-    }
-
-    /// Creates a notification with texts already packed.
-    @inline(__always)
-    init(
-        id: Int64, kind: NotificationKind, objectId: Int64, date: Int64, silent: Bool, partial: Bool,
-        status: NotificationStatus, title: String?, texts: PackedTexts
-    ) {
-        self.id = id
-        self.objectId = objectId
-        self.date = date
-        self.title = title
-        self.texts = texts
-        self.kind = kind
-        self.silent = silent
-        self.partial = partial
-        self.status = status
+            id: id, objectId: objectId, date: date, title: title,
+            texts: PackedTexts(body: body, sender: sender, thread: thread), kind: kind, silent: silent,
+            partial: partial, status: status)
     }
 
     /// The text, when known.

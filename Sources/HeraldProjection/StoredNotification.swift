@@ -47,8 +47,8 @@ struct StoredNotification: Hashable, Sendable {
     /// The public value, for an active notification (the only ones a client is shown).
     var publicValue: Notification {
         Notification(
-            id: id, kind: kind, objectId: objectId, date: date, silent: silent, partial: partial,
-            status: .active, title: title, texts: texts)
+            id: id, objectId: objectId, date: date, title: title, texts: texts, kind: kind, silent: silent,
+            partial: partial, status: .active)
     }
 }
 
