@@ -2,8 +2,10 @@ import HeraldEvents
 
 extension Account {
     /// Applies one event's payload and returns its updates (SEMANTICS §4–§9); with
-    /// `computeUpdates` false, only the state changes and the result is empty.
+    /// `computeUpdates` false, only the state changes, the result is empty, and the view is
+    /// left for ``settleView()`` to bring up to date (``viewIsStale``).
     mutating func apply(_ payload: Event.Payload, computeUpdates: Bool = true) -> [Update] {
+        if computeUpdates && viewIsStale { settleView() }
         savesShownBefore = computeUpdates
         defer { savesShownBefore = true }
         switch payload {
@@ -36,7 +38,7 @@ extension Account {
         case .note:
             return []
         }
-        return finishEvent(computeUpdates: computeUpdates)
+        return computeUpdates ? finishEvent() : deferView()
     }
 
     /// `notify` (SEMANTICS §4).

@@ -105,8 +105,9 @@ extension Account {
         return (false, -1, -1)
     }
 
-    /// Ends the event when nobody wants its updates: only the view moves on.
-    mutating func finishEventWithoutUpdates(candidatesChanged: Bool) {
+    /// Moves the view on without computing updates, for the groups in ``dirty`` whose
+    /// candidates are already refreshed, and clears the scratch state.
+    private mutating func finishEventWithoutUpdates(candidatesChanged: Bool) {
         let quick = candidatesChanged ? advanceViewQuickly() : (handled: true, entered: -1, left: -1)
         if quick.handled {
             if quick.left >= 0 { groups[Int(quick.left)].isVisible = false }
@@ -130,16 +131,72 @@ extension Account {
         previousGroupSizeMax = groupSizeMax
     }
 
+    /// Ends an event replayed without updates: the groups it touched stay in ``dirty`` and
+    /// the view is left stale, for ``settleView()``.
+    @inline(__always)
+    mutating func deferView() -> [Update] {
+        if !dirty.isEmpty || optionsChanged { viewIsStale = true }
+        createdId = 0
+        createdSilent = false
+        contentChangedId = 0
+        return []
+    }
+
+    /// Brings the view (candidates, visible groups) up to date with every group touched since
+    /// it was last settled; does nothing when it is current.
+    mutating func settleView() {
+        guard viewIsStale else { return }
+        viewIsStale = false
+        var candidatesChanged = optionsChanged
+        if dirty.count <= 4 {
+            for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+        } else if refreshCandidatesTogether() {
+            candidatesChanged = true
+        }
+        finishEventWithoutUpdates(candidatesChanged: candidatesChanged)
+    }
+
+    /// ``refreshCandidate(_:)`` for every dirty group at once: one merge of the candidates
+    /// with the changed keys, instead of a move along the list for each. Returns whether a
+    /// key changed. Leaves the `dirtyIndex` of groups whose key did not change at -1.
+    private mutating func refreshCandidatesTogether() -> Bool {
+        var fresh: [CandidateKey] = []
+        var changed = false
+        for entry in dirty {
+            let group = Int(entry.group)
+            let newDate = groups[group].active.last?.date
+            if newDate == groups[group].candidateDate {
+                groups[group].dirtyIndex = -1
+                continue
+            }
+            changed = true
+            if let newDate { fresh.append(CandidateKey(date: newDate, group: entry.group)) }
+            groups[group].candidateDate = newDate
+        }
+        guard changed else { return false }
+        fresh.sort()
+        // The old keys of changed groups (those still marked dirty) leave; the new ones merge in.
+        var merged: [CandidateKey] = []
+        merged.reserveCapacity(candidates.count + fresh.count)
+        var next = 0
+        for key in candidates where groups[Int(key.group)].dirtyIndex < 0 {
+            while next < fresh.count && fresh[next] < key {
+                merged.append(fresh[next])
+                next += 1
+            }
+            merged.append(key)
+        }
+        merged.append(contentsOf: fresh[next...])
+        candidates = merged
+        return true
+    }
+
     /// Ends the event: updates candidates and the visible view, and returns the updates of
     /// SEMANTICS §9 (allocating only when there are some).
-    mutating func finishEvent(computeUpdates: Bool = true) -> [Update] {
+    mutating func finishEvent() -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
         var candidatesChanged = optionsChanged
         for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
-        guard computeUpdates else {
-            finishEventWithoutUpdates(candidatesChanged: candidatesChanged)
-            return []
-        }
 
         reported.removeAll(keepingCapacity: true)
         for entry in dirty { reported.append(entry.group) }

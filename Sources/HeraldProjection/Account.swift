@@ -47,9 +47,15 @@ struct Account: Hashable, Sendable {
     var candidates: [CandidateKey] = []
     /// The visible groups, in visible order.
     var visible: [Int32] = []
+    /// Whether ``candidates`` and ``visible`` lag behind the groups: a replay without updates
+    /// leaves the groups it touched in ``dirty`` (across events) and ``settleView()`` brings
+    /// the view up to date once, not after every event. Only the view lags: chats, groups,
+    /// notifications and counts are always current.
+    var viewIsStale = false
 
-    // Scratch state of the event being applied; empty (or neutral) between events.
-    /// Groups touched by the event.
+    // Scratch state of the event being applied; empty (or neutral) between events, except
+    /// ``dirty`` while ``viewIsStale``.
+    /// Groups touched by the event (or, while the view is stale, since it was last settled).
     var dirty: [DirtyGroup] = []
     /// The ids each dirty group showed before the event.
     var savedShown: [Int64] = []

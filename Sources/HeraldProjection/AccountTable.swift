@@ -30,12 +30,19 @@ struct AccountTable: Sendable {
         }
     }
 
-    /// Runs `body` on account `name` in place, creating it with `makeDefault` when new.
+    /// Runs `body` on account `name` in place, with its index, creating it with
+    /// `makeDefault` when new.
     @inline(__always)
-    mutating func modify<R>(_ name: String, default makeDefault: () -> Account, _ body: (inout Account) -> R) -> R {
+    mutating func modify<R>(_ name: String, default makeDefault: () -> Account, _ body: (inout Account, Int) -> R) -> R {
         let (i, isNew) = index.intern(name)
         if isNew { states.append(makeDefault()) }
-        return body(&states[i])
+        return body(&states[i], i)
+    }
+
+    /// Runs `body` on the account at `index` in place.
+    @inline(__always)
+    mutating func modify<R>(at index: Int, _ body: (inout Account) -> R) -> R {
+        body(&states[index])
     }
 }
 

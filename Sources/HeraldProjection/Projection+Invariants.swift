@@ -9,6 +9,7 @@ extension Account {
         precondition(unread >= 0 && badge >= 0 && unreadMentions >= 0, "negative count")
         precondition(badge <= unread && unreadMentions <= unread, "inconsistent totals")
         precondition(nextNotificationId >= 1)
+        guard !viewIsStale else { return }
         precondition(visible.count <= groupCountMax, "too many visible groups")
         precondition(visible.count == min(groupCountMax, candidates.count), "visible groups are not the first candidates")
         var previous: CandidateKey?
@@ -81,6 +82,6 @@ extension Projection {
     /// Checks every invariant of every account; O(size of the state). Traps on a violation.
     /// Tests call it; ``apply(_:seq:)`` runs a cheaper check after each event in debug builds.
     public func checkAllInvariants() {
-        for account in accountsByName.values { account.checkAllInvariants() }
+        for account in settled.accountsByName.values { account.checkAllInvariants() }
     }
 }

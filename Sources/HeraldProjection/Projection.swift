@@ -17,7 +17,7 @@ import HeraldEvents
 /// Apply validated events in log order with ``apply(_:seq:)``; each call returns the updates
 /// of SEMANTICS §9. The value is pure: equal logs give equal projections, and a projection
 /// restored from ``snapshot()`` continues exactly like the original.
-public struct Projection: Sendable, Equatable {
+public struct Projection: Sendable {
     /// Settings for what-if replays and audits; not part of any account's state.
     public struct Configuration: Sendable, Hashable {
         /// When set, replaces every account's `groupCountMax`, and `options` events cannot change it.
@@ -41,6 +41,9 @@ public struct Projection: Sendable, Equatable {
     public internal(set) var seq: UInt64 = 0
     /// Every account named by an event, by name.
     var accountsByName = AccountTable()
+    /// The indexes (in ``accountsByName``) of the accounts whose view ``replay(_:seq:)`` left
+    /// stale, each once; see ``settleView()``.
+    var staleAccounts: [Int] = []
 
     /// Creates an empty projection (the state of an empty log).
     public init(configuration: Configuration = .init()) {
@@ -52,6 +55,7 @@ public struct Projection: Sendable, Equatable {
     /// `seq` must be greater than ``seq`` (gaps are fine: compaction and purges leave them).
     public mutating func apply(_ event: Event, seq: UInt64) -> Outcome {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
+        if !staleAccounts.isEmpty { settleView() }
         self.seq = seq
         let configuration = self.configuration
         var outcome = Outcome()
@@ -70,24 +74,46 @@ public struct Projection: Sendable, Equatable {
     /// Applies one validated event without computing its updates or changes: the state ends
     /// exactly as with ``apply(_:seq:)``, faster. For recovery, rebuilds and what-if replays,
     /// where only the final state matters.
+    ///
+    /// Which groups are visible is worked out once, when the projection is next read (or
+    /// applies an event), rather than after every replayed event; call ``settleView()`` after
+    /// a run of replays to do it then, in place, instead of on a copy at each read.
     public mutating func replay(_ event: Event, seq: UInt64) {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
         let configuration = self.configuration
-        withAccount(event.account, configuration: configuration) { account in
+        accountsByName.modify(event.account, default: { Account(configuration: configuration) }) { account, index in
+            let wasStale = account.viewIsStale
             _ = account.apply(event.payload, computeUpdates: false)
             if configuration.recordsChanges { account.changes.removeAll() }
+            if account.viewIsStale && !wasStale { staleAccounts.append(index) }
             #if DEBUG
             account.checkInvariants()
             #endif
         }
     }
 
+    /// Brings every account's view (candidate and visible groups) up to date after
+    /// ``replay(_:seq:)``. Optional: readers of a projection with a stale view see it up to
+    /// date anyway, worked out on a copy.
+    public mutating func settleView() {
+        for index in staleAccounts { accountsByName.modify(at: index) { $0.settleView() } }
+        staleAccounts.removeAll()
+    }
+
+    /// This projection with its view up to date: itself, or a settled copy.
+    var settled: Projection {
+        guard !staleAccounts.isEmpty else { return self }
+        var copy = self
+        copy.settleView()
+        return copy
+    }
+
     @inline(__always)
     private mutating func withAccount(
         _ name: String, configuration: Configuration, _ body: (inout Account) -> Void
     ) {
-        accountsByName.modify(name, default: { Account(configuration: configuration) }, body)
+        accountsByName.modify(name, default: { Account(configuration: configuration) }) { account, _ in body(&account) }
     }
 
     /// Every account named by an event (and not removed), in ascending byte order.
@@ -97,17 +123,22 @@ public struct Projection: Sendable, Equatable {
 
     /// A read-only view of account `name`, or `nil` when no event named it.
     public func account(_ name: String) -> AccountState? {
-        accountsByName[name].map { AccountState(name: name, $0) }
+        guard var account = accountsByName[name] else { return nil }
+        account.settleView()
+        return AccountState(name: name, account)
     }
 
     /// The visible groups of account `name` in visible order, each with its visible
     /// notifications (TDLib's `updateActiveNotifications`); empty for an unknown account.
     public func activeNotifications(account name: String) -> [VisibleGroup] {
-        accountsByName[name]?.visibleGroups ?? []
+        guard var account = accountsByName[name] else { return [] }
+        account.settleView()
+        return account.visibleGroups
     }
 
     /// Forgets account `name` entirely (privacy purge); the store replays without its events.
     public mutating func removeAccount(_ name: String) {
+        settleView()  // removing renumbers the accounts
         accountsByName[name] = nil
     }
 
@@ -115,5 +146,14 @@ public struct Projection: Sendable, Equatable {
     @inlinable
     public static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+}
+
+extension Projection: Equatable {
+    /// Equal when the configuration, the seq and every account's state are (views compared
+    /// up to date, however much of them replays left to settle).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.configuration == rhs.configuration && lhs.seq == rhs.seq
+            && lhs.settled.accountsByName == rhs.settled.accountsByName
     }
 }

@@ -33,6 +33,7 @@ extension Store {
             projection.replay(record.event, seq: record.seq)
             return true
         }
+        projection.settleView()
         return projection
     }
 

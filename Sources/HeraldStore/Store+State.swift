@@ -114,6 +114,7 @@ extension Store {
             projection.replay(event, seq: seq)
             last = seq
         }
+        projection.settleView()
         let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
         logger.debug("recovered", metadata: ["from": "\(start)", "through": "\(last)"])
         return Recovered(projection: projection, lastSeq: max(last, highWater), newestSnapshotSeq: newestSnapshot)
@@ -147,6 +148,7 @@ extension Store {
                 projection.replay(records[offset].event, seq: seqs[seqs.startIndex + offset])
             }
         }
+        projection.settleView()
     }
 
     /// Applies the records of a group commit to the projection, in seq order, without telling

@@ -64,6 +64,7 @@ if only == nil || only == "memory" {
         seq += 1
         projection.replay(event, seq: seq)
     }
+    projection.settleView()
     let stats = projection.statistics
     let used = (heapInUse() ?? 0) - before
     print(String(format: "memory: %.1f MB in use after %d events; %d live notifications -> %.0f bytes each (chats %d, groups %d, remembered objects %d, deletions %d)",
@@ -89,6 +90,7 @@ if only == "apply" { exit(0) }
 var replayed = Projection()
 start = cpuSeconds()
 for index in stream.indices { replayed.replay(stream[index], seq: UInt64(index + 1)) }
+replayed.settleView()
 elapsed = cpuSeconds() - start
 print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO"))
 
