@@ -39,6 +39,19 @@ struct AccountTable: Sendable {
         return body(&states[i], i)
     }
 
+    /// The index of account `name`, creating it with `makeDefault` when new.
+    @inline(__always)
+    mutating func intern(_ name: String, default makeDefault: () -> Account) -> Int {
+        let (i, isNew) = index.intern(name)
+        if isNew { states.append(makeDefault()) }
+        return i
+    }
+
+    /// Runs `body` with the account states, by index, to mutate in place (not to add or remove).
+    mutating func withStates<R>(_ body: (UnsafeMutableBufferPointer<Account>) -> R) -> R {
+        states.withUnsafeMutableBufferPointer { body($0) }
+    }
+
     /// Runs `body` on the account at `index` in place.
     @inline(__always)
     mutating func modify<R>(at index: Int, _ body: (inout Account) -> R) -> R {

@@ -1,9 +1,10 @@
 import Foundation
 import HeraldEvents
+import HeraldProjection
 import LMDB
 
 /// An event waiting to be appended, already validated.
-struct PendingRecord: Sendable {
+struct PendingRecord: Sendable, CarriesEvent {
     var event: Event
     var source: Source
     /// Set by imports only: the record keeps its original seq and time.

@@ -143,11 +143,8 @@ extension Store {
     /// Replays committed records without computing their updates (nobody looks at them);
     /// `seqs` holds their seqs, in order.
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
-        records.withUnsafeBufferPointer { records in
-            for offset in records.indices {
-                projection.replay(records[offset].event, seq: seqs[seqs.startIndex + offset])
-            }
-        }
+        guard let last = seqs.last else { return }
+        projection.replay(records: records, through: last)
         projection.settleView()
     }
 
