@@ -38,11 +38,16 @@ extension Event {
             if n.silent { flags |= 1 }
             if n.partial { flags |= 2 }
             if n.title != nil { flags |= 4 }
-            if n.body != nil { flags |= 8 }
-            if n.sender != nil { flags |= 16 }
-            if n.thread != nil { flags |= 32 }
-            writer.byte(flags)
-            for text in [n.title, n.body, n.sender, n.thread] { if let text { writer.string(text) } }
+            n.texts.withFields { body, sender, thread in
+                if body != nil { flags |= 8 }
+                if sender != nil { flags |= 16 }
+                if thread != nil { flags |= 32 }
+                writer.byte(flags)
+                if let title = n.title { writer.string(title) }
+                if let body { writer.string(utf8: body) }
+                if let sender { writer.string(utf8: sender) }
+                if let thread { writer.string(utf8: thread) }
+            }
         case .edit(let e):
             writer.byte(Tag.edit.rawValue)
             writer.string(account)
@@ -134,13 +139,15 @@ extension Event {
             let date = try reader.signedVarint()
             let flags = try reader.byte()
             guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            let title = flags & 4 != 0 ? try reader.string() : nil
+            // The three texts are packed straight from the record's bytes (one allocation at
+            // most), as the notification will keep them.
+            let body = flags & 8 != 0 ? try reader.utf8() : nil
+            let sender = flags & 16 != 0 ? try reader.utf8() : nil
+            let thread = flags & 32 != 0 ? try reader.utf8() : nil
             payload = .notify(Notify(
-                chat: chat, kind: kind, id: id, date: date,
-                silent: flags & 1 != 0, partial: flags & 2 != 0,
-                title: flags & 4 != 0 ? try reader.string() : nil,
-                body: flags & 8 != 0 ? try reader.string() : nil,
-                sender: flags & 16 != 0 ? try reader.string() : nil,
-                thread: flags & 32 != 0 ? try reader.string() : nil))
+                chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
+                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread)))
         case .edit:
             let chat = try reader.string()
             let kind = try Self.decodeKind(&reader)

@@ -93,15 +93,29 @@ extension Event {
         /// The content came from a push payload only and may be upgraded later.
         public var partial: Bool
         public var title: String?
-        public var body: String?
-        public var sender: String?
-        public var thread: String?
+        /// Body, sender and thread, packed as the notification the event creates keeps them
+        /// (it shares them); read and set them through ``body``, ``sender`` and ``thread``.
+        package var texts: PackedTexts
+
+        public var body: String? { get { texts[.body] } set { texts[.body] = newValue } }
+        public var sender: String? { get { texts[.sender] } set { texts[.sender] = newValue } }
+        public var thread: String? { get { texts[.thread] } set { texts[.thread] = newValue } }
 
         /// Creates the fields of a `notify` event.
         public init(
             chat: String, kind: NotificationKind, id: Int64, date: Int64,
             silent: Bool = false, partial: Bool = false,
             title: String? = nil, body: String? = nil, sender: String? = nil, thread: String? = nil
+        ) {
+            self.init(
+                chat: chat, kind: kind, id: id, date: date, silent: silent, partial: partial, title: title,
+                texts: PackedTexts(body: body, sender: sender, thread: thread))
+        }
+
+        /// Creates the fields of a `notify` event with its texts already packed.
+        package init(
+            chat: String, kind: NotificationKind, id: Int64, date: Int64, silent: Bool, partial: Bool,
+            title: String?, texts: PackedTexts
         ) {
             self.chat = chat
             self.kind = kind
@@ -110,9 +124,7 @@ extension Event {
             self.silent = silent
             self.partial = partial
             self.title = title
-            self.body = body
-            self.sender = sender
-            self.thread = thread
+            self.texts = texts
         }
     }
 

@@ -105,7 +105,7 @@ extension Account {
             StoredNotification(
                 id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
                 partial: event.partial, title: chats[chat].lastTitle.share(event.title),
-                texts: PackedTexts(body: event.body, sender: event.sender, thread: event.thread)))
+                texts: event.texts))
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent
@@ -144,7 +144,7 @@ extension Account {
         touch(group)
         let before = groups[group].active[index]
         groups[group].active[index].title = chats[chat].lastTitle.share(event.title)
-        groups[group].active[index].texts = PackedTexts(body: event.body, sender: event.sender, thread: event.thread)
+        groups[group].active[index].texts = event.texts
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false
         if before != groups[group].active[index] { contentChangedId = notificationId }

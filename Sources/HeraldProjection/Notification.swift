@@ -43,22 +43,11 @@ extension Notification {
     }
 
     /// The text, when known.
-    public var body: String? {
-        get { texts.text(.body) }
-        set { texts = texts.replacing(.body, with: newValue) }
-    }
-
+    public var body: String? { get { texts[.body] } set { texts[.body] = newValue } }
     /// The sender, when known.
-    public var sender: String? {
-        get { texts.text(.sender) }
-        set { texts = texts.replacing(.sender, with: newValue) }
-    }
-
+    public var sender: String? { get { texts[.sender] } set { texts[.sender] = newValue } }
     /// The thread, when known.
-    public var thread: String? {
-        get { texts.text(.thread) }
-        set { texts = texts.replacing(.thread, with: newValue) }
-    }
+    public var thread: String? { get { texts[.thread] } set { texts[.thread] = newValue } }
 
     /// Whether a client would see the same thing for `self` and `other`: every field of the
     /// JSON form (so not `status`).

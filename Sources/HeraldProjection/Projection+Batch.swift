@@ -1,15 +1,35 @@
 import Dispatch
 import HeraldEvents
 
-/// Something that holds an event: the elements of a batch replay, so that a store can hand
-/// over its own records without copying their events out.
-package protocol CarriesEvent {
-    /// The event held.
-    var event: Event { get }
-}
+/// Events lent in place inside the elements of a contiguous buffer (the elements may be
+/// records that hold an event among other fields): what batch replays read, so that a store
+/// can hand over its records without copying their events out, and the two threads of a
+/// batch replay can read them at once.
+package struct LentEvents: @unchecked Sendable {
+    // @unchecked: the events are only read, and the owner keeps them alive and unchanged for
+    // as long as the value is used (a call's duration).
+    private let base: UnsafeRawPointer?
+    private let stride: Int
+    /// How many events.
+    package let count: Int
 
-extension Event: CarriesEvent {
-    package var event: Event { self }
+    /// The events held at byte `offset` of each element of `elements`.
+    package init<Element>(_ elements: UnsafeBufferPointer<Element>, eventAt offset: Int) {
+        base = elements.baseAddress.map { UnsafeRawPointer($0) + offset }
+        stride = MemoryLayout<Element>.stride
+        count = elements.count
+    }
+
+    /// The events of `events`.
+    package init(_ events: UnsafeBufferPointer<Event>) {
+        self.init(events, eventAt: 0)
+    }
+
+    /// Event `index`, in place.
+    @inline(__always)
+    package subscript(index: Int) -> UnsafePointer<Event> {
+        (base.unsafelyUnwrapped + index * stride).assumingMemoryBound(to: Event.self)
+    }
 }
 
 extension Projection {
@@ -25,50 +45,47 @@ extension Projection {
     /// two threads, each taking the events of its half of the accounts in log order: the
     /// state is the same as on one thread.
     public mutating func replay(_ events: [Event], through seq: UInt64) {
-        replay(records: events, through: seq)
+        events.withUnsafeBufferPointer { replay(LentEvents($0), through: seq) }
     }
 
-    /// ``replay(_:through:)`` for any records that carry events.
-    package mutating func replay<Records: RandomAccessCollection>(records: Records, through seq: UInt64)
-    where Records.Element: CarriesEvent {
-        guard !records.isEmpty else { return }
-        precondition(seq >= self.seq + UInt64(records.count), "events must be applied in increasing seq order")
-        guard records.count >= Self.concurrentReplayMinimum,
-            let done = records.withContiguousStorageIfAvailable({ replayOnTwoThreads($0) }), done
-        else {
-            var next = seq - UInt64(records.count)
-            for record in records {
+    /// ``replay(_:through:)`` for events lent in place.
+    package mutating func replay(_ events: LentEvents, through seq: UInt64) {
+        guard events.count > 0 else { return }
+        precondition(seq >= self.seq + UInt64(events.count), "events must be applied in increasing seq order")
+        guard events.count >= Self.concurrentReplayMinimum, replayOnTwoThreads(events) else {
+            var next = seq - UInt64(events.count)
+            for index in 0..<events.count {
                 next += 1
-                replay(record.event, seq: next)
+                replay(events[index].pointee, seq: next)
             }
             return
         }
         self.seq = seq
     }
 
-    /// Replays `records` with each half of their accounts on a thread of its own; returns
+    /// Replays `events` with each half of their accounts on a thread of its own; returns
     /// false, replaying nothing, when one half would get too small a share to be worth it.
-    private mutating func replayOnTwoThreads<Record: CarriesEvent>(_ records: UnsafeBufferPointer<Record>) -> Bool {
+    private mutating func replayOnTwoThreads(_ events: LentEvents) -> Bool {
         // Interning the accounts is the only step that touches the table of names: it is
         // done first, here, and the threads then work on account indexes.
         let configuration = self.configuration
         var accounts: [Int32] = []
-        accounts.reserveCapacity(records.count)
+        accounts.reserveCapacity(events.count)
         var odd = 0
-        for index in records.indices {
-            let account = accountsByName.intern(records[index].event.account) { Account(configuration: configuration) }
+        for index in 0..<events.count {
+            let account = accountsByName.intern(events[index].pointee.account) { Account(configuration: configuration) }
             accounts.append(Int32(account))
             odd &+= account & 1
         }
         // Accounts go to threads by the parity of their index.
-        let smaller = min(odd, records.count - odd)
-        guard smaller * 8 >= records.count else { return false }
+        let smaller = min(odd, events.count - odd)
+        guard smaller * 8 >= events.count else { return false }
 
         var newlyStale: [[Int]] = [[], []]
         accountsByName.withStates { states in
             accounts.withUnsafeBufferPointer { accounts in
                 newlyStale.withUnsafeMutableBufferPointer { newlyStale in
-                    let shared = SharedReplay(records: records, accounts: accounts, states: states, newlyStale: newlyStale)
+                    let shared = SharedReplay(events: events, accounts: accounts, states: states, newlyStale: newlyStale)
                     DispatchQueue.concurrentPerform(iterations: 2) { half in shared.replay(half: half) }
                 }
             }
@@ -80,13 +97,13 @@ extension Projection {
 }
 
 /// What the two threads of a batch replay share.
-private struct SharedReplay<Record: CarriesEvent>: @unchecked Sendable {
-    // @unchecked: `records` and `accounts` are only read, and stay valid until
+private struct SharedReplay: @unchecked Sendable {
+    // @unchecked: `events` and `accounts` are only read, and stay valid until
     // `concurrentPerform` returns; each thread mutates only the accounts (elements of
     // `states`) of its own parity, which no other code touches meanwhile, and writes only its
     // own slot of `newlyStale`. Two accounts never share mutable storage: their arrays are
     // copied on write like any value's, with atomic reference counts.
-    let records: UnsafeBufferPointer<Record>
+    let events: LentEvents
     let accounts: UnsafeBufferPointer<Int32>
     let states: UnsafeMutableBufferPointer<Account>
     let newlyStale: UnsafeMutableBufferPointer<[Int]>
@@ -94,10 +111,10 @@ private struct SharedReplay<Record: CarriesEvent>: @unchecked Sendable {
     /// Replays, in order, the records whose account's index has parity `half`.
     func replay(half: Int) {
         var stale: [Int] = []
-        for index in records.indices where Int(accounts[index]) & 1 == half {
+        for index in accounts.indices where Int(accounts[index]) & 1 == half {
             let account = Int(accounts[index])
             let wasStale = states[account].viewIsStale
-            _ = states[account].apply(records[index].event.payload, computeUpdates: false)
+            _ = states[account].apply(events[index].pointee.payload, computeUpdates: false)
             if states[account].recording { states[account].changes.removeAll() }
             if states[account].viewIsStale && !wasStale { stale.append(account) }
             #if DEBUG

@@ -4,12 +4,15 @@ import HeraldProjection
 import LMDB
 
 /// An event waiting to be appended, already validated.
-struct PendingRecord: Sendable, CarriesEvent {
+struct PendingRecord: Sendable {
     var event: Event
     var source: Source
     /// Set by imports only: the record keeps its original seq and time.
     var seq: UInt64? = nil
     var recordedAt: Int64? = nil
+
+    /// Where ``event`` lies inside a record, for ``LentEvents``.
+    static let eventOffset = MemoryLayout<PendingRecord>.offset(of: \.event)!
 }
 
 extension Store {

@@ -144,7 +144,9 @@ extension Store {
     /// `seqs` holds their seqs, in order.
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
         guard let last = seqs.last else { return }
-        projection.replay(records: records, through: last)
+        records.withUnsafeBufferPointer { records in
+            projection.replay(LentEvents(records, eventAt: PendingRecord.eventOffset), through: last)
+        }
         projection.settleView()
     }
 

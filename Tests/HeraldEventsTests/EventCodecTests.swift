@@ -42,6 +42,43 @@ struct EventCodecTests {
         }
     }
 
+    /// A notify's body, sender and thread are kept packed: every combination of absent and
+    /// tricky texts reads back as given, through both codecs and after setting each one.
+    @Test("notify texts read back as given, in every combination")
+    func notifyTexts() throws {
+        let texts: [String?] = [nil, "", "3:", "é🎉", String(repeating: "long text ", count: 5)]
+        for body in texts {
+            for sender in texts {
+                for thread in texts {
+                    var notify = Event.Notify(chat: "c", kind: .message, id: 1, date: 0, title: "t", body: body, sender: sender, thread: thread)
+                    #expect(notify.body == body && notify.sender == sender && notify.thread == thread)
+                    let event = Event(account: "a", .notify(notify))
+                    #expect(try Event(binary: event.binary) == event)
+                    #expect(try Event(json: event.jsonString) == event)
+                    notify.sender = "x"
+                    #expect(notify.body == body && notify.sender == "x" && notify.thread == thread)
+                    #expect(notify == Event.Notify(chat: "c", kind: .message, id: 1, date: 0, title: "t", body: body, sender: "x", thread: thread))
+                }
+            }
+        }
+    }
+
+    @Test("a record whose body is not UTF-8 is rejected at the body's offset")
+    func invalidUTF8Body() throws {
+        let event = Event(account: "a", .notify(.init(chat: "c", kind: .message, id: 1, date: 0, body: "ok")))
+        var bytes = event.binary
+        // The body is the last field: its length byte, then "ok".
+        #expect(Array(bytes.suffix(3)) == [2, UInt8(ascii: "o"), UInt8(ascii: "k")])
+        bytes[bytes.count - 2] = 0xFF
+        do {
+            _ = try Event(binary: bytes)
+            Issue.record("invalid UTF-8 accepted")
+        } catch let error as ByteReader.Malformed {
+            #expect(error.reason == "invalid UTF-8")
+            #expect(error.offset == bytes.count - 3)
+        }
+    }
+
     @Test("varints round-trip at their edges")
     func varints() throws {
         let values: [UInt64] = [0, 1, 127, 128, 255, 16_383, 16_384, UInt64(Int64.max), .max]

@@ -1,3 +1,4 @@
+import HeraldEvents
 @testable import HeraldProjection
 import HeraldTestSupport
 import Testing

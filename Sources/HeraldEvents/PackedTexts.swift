@@ -1,0 +1,250 @@
+/// The body, sender and thread of a notification (of a `notify` event, and of the
+/// projection's notifications), each optional, packed into one run of bytes: one allocation
+/// at most where three strings would take three, made once when an event is decoded and
+/// then shared by the notification it creates.
+///
+/// The packing is canonical (equal texts give equal bytes), so packed values compare and
+/// hash like the three fields would. Layout: no bytes when all three are absent; otherwise
+/// one ASCII letter `a` + (bit 0 body, bit 1 sender, bit 2 thread present), then each present
+/// field in that order as its UTF-8 length in decimal, `:`, and its bytes, except the last
+/// present field, which runs to the end without a length.
+///
+/// Up to 15 bytes live inside the value (as a small `String`, which allocates nothing);
+/// longer packings take one exact-size ``TextBytes`` allocation, 16 bytes of overhead less
+/// than a `String` of the same bytes would need.
+package struct PackedTexts: Hashable, @unchecked Sendable {
+    // @unchecked: a `TextBytes` is never written after it is created.
+
+    /// Where the packed bytes are.
+    private enum Storage {
+        /// At most 15 bytes, inside a small `String`.
+        case small(String)
+        /// More, in an immutable allocation of their own.
+        case large(TextBytes)
+    }
+
+    private var storage: Storage
+
+    /// No texts.
+    package static let none = PackedTexts(storage: .small(""))
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Packs the three texts.
+    package init(body: String?, sender: String?, thread: String?) {
+        var body = body
+        var sender = sender
+        var thread = thread
+        self = Self.withUTF8(&body) { body in
+            Self.withUTF8(&sender) { sender in
+                Self.withUTF8(&thread) { thread in PackedTexts(utf8Body: body, sender: sender, thread: thread) }
+            }
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text`, or with `nil` when there is no text.
+    @inline(__always)
+    private static func withUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard text != nil else { return body(nil) }
+        return text!.withUTF8 { body($0) }
+    }
+
+    /// Packs the three texts given as valid UTF-8 bytes (snapshots decode them in place).
+    package init(utf8Body body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?, thread: UnsafeBufferPointer<UInt8>?) {
+        var mask: UInt8 = 0
+        if body != nil { mask |= 1 }
+        if sender != nil { mask |= 2 }
+        if thread != nil { mask |= 4 }
+        guard mask != 0 else {
+            storage = .small("")
+            return
+        }
+        let last = Self.lastField(mask)
+        var size = 1
+        func measure(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
+            guard let field else { return }
+            size += field.count
+            if index != last { size += Self.digits(field.count) + 1 }
+        }
+        measure(body, 0)
+        measure(sender, 1)
+        measure(thread, 2)
+        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+            buffer[0] = UInt8(ascii: "a") + mask
+            var position = 1
+            func write(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
+                guard let field else { return }
+                let count = field.count
+                if index != last {
+                    let digits = Self.digits(count)
+                    var value = count
+                    for offset in stride(from: digits - 1, through: 0, by: -1) {
+                        buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                    buffer[position + digits] = UInt8(ascii: ":")
+                    position += digits + 1
+                }
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[position...])
+                    .copyMemory(from: UnsafeRawBufferPointer(field))
+                position += count
+            }
+            write(body, 0)
+            write(sender, 1)
+            write(thread, 2)
+        }
+        if size <= 15 {
+            storage = .small(String(unsafeUninitializedCapacity: size) { buffer in
+                fill(buffer)
+                return size
+            })
+        } else {
+            storage = .large(TextBytes.make(count: size, fill))
+        }
+    }
+
+    /// The number of packed bytes.
+    package var byteCount: Int {
+        switch storage {
+        case .small(let text): text.utf8.count
+        case .large(let bytes): bytes.count
+        }
+    }
+
+    /// Calls `body` with the packed bytes.
+    @inline(__always)
+    private func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch storage {
+        case .small(var text): text.withUTF8(body)
+        case .large(let bytes): bytes.withBytes(body)
+        }
+    }
+
+    /// The number of decimal digits of `value` (≥ 0).
+    @inline(__always)
+    private static func digits(_ value: Int) -> Int {
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
+    }
+
+    /// The index of the last field present in `mask`.
+    @inline(__always)
+    private static func lastField(_ mask: UInt8) -> Int {
+        UInt8.bitWidth - 1 - mask.leadingZeroBitCount
+    }
+
+    /// One of the three texts.
+    package enum Field {
+        case body, sender, thread
+    }
+
+    /// The text of `field` alone (``unpacked()`` decodes all three).
+    package func text(_ field: Field) -> String? {
+        withFields { body, sender, thread in
+            let bytes =
+                switch field {
+                case .body: body
+                case .sender: sender
+                case .thread: thread
+                }
+            return bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// The text of `field`; setting it repacks the three.
+    package subscript(field: Field) -> String? {
+        get { text(field) }
+        set { self = replacing(field, with: newValue) }
+    }
+
+    /// The texts with `field` replaced by `text`.
+    package func replacing(_ field: Field, with text: String?) -> PackedTexts {
+        var (body, sender, thread) = unpacked()
+        switch field {
+        case .body: body = text
+        case .sender: sender = text
+        case .thread: thread = text
+        }
+        return PackedTexts(body: body, sender: sender, thread: thread)
+    }
+
+    /// The three texts.
+    package func unpacked() -> (body: String?, sender: String?, thread: String?) {
+        withFields { body, sender, thread in
+            func text(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+            return (text(body), text(sender), text(thread))
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the three texts, without copying them.
+    package func withFields<R>(
+        _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
+        withBytes { bytes in
+            guard !bytes.isEmpty else { return body(nil, nil, nil) }
+            let mask = bytes[0] &- UInt8(ascii: "a")
+            let last = Self.lastField(mask)
+            var position = 1
+            func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+                guard mask & (1 << index) != 0 else { return nil }
+                var end = bytes.count
+                if index != last {
+                    var length = 0
+                    while bytes[position] != UInt8(ascii: ":") {
+                        length = length * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
+                        position += 1
+                    }
+                    position += 1
+                    end = position + length
+                }
+                defer { position = end }
+                return UnsafeBufferPointer(rebasing: bytes[position..<end])
+            }
+            let first = field(0)
+            let second = field(1)
+            let third = field(2)
+            return body(first, second, third)
+        }
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.small(let a), .small(let b)): return a == b
+        case (.large(let a), .large(let b)):
+            return a === b || a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
+        default: return false  // the packing is canonical: sizes decide the case
+        }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// An immutable run of bytes in one allocation: the object header, a 4-byte count and the
+/// bytes, with nothing else (a native `String` adds 16 bytes of counts and a terminator).
+package final class TextBytes: ManagedBuffer<UInt32, UInt8> {
+    /// A new buffer of `count` bytes written by `fill`.
+    static func make(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> TextBytes {
+        let buffer = unsafeDowncast(
+            TextBytes.create(minimumCapacity: count) { _ in UInt32(count) }, to: TextBytes.self)
+        buffer.withUnsafeMutablePointerToElements { fill(UnsafeMutableBufferPointer(start: $0, count: count)) }
+        return buffer
+    }
+
+    /// The number of bytes.
+    var count: Int { Int(header) }
+
+    /// Calls `body` with the bytes.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0, count: Int(header))) }
+    }
+}
