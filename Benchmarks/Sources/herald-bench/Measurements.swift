@@ -162,7 +162,6 @@ enum Herald {
     static func storeOptions() -> Store.Options {
         var options = Store.Options()
         options.initialMapSize = 1 << 30
-        if let v = ProcessInfo.processInfo.environment["SNAPI"] { options.snapshotInterval = UInt64(v)! }
         return options
     }
 
