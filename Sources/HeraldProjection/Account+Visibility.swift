@@ -14,7 +14,7 @@ extension Account {
         }
         dirty.append(
             DirtyGroup(
-                group: Int32(group), totalBefore: Int32(groups[group].totalCount),
+                group: Int32(group), totalBefore: savesShownBefore ? Int32(totalCount(of: group)) : 0,
                 shownStart: Int32(start), shownEnd: Int32(savedShown.count)))
     }
 
@@ -235,7 +235,7 @@ extension Account {
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
-                        chat: chats[Int(groups[group].chat)].name, totalCount: groups[group].totalCount,
+                        chat: chats[Int(groups[group].chat)].name, totalCount: totalCount(of: group),
                         isSilent: true, added: [], removedIds: Array(shownBefore(group)))))
         }
         // 2. Groups visible after the event whose visible set or total changed.
@@ -266,8 +266,8 @@ extension Account {
                 }
             }
             let dirtyIndex = Int(groups[group].dirtyIndex)
-            let totalBefore = dirtyIndex >= 0 ? Int(dirty[dirtyIndex].totalBefore) : groups[group].totalCount
-            let total = groups[group].totalCount
+            let totalBefore = dirtyIndex >= 0 ? Int(dirty[dirtyIndex].totalBefore) : totalCount(of: group)
+            let total = totalCount(of: group)
             guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
             let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
             if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }

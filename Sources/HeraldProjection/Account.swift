@@ -112,6 +112,14 @@ struct Account: Hashable, Sendable {
         return index
     }
 
+    /// The `totalCount` of group `group` (``NotificationGroup/totalCount``), read field by field
+    /// in place: going through the computed property copies the group (retaining its lists).
+    @inline(__always)
+    func totalCount(of group: Int) -> Int {
+        let active = groups[group].active.count
+        return groups[group].type.countsDismissed ? active + groups[group].dismissed.count : active
+    }
+
     /// Where notification `id` is: its group, whether it is active, and its position.
     func locate(_ id: Int64) -> (group: Int, active: Bool, index: Int)? {
         guard id != 0, let g = live[id] else { return nil }
