@@ -65,7 +65,7 @@ extension Account {
             }
             // Rule 3.
             let isMention = event.kind == .mention
-            chats[chat].unread.insert(UnreadMessage(id: event.id, notificationId: 0, isMention: isMention), at: position)
+            chats[chat].unread.insertOrAppend(UnreadMessage(id: event.id, notificationId: 0, isMention: isMention), at: position)
             unread += 1
             if !chats[chat].muted { badge += 1 }
             if isMention {

@@ -21,7 +21,7 @@ extension Account {
             if !chats[chat].muted { badge -= end }
         }
         if !chats[chat].deleted.isEmpty {
-            chats[chat].deleted = chats[chat].deleted.filter { $0 > maxId }
+            chats[chat].deleted.removeAll { $0 <= maxId }
         }
     }
 

@@ -36,7 +36,7 @@ extension Account {
         }
         if let newDate {
             let key = CandidateKey(date: newDate, group: Int32(group))
-            candidates.insert(key, at: candidatePosition(key))
+            candidates.insertOrAppend(key, at: candidatePosition(key))
         }
         groups[group].candidateDate = newDate
         return true

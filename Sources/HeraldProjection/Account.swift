@@ -42,7 +42,7 @@ struct Account: Hashable, Sendable {
     /// Live (active or dismissed) notification id → index of its group.
     var live = NotificationIndex()
     /// Ids deleted by a `delete` without `chat`.
-    var deletedEverywhere: Set<Int64> = []
+    var deletedEverywhere = IdSet()
     /// The candidate groups (SEMANTICS §8), ascending.
     var candidates: [CandidateKey] = []
     /// The visible groups, in visible order.

@@ -83,7 +83,7 @@ struct Chat: Hashable, Sendable {
     /// How many of ``unread`` are mentions.
     var unreadMentions: Int = 0
     /// Ids deleted in this chat, all above ``readMaxId`` (lower ones are forgotten).
-    var deleted: Set<Int64> = []
+    var deleted = IdSet()
     /// Reaction, call and secret chat identities named by a `notify`, with their
     /// notification id (0 when none was created).
     var objects = ObjectTable()

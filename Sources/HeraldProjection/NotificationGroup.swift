@@ -96,6 +96,13 @@ struct CandidateKey: Hashable, Sendable, Comparable {
 }
 
 extension Array {
+    /// Inserts `element` at `index`, appending when it goes at the end (the common case for
+    /// ids that mostly grow), which skips the general insertion's range replacement.
+    @inline(__always)
+    mutating func insertOrAppend(_ element: Element, at index: Int) {
+        if index == count { append(element) } else { insert(element, at: index) }
+    }
+
     /// Gives back memory after removals: frees the buffer when empty, and when at most a
     /// quarter of a buffer of more than 4 elements is used, moves the elements to a buffer
     /// twice their count. Amortized O(1) per removal; keeps live state, not history, in

@@ -47,7 +47,7 @@ struct ObjectTable: Hashable, Sendable {
         if i < list.count && list[i].id == id {
             list[i].notificationId = notificationId
         } else {
-            list.insert(ObjectEntry(id: id, notificationId: notificationId), at: i)
+            list.insertOrAppend(ObjectEntry(id: id, notificationId: notificationId), at: i)
         }
     }
 

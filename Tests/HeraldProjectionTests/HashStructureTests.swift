@@ -2,7 +2,7 @@
 import Testing
 import HeraldTestSupport
 
-/// The two hand-written hash structures checked against `Dictionary` on random operations
+/// The hand-written hash structures checked against `Dictionary` and `Set` on random operations
 /// (swift-collections tests its types against reference models the same way).
 @Suite struct HashStructureTests {
     @Test(arguments: [UInt64(1), 2, 3, 4])
@@ -31,6 +31,35 @@ import HeraldTestSupport
         var copy = NotificationIndex()
         for (key, value) in model.shuffled(using: &random) { copy[key] = value }
         #expect(copy == index)
+    }
+
+    @Test(arguments: [UInt64(5), 6, 7])
+    func idSetMatchesSet(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var set = IdSet()
+        var model: Set<Int64> = []
+        let range = seed == 5 ? 40 : 20_000
+        for step in 0..<20_000 {
+            let id = Int64(1 + random.below(range))
+            #expect(set.contains(id) == model.contains(id))
+            if random.chance(90) {
+                set.insert(id)
+                model.insert(id)
+            } else {
+                // Remove everything at or below `id`, as a `read` does.
+                set.removeAll { $0 <= id }
+                model = model.filter { $0 > id }
+            }
+            if step % 500 == 0 {
+                #expect(set.count == model.count && set.isEmpty == model.isEmpty)
+                #expect(Set(set) == model)
+            }
+        }
+        var copy = IdSet()
+        for id in model.shuffled(using: &random) { copy.insert(id) }
+        #expect(copy == set)
+        copy.insert(Int64(range) + 1)
+        #expect(copy != set)
     }
 
     @Test func nameTableInternsByBytes() {
