@@ -94,6 +94,8 @@ replayed.settleView()
 elapsed = cpuSeconds() - start
 print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO"))
 
+if only == "replay" { exit(0) }
+
 // Batches of 10,000, as a bulk append replays them: two threads (accounts split between
 // them), so the wall clock.
 var batched = Projection()
