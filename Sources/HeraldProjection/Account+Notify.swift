@@ -41,6 +41,20 @@ extension Account {
         return computeUpdates ? finishEvent() : deferView()
     }
 
+    /// Replays one event's payload: ``apply(_:computeUpdates:)`` without updates, keeping no
+    /// lifecycle changes. Returns whether it made a current view stale (the caller lists the
+    /// account for ``settleView()``).
+    @inline(__always)
+    mutating func replay(_ payload: Event.Payload) -> Bool {
+        let wasStale = viewIsStale
+        _ = apply(payload, computeUpdates: false)
+        if recording { changes.removeAll() }
+        #if DEBUG
+        checkInvariants()
+        #endif
+        return viewIsStale && !wasStale
+    }
+
     /// `notify` (SEMANTICS §4).
     mutating func notify(_ event: Event.Notify, chat: Int) {
         let objectClass = event.kind.objectClass

@@ -113,13 +113,7 @@ private struct SharedReplay: @unchecked Sendable {
         var stale: [Int] = []
         for index in accounts.indices where Int(accounts[index]) & 1 == half {
             let account = Int(accounts[index])
-            let wasStale = states[account].viewIsStale
-            _ = states[account].apply(events[index].pointee.payload, computeUpdates: false)
-            if states[account].recording { states[account].changes.removeAll() }
-            if states[account].viewIsStale && !wasStale { stale.append(account) }
-            #if DEBUG
-            states[account].checkInvariants()
-            #endif
+            if states[account].replay(events[index].pointee.payload) { stale.append(account) }
         }
         newlyStale[half] = stale
     }

@@ -84,13 +84,7 @@ public struct Projection: Sendable {
         self.seq = seq
         let configuration = self.configuration
         accountsByName.modify(event.account, default: { Account(configuration: configuration) }) { account, index in
-            let wasStale = account.viewIsStale
-            _ = account.apply(event.payload, computeUpdates: false)
-            if configuration.recordsChanges { account.changes.removeAll() }
-            if account.viewIsStale && !wasStale { staleAccounts.append(index) }
-            #if DEBUG
-            account.checkInvariants()
-            #endif
+            if account.replay(event.payload) { staleAccounts.append(index) }
         }
     }
 
