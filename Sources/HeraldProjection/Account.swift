@@ -54,7 +54,7 @@ struct Account: Hashable, Sendable {
     var viewIsStale = false
 
     // Scratch state of the event being applied; empty (or neutral) between events, except
-    /// ``dirty`` while ``viewIsStale``.
+    // `dirty` while `viewIsStale`.
     /// Groups touched by the event (or, while the view is stale, since it was last settled).
     var dirty: [DirtyGroup] = []
     /// The ids each dirty group showed before the event.

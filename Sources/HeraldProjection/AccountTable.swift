@@ -34,8 +34,7 @@ struct AccountTable: Sendable {
     /// `makeDefault` when new.
     @inline(__always)
     mutating func modify<R>(_ name: String, default makeDefault: () -> Account, _ body: (inout Account, Int) -> R) -> R {
-        let (i, isNew) = index.intern(name)
-        if isNew { states.append(makeDefault()) }
+        let i = intern(name, default: makeDefault)
         return body(&states[i], i)
     }
 
