@@ -108,6 +108,11 @@ extension Store {
         if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
             return [try commitReplayingAlongside(requests[0], seqs: seqs)]
         }
+        guard requests.count > 1 else {
+            // Alone: no caller waits beside the leader to apply ahead (see `runAside`).
+            try write([requests[0].payload], seqs: seqs)
+            return didCommit(requests, seqs: seqs)
+        }
         let ahead = ApplyAhead()
         let appliesAhead = hasRoomToApplyAhead(recordCount: total) && committer.runAside(in: requests) { [seqs] in
             // Let the leader reach its fsync first: when both threads share a core, the
@@ -119,7 +124,7 @@ extension Store {
             }
         }
         do {
-            try write(requests.map(\.payload), seqs: seqs)
+            try write(requests.map { $0.payload }, seqs: seqs)
         } catch {
             guard appliesAhead else { throw error }
             ahead.settle(durable: false)

@@ -164,7 +164,7 @@ extension Store {
             let range = index..<(index + request.payload.count)
             index = range.upperBound
             if request.wantsUpdates || !state.subscribers.isEmpty {
-                let applied = apply(zip(seqs[range], request.payload.lazy.map(\.event)), to: &state.projection)
+                let applied = apply(zip(seqs[range], request.payload.lazy.map { $0.event }), to: &state.projection)
                 if !state.subscribers.isEmpty { published.append(contentsOf: applied) }
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
             } else {
