@@ -41,11 +41,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libsodium, linked as a system library (Debian: libsodium-dev): the XSalsa20-Poly1305
+        // secretbox of Zulip's encrypted pushes, which swift-crypto does not have.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // Adapters from real push payloads to canonical events.
         .target(
             name: "HeraldIngest",
             dependencies: [
-                "HeraldEvents",
+                "HeraldEvents", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -67,7 +74,7 @@ let package = Package(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport"]
         ),
-        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldTestSupport", "CSodium"]),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: ["herald", "HeraldEvents", "HeraldStore"]

@@ -2,9 +2,10 @@ extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
     /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
-    /// `loc_key` or `data.loc_key` → telegram; `aps` → apns; `message.data` or
-    /// `message.token` → fcm; `notification` with `devices` → matrix; `realm_url`,
-    /// `realm_uri` (top level or under `data`), `push_account_id` or `push_key_id` → zulip;
+    /// `loc_key` or `data.loc_key` → telegram; `push_key_id` or `push_account_id` (top level
+    /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` →
+    /// apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
+    /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
     /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
     public static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
@@ -23,11 +24,11 @@ extension Ingest {
         let notification = members["notification"]?.object
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
         if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
+        for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
         if members["aps"] != nil { return .apns }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }
         for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
-        if members["push_account_id"] != nil || members["push_key_id"] != nil { return .zulip }
         if members["type"] != nil, members["account"] != nil { return .herald }
         return nil
     }

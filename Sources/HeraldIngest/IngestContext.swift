@@ -10,6 +10,8 @@ public struct IngestContext: Sendable {
     public var telegramKeys: [TelegramKey]
     /// The receiver's Web Push keys, needed to decrypt a Web Push body.
     public var webPush: WebPushKeys?
+    /// Zulip E2EE push keys that may decrypt `encrypted_data` (matched by `push_key_id`).
+    public var zulipPushKeys: [ZulipPushKey]
     /// The format of what a decrypted Web Push body contains.
     public var innerFormat: PayloadFormat?
 
@@ -19,12 +21,14 @@ public struct IngestContext: Sendable {
         receivedAt: Int64,
         telegramKeys: [TelegramKey] = [],
         webPush: WebPushKeys? = nil,
-        innerFormat: PayloadFormat? = nil
+        innerFormat: PayloadFormat? = nil,
+        zulipPushKeys: [ZulipPushKey] = []
     ) {
         self.account = account
         self.receivedAt = receivedAt
         self.telegramKeys = telegramKeys
         self.webPush = webPush
+        self.zulipPushKeys = zulipPushKeys
         self.innerFormat = innerFormat
     }
 

@@ -6,8 +6,10 @@ import HeraldEvents
 /// integer ids, `recipient_type` `channel`/`direct`) and the legacy FCM data payload
 /// (`event`, `realm_uri`, every value a string, `recipient_type` `stream`/`private`,
 /// `zulip_message_id(s)`). A `push_account_id`/`push_key_id` wrapper is unwrapped (its
-/// fields sit beside them or under `data`); one still holding `encrypted_data` is rejected,
-/// since XSalsa20-Poly1305 (libsodium secretbox) is not in swift-crypto.
+/// fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
+/// APNs payload, top level or under `data`) is opened with the ``ZulipPushKey`` its
+/// `push_key_id` (Zulip 11: `push_account_id`) names (``ZulipCipher``), and the JSON inside
+/// is adapted like a plain payload, with ``IngestResult/encrypted`` set.
 ///
 /// Mapping:
 /// - account: `zulip:<realm_url>|<user_id>`, the realm URL given a trailing `/` when it has
@@ -29,19 +31,51 @@ struct ZulipAdapter {
 
     let context: IngestContext
 
-    /// Decodes one Zulip payload.
+    /// Decodes one Zulip payload, plain or encrypted.
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .zulip)
-        return IngestResult(format: .zulip, events: try ZulipAdapter(context: context).adapt(root), encrypted: false)
+        let adapter = ZulipAdapter(context: context)
+        let encryptedHolder = try root.object("data").flatMap { $0.has("encrypted_data") ? $0 : nil } ?? root
+        if encryptedHolder.has("encrypted_data") {
+            let inner = try decrypt(encryptedHolder, keys: context.zulipPushKeys)
+            let innerRoot: PayloadObject
+            do {
+                innerRoot = try PayloadObject.parse(inner, format: .zulip)
+            } catch {
+                throw encryptedHolder.error("encrypted_data", "decrypted payload: \(error.reason)")
+            }
+            guard !innerRoot.has("encrypted_data") else {
+                throw encryptedHolder.error("encrypted_data", "decrypted payload is itself encrypted")
+            }
+            return IngestResult(format: .zulip, events: try adapter.adapt(innerRoot), encrypted: true)
+        }
+        return IngestResult(format: .zulip, events: try adapter.adapt(root), encrypted: false)
+    }
+
+    /// The plaintext of an encrypted wrapper: `encrypted_data` (base64 of `nonce ‖ MAC ‖
+    /// ciphertext`) opened with the key its `push_key_id` (or `push_account_id`) names.
+    static func decrypt(_ wrapper: PayloadObject, keys: [ZulipPushKey]) throws(IngestError) -> [UInt8] {
+        let idField = wrapper.has("push_key_id") ? "push_key_id" : "push_account_id"
+        guard let keyId = try wrapper.integer(idField) else {
+            throw wrapper.error("push_key_id", "missing: an encrypted payload names its key by push_key_id")
+        }
+        guard let key = keys.first(where: { $0.id == keyId }) else {
+            let known = keys.isEmpty
+                ? "no key was given (--zulip-push-key)" : "known ids: " + keys.map { String($0.id) }.joined(separator: ", ")
+            throw wrapper.error(idField, "no Zulip push key with id \(keyId); \(known)")
+        }
+        guard let text = try wrapper.string("encrypted_data"), let box = Base64URL.decode(text.utf8) else {
+            throw wrapper.error("encrypted_data", "expected a base64 string")
+        }
+        do {
+            return try ZulipCipher.open(box, key: key)
+        } catch {
+            throw wrapper.error("encrypted_data", error.reason)
+        }
     }
 
     /// The object holding the payload's fields, past any wrapper.
     static func unwrap(_ root: PayloadObject) throws(IngestError) -> PayloadObject {
-        if root.has("push_account_id") || root.has("push_key_id"), root.has("encrypted_data") {
-            throw root.error(
-                "encrypted_data",
-                "Zulip E2EE payloads must be decrypted before ingest (XSalsa20-Poly1305 is not available)")
-        }
         if root.has("realm_url") || root.has("realm_uri") { return root }
         return try root.object("data") ?? root
     }

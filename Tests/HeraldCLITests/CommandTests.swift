@@ -219,6 +219,30 @@ struct CommandTests {
         #expect(wrong.stderr.contains("not \"tg:1\""))
     }
 
+    @Test("ingest opens Zulip E2EE pushes with --zulip-push-key; without it the line is rejected and nothing is lost")
+    func zulipEncrypted() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Sealed by PyNaCl's SecretBox (see HeraldIngestTests/ZulipE2EETests.pyNaClVector).
+        let line = #"{"push_key_id":"2408","encrypted_data":"ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7iG4kfw+iIei2TbHILPmFmnmb+qZUwquHxN8ZtkPh0GweyVfJkMMlb4QgYPlv+LrpzwqrcSsVodDDOjUQZXKxCJ7+z3V3pAN9WZQ/bauS2gE1qWBPulkp5tTQaoAs4dexPOP5d53QVHjn9+BXVpKAtY66jAmZvEjlL1kN7t815VEdQeIVo1IwbGK2LMeNY7NfyiIhOkWrfmA9Sk5WqZaVJgZZqXZJVFAm8D+LQ1YU+MKtTh518fOgAvyEhlQG2ZSGiMOEQoyTSzh/WUT3MCltep9C8Sis216xSh2GRDhdLowLHxcZvXKUZrgs9FtOs8WocYKtjdX0iyWjL853MJgKtDNmtjNgxHD7ZICxoMNv258UxDd7CZRrKHnZkLumBFUoFldjN0jw0ccn0Jljpl8KpjVues+RH+WD1IL+zArbAJdYeAmysOyiqLx9HY+1GR9v99cHHZvsynAEyQqBqwTXD73n7WTnQxkcSJJdiDaB2H7AFCBTnZdGdG8XvPhQTQ=="}"# + "\n"
+        let key = "2408:MQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
+        let before = try CLI.run(["state", "--store", store, "--json"]).stdout
+
+        let withoutKey = try CLI.run(["ingest", "--store", store, "--format", "auto", "-"], input: line)
+        #expect(withoutKey.status == 3)
+        #expect(withoutKey.stderr.contains("push_key_id"))
+        #expect(try CLI.run(["state", "--store", store, "--json"]).stdout == before)
+        #expect(try CLI.run(["ingest", "--store", store, "--zulip-push-key", "2408:bm90IGEga2V5", "-"], input: line).status != 0)
+
+        let opened = try CLI.run(["ingest", "--store", store, "--format", "auto", "--zulip-push-key", key, "-"], input: line)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let state = try CLI.run(["state", "--store", store, "--json"]).stdout
+        #expect(state.contains("zulip:http://zulip.testserver/|10"))
+        #expect(state.contains("dm:6,10,12,15"))
+        #expect(state.contains("test content"))
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])

@@ -65,9 +65,11 @@ struct DemoTour {
         Self.heading(1, "Real pushes arrive; each becomes canonical events in the log, and the projection emits updates")
         let store = try open()
         let key = try TelegramKey(base64url: DemoPayloads.telegramKey)
+        let zulipKey = try ZulipPushKey(argument: DemoPayloads.zulipPushKey)
         for sample in DemoPayloads.samples {
             let context = IngestContext(
-                account: sample.account, receivedAt: 1_754_385_400, telegramKeys: [key], webPush: nil, innerFormat: nil)
+                account: sample.account, receivedAt: 1_754_385_400, telegramKeys: [key], webPush: nil, innerFormat: nil,
+                zulipPushKeys: [zulipKey])
             let result = try Ingest.decode(Array(sample.payload.utf8), format: PayloadFormat(rawValue: sample.format), context: context)
             Terminal.line("")
             Terminal.line(Terminal.styled("← \(sample.title)", .cyan) + Terminal.styled(" (\(sample.payload.utf8.count) bytes\(result.encrypted ? ", encrypted" : ""))", .dim))

@@ -24,6 +24,9 @@ struct PayloadOptions: ParsableArguments {
     @Option(name: .long, help: "The format inside decrypted Web Push bodies.")
     var innerFormat: String?
 
+    @Option(name: .long, help: ArgumentHelp("A Zulip E2EE push key as registered (push_key_id, then base64 of 0x31 and 32 key bytes), for encrypted Zulip pushes; repeatable.", valueName: "ID:BASE64"))
+    var zulipPushKey: [String] = []
+
     mutating func validate() throws {
         guard PayloadDecoding.formatNames.contains(format) else {
             throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
@@ -36,6 +39,9 @@ struct PayloadOptions: ParsableArguments {
         }
         for key in telegramKey {
             do { _ = try TelegramKey(base64url: key) } catch { throw ValidationError("--telegram-key: \(error)") }
+        }
+        for key in zulipPushKey {
+            do { _ = try ZulipPushKey(argument: key) } catch { throw ValidationError("--zulip-push-key: \(error)") }
         }
         if let webpushPrivateKey, let webpushAuth {
             do { _ = try WebPushKeys(privateKeyBase64url: webpushPrivateKey, authSecretBase64url: webpushAuth) } catch {
@@ -62,7 +68,8 @@ struct PayloadDecoding {
             receivedAt: Int64(Date().timeIntervalSince1970),
             telegramKeys: telegramKeys,
             webPush: try options.webpushPrivateKey.map { try WebPushKeys(privateKeyBase64url: $0, authSecretBase64url: options.webpushAuth ?? "") },
-            innerFormat: options.innerFormat.flatMap(PayloadFormat.init(rawValue:)))
+            innerFormat: options.innerFormat.flatMap(PayloadFormat.init(rawValue:)),
+            zulipPushKeys: try options.zulipPushKey.map { try ZulipPushKey(argument: $0) })
     }
 
     /// A decoder for a quarantined payload's format, with the store's keys.
