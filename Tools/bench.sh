@@ -11,7 +11,7 @@
 #   default   10 M-event log (batched append, rebuild, restart), 5 k single appends,
 #             8×2 500 concurrent appends, 1 M ingest lines, 1 M-event compaction.
 # Temporary stores go under ${TMPDIR:-/tmp} and are removed at the end.
-# Needs: gcc, liblmdb-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
+# Needs: gcc, liblmdb-dev, libsodium-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 baselines=${HERALD_BASELINES:-$root/../shared/bench}
