@@ -4,7 +4,8 @@ public enum PayloadFormat: String, CaseIterable, Sendable {
     case herald
     /// A Telegram push (`loc_key`, `custom`, …), plain or MTProto-encrypted (`{"p": …}`).
     case telegram
-    /// A Zulip mobile push: decrypted E2EE payload or legacy FCM data.
+    /// A Zulip mobile push: an E2EE payload, sealed (`encrypted_data`) or already decrypted, or
+    /// legacy FCM data.
     case zulip
     /// An APNs payload (`aps` dictionary plus custom keys).
     case apns
