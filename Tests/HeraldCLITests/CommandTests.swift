@@ -2,6 +2,7 @@ import Foundation
 import HeraldEvents
 import HeraldStore
 import Testing
+@testable import herald
 
 @Suite("herald commands and their error paths")
 struct CommandTests {
@@ -223,9 +224,10 @@ struct CommandTests {
     func zulipEncrypted() throws {
         let dir = TemporaryDirectory()
         let store = dir.child("s")
-        // Sealed by PyNaCl's SecretBox (see HeraldIngestTests/ZulipE2EETests.pyNaClVector).
-        let line = #"{"push_key_id":"2408","encrypted_data":"ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7iG4kfw+iIei2TbHILPmFmnmb+qZUwquHxN8ZtkPh0GweyVfJkMMlb4QgYPlv+LrpzwqrcSsVodDDOjUQZXKxCJ7+z3V3pAN9WZQ/bauS2gE1qWBPulkp5tTQaoAs4dexPOP5d53QVHjn9+BXVpKAtY66jAmZvEjlL1kN7t815VEdQeIVo1IwbGK2LMeNY7NfyiIhOkWrfmA9Sk5WqZaVJgZZqXZJVFAm8D+LQ1YU+MKtTh518fOgAvyEhlQG2ZSGiMOEQoyTSzh/WUT3MCltep9C8Sis216xSh2GRDhdLowLHxcZvXKUZrgs9FtOs8WocYKtjdX0iyWjL853MJgKtDNmtjNgxHD7ZICxoMNv258UxDd7CZRrKHnZkLumBFUoFldjN0jw0ccn0Jljpl8KpjVues+RH+WD1IL+zArbAJdYeAmysOyiqLx9HY+1GR9v99cHHZvsynAEyQqBqwTXD73n7WTnQxkcSJJdiDaB2H7AFCBTnZdGdG8XvPhQTQ=="}"# + "\n"
-        let key = "2408:MQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"
+        // The demo's sealed push (PyNaCl's SecretBox; see HeraldIngestTests/ZulipE2EETests.pyNaClVector).
+        let sealed = try #require(DemoPayloads.samples.first { $0.payload.contains("encrypted_data") })
+        let line = sealed.payload + "\n"
+        let key = DemoPayloads.zulipPushKey
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
         let before = try CLI.run(["state", "--store", store, "--json"]).stdout
 

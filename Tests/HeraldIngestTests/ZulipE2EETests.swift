@@ -19,9 +19,9 @@ struct ZulipE2EETests {
     /// `plaintext` sealed as a Zulip server does (libsodium secretbox with a fresh nonce),
     /// as standard base64 of `nonce ‖ MAC ‖ ciphertext`.
     static func seal(_ plaintext: [UInt8], key: [UInt8] = key.bytes) -> String {
-        var nonce = [UInt8](repeating: 0, count: 24)
-        randombytes_buf(&nonce, 24)
-        var sealed = [UInt8](repeating: 0, count: 16 + plaintext.count)
+        var nonce = [UInt8](repeating: 0, count: ZulipCipher.nonceCount)
+        randombytes_buf(&nonce, nonce.count)
+        var sealed = [UInt8](repeating: 0, count: ZulipCipher.macCount + plaintext.count)
         #expect(crypto_secretbox_easy(&sealed, plaintext, UInt64(plaintext.count), nonce, key) == 0)
         return Data(nonce + sealed).base64EncodedString()
     }
@@ -50,7 +50,7 @@ struct ZulipE2EETests {
         }
     }
 
-    /// A vector sealed by PyNaCl 1.5's `SecretBox` (what the Zulip server encrypts with), not
+    /// A vector sealed by PyNaCl 1.6's `SecretBox` (what the Zulip server encrypts with), not
     /// by libsodium through this code: key bytes 0…31, nonce bytes 100…123, over the compact
     /// JSON of `zulip/e2ee-direct-message.json`.
     @Test func pyNaClVector() throws {
