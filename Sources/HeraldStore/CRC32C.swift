@@ -1,5 +1,9 @@
+import CCRC32C
+
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum over every log
-/// record and snapshot. Table-driven, slicing by 8 bytes.
+/// record and snapshot. Computed by the processor's `crc32` instruction where there is one
+/// (x86-64 with SSE 4.2, through the `CCRC32C` module: several times faster, which a restart
+/// checking a large snapshot feels), else table-driven, slicing by 8 bytes.
 ///
 /// Check value (RFC 3720 B.4): `CRC32C.checksum("123456789")` is `0xE3069283`.
 public enum CRC32C {
@@ -19,8 +23,18 @@ public enum CRC32C {
         return tables
     }()
 
+    /// Whether ``checksum(_:)-(UnsafeRawBufferPointer)`` uses the processor's instruction.
+    static let usesHardware = herald_crc32c_hardware_available() != 0
+
     /// The CRC-32C of `bytes`.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard usesHardware else { return softwareChecksum(bytes) }
+        return herald_crc32c_update(0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF
+    }
+
+    /// The CRC-32C of `bytes`, from the tables (the fallback, and the hardware's reference in
+    /// tests).
+    static func softwareChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         tables.withUnsafeBufferPointer { t in
             let t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7]
             var crc: UInt32 = 0xFFFF_FFFF

@@ -20,16 +20,6 @@ struct LogTests {
         #expect([UInt8](repeating: 0, count: 7).withUnsafeBytes { SeqKey(bytes: $0) } == nil)
     }
 
-    @Test("CRC-32C check value")
-    func crc() {
-        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
-        #expect(CRC32C.checksum([UInt8]()) == 0)
-        // Slicing-by-8 agrees with itself on every alignment of a longer input.
-        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        #expect(CRC32C.checksum(long) == CRC32C.checksum(long.reversed().reversed()))
-        #expect(CRC32C.checksum(long) != CRC32C.checksum(long.dropLast()))
-    }
-
     @Test("appended events read back with contiguous seqs, and again after reopening")
     func appendAndReopen() throws {
         let dir = TemporaryDirectory()

@@ -7,7 +7,7 @@
 //                    [--repeat R] [--tmp DIR]
 //   herald-bench rebuild --store DIR [--snapshots]
 //       (child: cold open, replaying the whole log or from the newest snapshot; key=value report)
-//   herald-bench populate --store DIR --events N   (a store for profiling)
+//   herald-bench populate --store DIR --events N [--tail T]   (a store for profiling)
 
 import Foundation
 import HeraldStore
@@ -49,7 +49,7 @@ func usage() -> Never {
                                 [--events N] [--single N] [--concurrent-per-producer N]
                                 [--ingest-lines N] [--compaction-events N] [--repeat R] [--tmp DIR]
                herald-bench rebuild --store DIR [--snapshots]
-               herald-bench populate --store DIR --events N
+               herald-bench populate --store DIR --events N [--tail T]
 
         """.utf8))
     exit(2)
@@ -93,11 +93,21 @@ case "rebuild":
         exit(1)
     }
 case "populate":
-    // `populate --store DIR --events N`: a store of N workload events (batched), for profiling.
-    guard arguments.count == 4, arguments.first == "--store", let count = Int(arguments.last!) else { usage() }
+    // `populate --store DIR --events N [--tail T]`: a store of N workload events (batched), for
+    // profiling; with `--tail`, then a snapshot and T more events (the restart measurement's store).
+    guard arguments.count == 4 || arguments.count == 6, arguments[arguments.startIndex] == "--store",
+        arguments[arguments.startIndex + 2] == "--events", let count = Int(arguments[arguments.startIndex + 3]),
+        arguments.count == 4 || arguments[arguments.startIndex + 4] == "--tail"
+    else { usage() }
+    let tail = arguments.count == 6 ? Int(arguments.last!) ?? { usage() }() : 0
     do {
-        let seconds = try Herald.batchedAppend(directory: arguments[arguments.startIndex + 1], count: count, batchSize: 10_000, seed: Settings().seed)
+        let directory = arguments[arguments.startIndex + 1]
+        let seconds = try Herald.batchedAppend(directory: directory, count: count, batchSize: 10_000, seed: Settings().seed)
         print("appended \(count) events in \(seconds.fixed2) s")
+        if tail > 0 {
+            let seq = try Herald.snapshotThenTail(directory: directory, already: count, tail: tail, seed: Settings().seed)
+            print("snapshot at seq \(seq), then \(tail) events")
+        }
     } catch {
         FileHandle.standardError.write(Data("populate failed: \(error)\n".utf8))
         exit(1)
