@@ -1,8 +1,7 @@
 #include "herald_crc32c.h"
 
-#include <string.h>
-
 #if defined(__x86_64__)
+#include <string.h>
 #include <nmmintrin.h>
 
 int herald_crc32c_hardware_available(void) {
@@ -27,18 +26,6 @@ uint32_t herald_crc32c_update(uint32_t crc, const void *bytes, size_t count) {
         count -= 1;
     }
     return crc;
-}
-
-#else
-
-int herald_crc32c_hardware_available(void) {
-    return 0;
-}
-
-uint32_t herald_crc32c_update(uint32_t crc, const void *bytes, size_t count) {
-    (void)bytes;
-    (void)count;
-    return crc;  // never called: callers check herald_crc32c_hardware_available() first
 }
 
 #endif

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Declared on x86-64 only; elsewhere the module is empty and Swift uses its tables.
+#if defined(__x86_64__)
+
 /// Whether `herald_crc32c_update` can run on this processor (x86-64 with SSE 4.2).
 int herald_crc32c_hardware_available(void);
 
@@ -15,4 +18,5 @@ int herald_crc32c_hardware_available(void);
 /// `herald_crc32c_hardware_available()` is nonzero.
 uint32_t herald_crc32c_update(uint32_t crc, const void *bytes, size_t count);
 
+#endif  // __x86_64__
 #endif
