@@ -95,13 +95,14 @@ case "rebuild":
 case "populate":
     // `populate --store DIR --events N [--tail T]`: a store of N workload events (batched), for
     // profiling; with `--tail`, then a snapshot and T more events (the restart measurement's store).
-    guard arguments.count == 4 || arguments.count == 6, arguments[arguments.startIndex] == "--store",
-        arguments[arguments.startIndex + 2] == "--events", let count = Int(arguments[arguments.startIndex + 3]),
-        arguments.count == 4 || arguments[arguments.startIndex + 4] == "--tail"
-    else { usage() }
-    let tail = arguments.count == 6 ? Int(arguments.last!) ?? { usage() }() : 0
+    var flags: [String: String] = [:]
+    while let flag = arguments.popFirst() {
+        guard ["--store", "--events", "--tail"].contains(flag), flags[flag] == nil, let value = arguments.popFirst() else { usage() }
+        flags[flag] = value
+    }
+    guard let directory = flags["--store"], let count = flags["--events"].flatMap({ Int($0) }) else { usage() }
+    let tail = flags["--tail"].map { Int($0) ?? { usage() }() } ?? 0
     do {
-        let directory = arguments[arguments.startIndex + 1]
         let seconds = try Herald.batchedAppend(directory: directory, count: count, batchSize: 10_000, seed: Settings().seed)
         print("appended \(count) events in \(seconds.fixed2) s")
         if tail > 0 {
