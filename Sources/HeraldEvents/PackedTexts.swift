@@ -105,6 +105,41 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
         }
     }
 
+    /// The texts whose packed bytes (``withPackedBytes(_:)``) are `bytes`, which must come
+    /// from an earlier packing.
+    package init(packed bytes: UnsafeBufferPointer<UInt8>) {
+        let count = bytes.count
+        if count <= 15 {
+            storage = .small(String(decoding: bytes, as: UTF8.self))
+        } else {
+            storage = .large(
+                TextBytes.make(count: count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: UnsafeRawBufferPointer(bytes)) })
+        }
+    }
+
+    /// Calls `body` with the packed bytes (none for no texts), the whole canonical form:
+    /// ``init(packed:)`` rebuilds equal texts from them.
+    @inline(__always)
+    package func withPackedBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withBytes(body)
+    }
+
+    /// Copies the packed bytes (``withPackedBytes(_:)``) to `destination`, which has room for
+    /// ``byteCount`` of them. Not generic, so callers in other modules do not go through an
+    /// unspecialized closure call.
+    package func copyPackedBytes(to destination: UnsafeMutableRawPointer) {
+        switch storage {
+        case .small(let text):
+            _ = text.utf8.withContiguousStorageIfAvailable { bytes in
+                if !bytes.isEmpty { destination.copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: bytes.count) }
+            }
+        case .large(let bytes):
+            bytes.withBytes { bytes in
+                destination.copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: bytes.count)
+            }
+        }
+    }
+
     /// The number of packed bytes.
     package var byteCount: Int {
         switch storage {
@@ -187,31 +222,37 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
     package func withFields<R>(
         _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
     ) -> R {
-        withBytes { bytes in
-            guard !bytes.isEmpty else { return body(nil, nil, nil) }
-            let mask = bytes[0] &- UInt8(ascii: "a")
-            let last = Self.lastField(mask)
-            var position = 1
-            func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
-                guard mask & (1 << index) != 0 else { return nil }
-                var end = bytes.count
-                if index != last {
-                    var length = 0
-                    while bytes[position] != UInt8(ascii: ":") {
-                        length = length * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
-                        position += 1
-                    }
+        withBytes { Self.withFields(ofPacked: $0, body) }
+    }
+
+    /// ``withFields(_:)`` for packed bytes held elsewhere (``withPackedBytes(_:)``).
+    package static func withFields<R>(
+        ofPacked bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
+        guard !bytes.isEmpty else { return body(nil, nil, nil) }
+        let mask = bytes[0] &- UInt8(ascii: "a")
+        let last = Self.lastField(mask)
+        var position = 1
+        func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+            guard mask & (1 << index) != 0 else { return nil }
+            var end = bytes.count
+            if index != last {
+                var length = 0
+                while bytes[position] != UInt8(ascii: ":") {
+                    length = length * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
                     position += 1
-                    end = position + length
                 }
-                defer { position = end }
-                return UnsafeBufferPointer(rebasing: bytes[position..<end])
+                position += 1
+                end = position + length
             }
-            let first = field(0)
-            let second = field(1)
-            let third = field(2)
-            return body(first, second, third)
+            defer { position = end }
+            return UnsafeBufferPointer(rebasing: bytes[position..<end])
         }
+        let first = field(0)
+        let second = field(1)
+        let third = field(2)
+        return body(first, second, third)
     }
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
@@ -240,11 +281,13 @@ package final class TextBytes: ManagedBuffer<UInt32, UInt8> {
     }
 
     /// The number of bytes.
-    var count: Int { Int(header) }
+    // The count is read through a pointer: `header`, a class's stored property, would be
+    // checked for exclusive access at run time on every read.
+    var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee) } }
 
     /// Calls `body` with the bytes.
     @inline(__always)
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0, count: Int(header))) }
+        withUnsafeMutablePointers { count, elements in body(UnsafeBufferPointer(start: elements, count: Int(count.pointee))) }
     }
 }

@@ -118,11 +118,14 @@ extension Account {
         groups[group].active.appendNewest(
             StoredNotification(
                 id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
-                partial: event.partial, title: chats[chat].lastTitle.share(event.title),
-                texts: event.texts))
+                partial: event.partial, textSlot: texts.store(title: event.title, texts: event.texts)))
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent
+        if savesShownBefore {
+            createdTitle = event.title
+            createdTexts = event.texts
+        }
         switch event.kind {
         case .message, .mention, .pinned:
             chats[chat].unread[unreadIndex].notificationId = id
@@ -157,11 +160,14 @@ extension Account {
         }
         touch(group)
         let before = groups[group].active[index]
-        groups[group].active[index].title = chats[chat].lastTitle.share(event.title)
-        groups[group].active[index].texts = event.texts
+        let slot = texts.store(title: event.title, texts: event.texts)
+        groups[group].active[index].textSlot = slot
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false
-        if before != groups[group].active[index] { contentChangedId = notificationId }
+        if before != groups[group].active[index] || !texts.sameTexts(slot, as: texts, before.textSlot) {
+            contentChangedId = notificationId
+        }
+        texts.release(before.textSlot)
         if recording { changes.append(.upgraded(notificationId: notificationId)) }
     }
 
@@ -178,10 +184,17 @@ extension Account {
         guard let (group, isActive, index) = locate(notificationId), isActive else { return }
         touch(group)
         let before = groups[group].active[index]
-        if let title = event.title { groups[group].active[index].title = chats[chat].lastTitle.share(title) }
-        if let body = event.body { groups[group].active[index].texts = before.texts.replacing(.body, with: body) }
+        if event.title != nil || event.body != nil {
+            let title = event.title ?? texts.title(before.textSlot)
+            let packed = event.body.map { texts.texts(before.textSlot).replacing(.body, with: $0) } ?? texts.texts(before.textSlot)
+            groups[group].active[index].textSlot = texts.store(title: title, texts: packed)
+        }
         groups[group].active[index].partial = event.partial
-        if before != groups[group].active[index] { contentChangedId = notificationId }
+        let slot = groups[group].active[index].textSlot
+        if before != groups[group].active[index] || !texts.sameTexts(slot, as: texts, before.textSlot) {
+            contentChangedId = notificationId
+        }
+        if slot != before.textSlot { texts.release(before.textSlot) }
         if recording { changes.append(.edited(notificationId: notificationId)) }
     }
 }

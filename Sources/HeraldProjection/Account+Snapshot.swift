@@ -50,7 +50,7 @@ extension Account {
             writer.varint(UInt64(group.chat))
             for list in [group.active, group.dismissed] {
                 writer.varint(UInt64(list.count))
-                for notification in list { notification.encode(to: &writer) }
+                for notification in list { notification.encode(to: &writer, texts: texts) }
             }
         }
     }
@@ -127,8 +127,7 @@ extension Account {
                 var notifications: [StoredNotification] = []
                 var previousId: Int64 = 0
                 for _ in 0..<(try decoder.count()) {
-                    var notification = try StoredNotification(decoding: &decoder, type: type)
-                    notification.title = chats[Int(chat)].lastTitle.share(notification.title)
+                    let notification = try StoredNotification(decoding: &decoder, type: type, texts: &texts)
                     guard notification.id > previousId, notification.id < nextNotificationId,
                         live[notification.id] == nil
                     else { throw decoder.malformed("bad notification id") }
@@ -151,31 +150,35 @@ extension Account {
 }
 
 extension StoredNotification {
-    /// Writes the notification (its status is implied by the list it is in).
-    func encode(to writer: inout ByteWriter) {
+    /// Writes the notification, with its texts from `arena` (its status is implied by the
+    /// list it is in).
+    func encode(to writer: inout ByteWriter, texts arena: TextArena) {
         writer.varint(UInt64(id))
         writer.byte(kind.code)
         writer.varint(UInt64(objectId))
         writer.signedVarint(date)
-        // The packed texts are written straight from their bytes.
-        texts.withFields { body, sender, thread in
-            var flags: UInt8 = 0
-            if silent { flags |= 1 }
-            if partial { flags |= 2 }
-            if title != nil { flags |= 4 }
-            if body != nil { flags |= 8 }
-            if sender != nil { flags |= 16 }
-            if thread != nil { flags |= 32 }
-            writer.byte(flags)
-            if let title { writer.string(title) }
-            if let body { writer.string(utf8: body) }
-            if let sender { writer.string(utf8: sender) }
-            if let thread { writer.string(utf8: thread) }
+        // The title and the packed texts are written straight from the arena's bytes.
+        arena.withTexts(textSlot) { title, packed in
+            PackedTexts.withFields(ofPacked: packed) { body, sender, thread in
+                var flags: UInt8 = 0
+                if silent { flags |= 1 }
+                if partial { flags |= 2 }
+                if title != nil { flags |= 4 }
+                if body != nil { flags |= 8 }
+                if sender != nil { flags |= 16 }
+                if thread != nil { flags |= 32 }
+                writer.byte(flags)
+                if let title { writer.string(utf8: title) }
+                if let body { writer.string(utf8: body) }
+                if let sender { writer.string(utf8: sender) }
+                if let thread { writer.string(utf8: thread) }
+            }
         }
     }
 
-    /// Reads what ``encode(to:)`` wrote, for a group of `type`.
-    init(decoding decoder: inout SnapshotDecoder, type: GroupType) throws(SnapshotError) {
+    /// Reads what ``encode(to:texts:)`` wrote, for a group of `type`, storing the texts in
+    /// `arena`.
+    init(decoding decoder: inout SnapshotDecoder, type: GroupType, texts arena: inout TextArena) throws(SnapshotError) {
         let id = try decoder.int(in: 1...Int64.max, "notification id")
         guard let kind = NotificationKind(code: try decoder.byte()) else { throw decoder.malformed("bad kind") }
         let allowed: Bool =
@@ -190,14 +193,15 @@ extension StoredNotification {
         let date = try decoder.signed()
         let flags = try decoder.byte()
         guard flags < 64 else { throw decoder.malformed("unknown notification flags") }
-        let title = flags & 4 != 0 ? try decoder.string() : nil
-        // The packed texts are built straight from the snapshot's bytes.
+        let title = flags & 4 != 0 ? try decoder.utf8() : nil
+        // The texts are packed straight from the snapshot's bytes.
         let body = flags & 8 != 0 ? try decoder.utf8() : nil
         let sender = flags & 16 != 0 ? try decoder.utf8() : nil
         let thread = flags & 32 != 0 ? try decoder.utf8() : nil
+        let slot = arena.store(title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))
         self.init(
             id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-            title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))
+            textSlot: slot)
     }
 }
 

@@ -257,10 +257,10 @@ extension Account {
                     removed.append(before[a]); a += 1
                 } else if a == before.endIndex || active[b].id < before[a] {
                     if added.isEmpty { added.reserveCapacity(active.count - b) }
-                    added.append(active[b].publicValue); b += 1
+                    added.append(publicValue(of: active[b])); b += 1
                 } else {
                     if active[b].id == contentChangedId && groups[group].isVisible {
-                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: active[b].publicValue))
+                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: publicValue(of: active[b])))
                     }
                     a += 1; b += 1
                 }
@@ -298,6 +298,8 @@ extension Account {
         reported.removeAll(keepingCapacity: true)
         createdId = 0
         createdSilent = false
+        createdTitle = nil
+        createdTexts = .none
         contentChangedId = 0
         optionsChanged = false
         previousGroupSizeMax = groupSizeMax

@@ -37,8 +37,8 @@ struct Account: Hashable, Sendable {
     var chatIndex = NameTable()
     /// Every chat named since the last `revoke`, in order of first appearance.
     var chats: [Chat] = []
-    /// Every group, by id minus one.
-    var groups: [NotificationGroup] = []
+    /// Every group and the texts of their live notifications.
+    var groupStore = GroupStore()
     /// Live (active or dismissed) notification id → index of its group.
     var live = NotificationIndex()
     /// Ids deleted by a `delete` without `chat`.
@@ -70,6 +70,10 @@ struct Account: Hashable, Sendable {
     var createdId: Int64 = 0
     /// Whether that notification is silent.
     var createdSilent = false
+    /// Its title and texts, kept while updates are computed so that reporting it does not
+    /// copy them back out of ``texts``.
+    var createdTitle: String?
+    var createdTexts = PackedTexts.none
     /// The notification whose content the event changed, or 0.
     var contentChangedId: Int64 = 0
     /// Whether the event changed the view options in effect.
@@ -85,6 +89,18 @@ struct Account: Hashable, Sendable {
         groupCountMax = configuration.groupCountMaxOverride ?? 10
         groupSizeMax = configuration.groupSizeMaxOverride ?? 10
         previousGroupSizeMax = groupSizeMax
+    }
+
+    /// Every group, by id minus one.
+    var groups: [NotificationGroup] {
+        @inline(__always) _read { yield groupStore.groups }
+        @inline(__always) _modify { yield &groupStore.groups }
+    }
+
+    /// The texts of the live notifications.
+    var texts: TextArena {
+        @inline(__always) _read { yield groupStore.texts }
+        @inline(__always) _modify { yield &groupStore.texts }
     }
 
     /// The next group id.
@@ -120,6 +136,13 @@ struct Account: Hashable, Sendable {
         return groups[group].type.countsDismissed ? active + groups[group].dismissed.count : active
     }
 
+    /// The public value of active notification `notification`.
+    func publicValue(of notification: StoredNotification) -> Notification {
+        notification.id == createdId
+            ? notification.publicValue(title: createdTitle, texts: createdTexts)
+            : notification.publicValue(title: texts.title(notification.textSlot), texts: texts.texts(notification.textSlot))
+    }
+
     /// Where notification `id` is: its group, whether it is active, and its position.
     func locate(_ id: Int64) -> (group: Int, active: Bool, index: Int)? {
         guard id != 0, let g = live[id] else { return nil }
@@ -133,13 +156,15 @@ struct Account: Hashable, Sendable {
     mutating func clear(_ id: Int64, reason: ClearReason) {
         guard let (group, isActive, index) = locate(id) else { return }
         touch(group)
+        let removed: StoredNotification
         if isActive {
-            groups[group].active.remove(at: index)
+            removed = groups[group].active.remove(at: index)
             groups[group].active.shrinkIfSparse()
         } else {
-            groups[group].dismissed.remove(at: index)
+            removed = groups[group].dismissed.remove(at: index)
             groups[group].dismissed.shrinkIfSparse()
         }
+        texts.release(removed.textSlot)
         live[id] = nil
         if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
     }
@@ -155,6 +180,7 @@ struct Account: Hashable, Sendable {
             kept.reserveCapacity(source.count)
             for notification in source {
                 if shouldClear(notification) {
+                    texts.release(notification.textSlot)
                     live[notification.id] = nil
                     if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
                 } else {

@@ -107,7 +107,7 @@ extension Account {
             let group = groups[Int(index)]
             return VisibleGroup(
                 groupId: group.id, type: group.type, chat: chats[Int(group.chat)].name,
-                totalCount: group.totalCount, notifications: group.active.suffix(groupSizeMax).map { $0.publicValue })
+                totalCount: group.totalCount, notifications: group.active.suffix(groupSizeMax).map { publicValue(of: $0) })
         }
     }
 }

@@ -30,32 +30,6 @@ struct UnreadMessage: Hashable, Sendable {
     }
 }
 
-/// A cache of one text that later values equal to it share, so that a chat's notifications
-/// hold one copy of a title that every event repeats (events decoded from the log each
-/// bring their own copy). It is not state: it compares equal and hashes alike whatever it
-/// holds, so projections restored from snapshots (which start with empty caches) still equal
-/// the ones that replayed the log.
-struct SharedText: Hashable, Sendable {
-    /// The text held.
-    private var text: String?
-
-    /// An empty cache.
-    init() {}
-
-    /// `candidate`, or the held text when it is equal (sharing its storage); remembers it.
-    @inline(__always)
-    mutating func share(_ candidate: String?) -> String? {
-        guard let candidate else { return nil }
-        if let text, text == candidate { return text }
-        text = candidate
-        return candidate
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { true }
-
-    func hash(into hasher: inout Hasher) {}
-}
-
 /// The identity of a non-message object inside a chat (SEMANTICS §2): reactions, calls and
 /// secret chats are remembered for as long as the account lives, so duplicates stay duplicates.
 struct ObjectKey: Hashable, Sendable, Comparable {
@@ -99,8 +73,6 @@ struct Chat: Hashable, Sendable {
     var disablePinned = false
     /// Whether a secret chat notification was ever created in the chat.
     var hasSecretChatNotification = false
-    /// The title of the chat's latest notification, shared by the next ones that repeat it.
-    var lastTitle = SharedText()
 
     /// Creates an empty chat.
     init(name: String) {

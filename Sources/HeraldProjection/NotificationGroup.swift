@@ -77,7 +77,7 @@ extension Array where Element == StoredNotification {
     @inline(__always)
     private mutating func makeRoomForOneMore() {
         let count = self.count
-        if count == capacity { reserveCapacity(count + Swift.max(1, count >> 2)) }
+        if count == capacity { reserveCapacity(count + Swift.max(2, count >> 1)) }
     }
 }
 

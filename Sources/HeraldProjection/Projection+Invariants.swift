@@ -25,7 +25,7 @@ extension Account {
             let shown = group.active.suffix(groupSizeMax)
             precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
         }
-        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && contentChangedId == 0 && !optionsChanged)
+        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && createdTitle == nil && createdTexts == .none && contentChangedId == 0 && !optionsChanged)
         precondition(previousGroupSizeMax == groupSizeMax)
         #endif
     }
@@ -53,6 +53,7 @@ extension Account {
         precondition(total == unread && totalBadge == badge && totalMentions == unreadMentions, "totals out of step")
         var liveCount = 0
         var candidateCount = 0
+        var slots = Set<UInt32>()
         for (index, group) in groups.enumerated() {
             precondition(group.id == Int64(index) + 1)
             precondition(chats[Int(group.chat)].group(group.type) == Int32(index))
@@ -61,10 +62,12 @@ extension Account {
                 for notification in list {
                     precondition(live[notification.id] == Int32(index))
                     precondition(notification.id >= 1 && notification.id < nextNotificationId)
-                    let texts = notification.texts.unpacked()
+                    let packed = self.texts.texts(notification.textSlot)
+                    let unpacked = packed.unpacked()
                     precondition(
-                        PackedTexts(body: texts.body, sender: texts.sender, thread: texts.thread) == notification.texts,
+                        PackedTexts(body: unpacked.body, sender: unpacked.sender, thread: unpacked.thread) == packed,
                         "packed texts do not round-trip")
+                    precondition(slots.insert(notification.textSlot).inserted, "two notifications share a text slot")
                 }
                 liveCount += list.count
             }
@@ -73,6 +76,7 @@ extension Account {
             precondition(group.isVisible == visible.contains(Int32(index)))
         }
         precondition(liveCount == live.count, "live index out of step")
+        precondition(texts.count == liveCount, "text slots out of step with the live notifications")
         precondition(candidateCount == candidates.count)
         precondition(zip(candidates, candidates.dropFirst()).allSatisfy { $0 < $1 }, "candidates not ascending")
     }

@@ -41,9 +41,56 @@ import Testing
 
     @Test("stored notifications, public notifications and unread messages stay small")
     func layouts() {
-        #expect(MemoryLayout<StoredNotification>.stride <= 64)
+        #expect(MemoryLayout<StoredNotification>.stride <= 32)
         #expect(MemoryLayout<Notification>.stride <= 64)
         #expect(MemoryLayout<UnreadMessage>.stride == 16)
+    }
+
+    @Test("the text arena gives back every live slot's texts through stores, releases and compactions", arguments: [UInt64(1), 2, 3])
+    func textArenaMatchesModel(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var arena = TextArena()
+        var model: [UInt32: (title: String?, texts: PackedTexts)] = [:]
+        var snapshots: [(TextArena, [UInt32: (title: String?, texts: PackedTexts)])] = []
+        func text() -> String? { Self.texts[random.below(Self.texts.count)] }
+        func check() {
+            #expect(arena.count == model.count)
+            for (slot, expected) in model {
+                #expect(arena.title(slot) == expected.title)
+                #expect(arena.texts(slot) == expected.texts)
+            }
+        }
+        // Live slots rise to about 300 and then churn around it: stores and releases by the
+        // thousand leave garbage the arena must reclaim while it is never empty.
+        for step in 0..<20_000 {
+            let grow = model.count < 300 ? random.chance(70) : random.chance(40)
+            if grow || model.isEmpty {
+                let title = text()
+                let texts = PackedTexts(body: text(), sender: text(), thread: text())
+                let slot = arena.store(title: title, texts: texts)
+                #expect(model[slot] == nil, "a slot in use was handed out again")
+                model[slot] = (title, texts)
+            } else {
+                let slot = model.keys.sorted()[random.below(model.count)]
+                arena.release(slot)
+                model[slot] = nil
+            }
+            if step % 500 == 0 {
+                check()
+                snapshots.append((arena, model))
+            }
+        }
+        check()
+        // Copies taken along the way were not changed by the later work (copy on write).
+        for (copy, expected) in snapshots {
+            #expect(copy.count == expected.count)
+            for (slot, texts) in expected { #expect(copy.title(slot) == texts.title && copy.texts(slot) == texts.texts) }
+        }
+        // The buffer stays within a constant factor of the live texts, not of everything ever stored.
+        let liveBytes = model.values.reduce(0) { $0 + ($1.title?.utf8.count ?? 0) + $1.texts.byteCount }
+        #expect(arena.allocatedBytes <= 4 * liveBytes + 16 * model.count + 4096)
+        for slot in model.keys { arena.release(slot) }
+        #expect(arena.count == 0 && arena.allocatedBytes == 0)
     }
 
     @Test("a notification's packed texts read and write like three fields")
