@@ -1,44 +1,55 @@
 import HeraldEvents
 
 /// The texts of one account's live notifications (each one's title and its packed body,
-/// sender and thread, ``PackedTexts``) side by side in one byte buffer.
+/// sender and thread, ``PackedTexts``) side by side in a few pages of bytes.
 ///
 /// A notification refers to its texts by a slot number, so a ``StoredNotification`` holds no
 /// reference: moving it inside its group's lists copies plain bytes, and creating or clearing
-/// one allocates and frees nothing once the buffer has room. Clearing leaves the texts' bytes
-/// behind as garbage; when the buffer is full (or mostly garbage) the live texts are copied
-/// into a fresh buffer with room to spare, so the buffer stays within a constant factor of the
-/// live texts (``spareFraction``) and each byte is copied a bounded number of times.
+/// one allocates and frees nothing once a page has room. Clearing leaves the texts' bytes
+/// behind as garbage; when the pages hold as much garbage as live texts, the live texts are
+/// copied into fresh pages, so the pages stay within about twice the live texts and each
+/// byte is copied a bounded number of times.
 ///
-/// Slot numbers and offsets depend on history (which slots were freed when), never on the
+/// Pages come in a few fixed sizes (256 B doubling to ``pageSize``; a text larger than that
+/// gets a page of its own), so that the allocator recycles them exactly: one growing buffer
+/// per account left glibc's heap fragmented, doubling the resident memory of a rebuild.
+///
+/// Slot numbers and locations depend on history (which slots were freed when), never on the
 /// texts: equality and snapshots go through the texts themselves.
 struct TextArena: Sendable {
     /// Where one slot's texts are, or, for a free slot, the next free slot.
     private struct Span {
-        /// The offset of the title (then the packed texts) in ``bytes``; `.max` when free.
-        var offset: UInt32
+        /// The page (upper 20 bits) and offset in it (lower 12) of the title, then the packed
+        /// texts; `.max` when the slot is free.
+        var location: UInt32
         /// The title's byte count, `.max` for no title; for a free slot, the next free one.
         var titleLength: UInt32
         /// The packed texts' byte count.
         var textsLength: UInt32
     }
 
-    /// After copying the live texts into a fresh buffer, the room left for new ones, as a
-    /// fraction of the live bytes: the buffer is copied again after about this many new
-    /// bytes, so each byte is copied about 1 / spareFraction times while it lives.
-    static let spareFraction = 0.5
-    /// Buffers below this size are never compacted for garbage alone.
-    private static let minimumCompaction = 4096
+    /// The size of a full page; smaller ones start an arena.
+    static let pageSize = 4096
+    private static let smallestPage = 256
+    private static let offsetBits: UInt32 = 12
 
-    /// The buffer, all of it initialized; ``used`` bytes are taken (live texts and garbage).
-    private var bytes: [UInt8] = []
-    /// How many of ``bytes`` are taken: new texts go after them.
-    private var used = 0
+    /// The pages, each fully initialized (its count is its size); a page whose texts were all
+    /// released is freed at once and left empty, for ``freePages`` to reuse.
+    private var pages: [[UInt8]] = []
+    /// The number of live texts in each page (empty ones included: they point into it too).
+    private var pageLive: [Int32] = []
+    /// Empty entries of ``pages``.
+    private var freePages: [Int32] = []
+    /// The page new texts go to, or -1, and how many of its bytes are taken.
+    private var tail = -1
+    private var tailUsed = 0
+    /// The bytes of all pages.
+    private var allocated = 0
+    /// The bytes of the live texts.
+    private var liveBytes = 0
     private var spans: [Span] = []
     /// The first free slot, or `.max`.
     private var firstFree: UInt32 = .max
-    /// Bytes of ``bytes`` that no slot refers to.
-    private var garbage = 0
     /// The number of slots in use.
     private(set) var count = 0
 
@@ -48,8 +59,8 @@ struct TextArena: Sendable {
     mutating func store(title: String?, texts: PackedTexts) -> UInt32 {
         let titleCount = title?.utf8.count ?? 0
         let textsCount = texts.byteCount
-        let offset = reserve(titleCount + textsCount)
-        bytes.withUnsafeMutableBytes { buffer in
+        let (page, offset) = reserve(titleCount + textsCount)
+        pages[page].withUnsafeMutableBytes { buffer in
             let start = buffer.baseAddress.unsafelyUnwrapped + offset
             if let title, titleCount > 0 {
                 let copied = title.utf8.withContiguousStorageIfAvailable { utf8 in
@@ -59,36 +70,83 @@ struct TextArena: Sendable {
             }
             texts.copyPackedBytes(to: start + titleCount)
         }
-        return take(offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: textsCount)
+        return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: textsCount)
     }
 
     /// Stores a title (valid UTF-8, or `nil` for none) and packed texts, and returns their slot.
     mutating func store(title: UnsafeBufferPointer<UInt8>?, texts: PackedTexts) -> UInt32 {
         let titleCount = title?.count ?? 0
-        let offset = reserve(titleCount + texts.byteCount)
-        bytes.withUnsafeMutableBytes { buffer in
+        let (page, offset) = reserve(titleCount + texts.byteCount)
+        pages[page].withUnsafeMutableBytes { buffer in
             let start = buffer.baseAddress.unsafelyUnwrapped + offset
             if let title, titleCount > 0 { start.copyMemory(from: title.baseAddress.unsafelyUnwrapped, byteCount: titleCount) }
             texts.copyPackedBytes(to: start + titleCount)
         }
-        return take(offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: texts.byteCount)
+        return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: texts.byteCount)
     }
 
-    /// Makes room for `size` more bytes and returns where they go; ``take(offset:titleLength:textsLength:)``
-    /// then records them in a slot.
+    /// Finds room for `size` bytes, adding a page when the tail page has too little, and
+    /// returns where they go; ``take(page:offset:titleLength:textsLength:)`` then records
+    /// them in a slot.
     @inline(__always)
-    private mutating func reserve(_ size: Int) -> Int {
-        if used + size > bytes.count { compact(makingRoomFor: size) }
-        precondition(used + size < Int(UInt32.max), "an account's live notification texts exceed 4 GiB")
-        let offset = used
-        used += size
-        return offset
+    private mutating func reserve(_ size: Int) -> (page: Int, offset: Int) {
+        liveBytes += size
+        if tail >= 0 && tailUsed + size <= pages[tail].count {
+            let offset = tailUsed
+            tailUsed += size
+            pageLive[tail] += 1
+            return (tail, offset)
+        }
+        let page = addPage(for: size)
+        pageLive[page] = 1
+        return (page, 0)
     }
 
-    /// A slot for texts just written at `offset`.
+    /// Adds a page for `size` bytes: a page of its own for a text larger than ``pageSize``,
+    /// otherwise a new tail page at least as large as all the pages so far (up to a full one).
+    private mutating func addPage(for size: Int) -> Int {
+        var pageSize = size
+        if size <= Self.pageSize {
+            pageSize = Self.smallestPage
+            while pageSize < Self.pageSize && (pageSize < size || pageSize < allocated) { pageSize *= 2 }
+        }
+        let index: Int
+        if let free = freePages.popLast() {
+            index = Int(free)
+            pages[index] = Self.page(pageSize)
+        } else {
+            precondition(pages.count < 1 << (32 - Int(Self.offsetBits)) - 1, "an account's live notification texts exceed 4 GiB")
+            index = pages.count
+            pages.append(Self.page(pageSize))
+            pageLive.append(0)
+        }
+        allocated += pageSize
+        if size <= Self.pageSize {
+            // The old tail page, if its texts are all gone, is freed now that it stops being the tail.
+            let old = tail
+            tail = index
+            tailUsed = size
+            if old >= 0 && pageLive[old] == 0 {
+                allocated -= pages[old].count
+                pages[old] = []
+                freePages.append(Int32(old))
+            }
+        }
+        return index
+    }
+
+    /// A page of `size` bytes. It counts all its bytes as initialized without clearing them
+    /// (bytes are trivial, and only those taken are ever read).
+    private static func page(_ size: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: size) { _, initialized in initialized = size }
+    }
+
+    /// A slot for texts just written at `offset` of `page`.
     @inline(__always)
-    private mutating func take(offset: Int, titleLength: UInt32, textsLength: Int) -> UInt32 {
-        let span = Span(offset: UInt32(offset), titleLength: titleLength, textsLength: UInt32(textsLength))
+    private mutating func take(page: Int, offset: Int, titleLength: UInt32, textsLength: Int) -> UInt32 {
+        let span = Span(
+            location: UInt32(page) << Self.offsetBits | UInt32(offset), titleLength: titleLength,
+            textsLength: UInt32(textsLength))
         count += 1
         if firstFree != .max {
             let slot = firstFree
@@ -103,15 +161,25 @@ struct TextArena: Sendable {
     /// Frees `slot`; its bytes become garbage.
     mutating func release(_ slot: UInt32) {
         let span = spans[Int(slot)]
-        precondition(span.offset != .max, "text slot released twice")
-        garbage += Self.size(of: span)
-        spans[Int(slot)] = Span(offset: .max, titleLength: firstFree, textsLength: 0)
+        precondition(span.location != .max, "text slot released twice")
+        let size = Self.size(of: span)
+        liveBytes -= size
+        let page = Int(span.location >> Self.offsetBits)
+        pageLive[page] -= 1
+        if pageLive[page] == 0 && page != tail {
+            // Texts mostly leave in the order they came (reads clear the oldest first), so
+            // whole pages empty out: free them without copying anything.
+            allocated -= pages[page].count
+            pages[page] = []
+            freePages.append(Int32(page))
+        }
+        spans[Int(slot)] = Span(location: .max, titleLength: firstFree, textsLength: 0)
         firstFree = slot
         count -= 1
         if count == 0 {
             self = TextArena()
-        } else if garbage >= Self.minimumCompaction && garbage * 4 >= used * 3 {
-            compact(makingRoomFor: 0)
+        } else if 2 * allocated > 3 * liveBytes + 4 * Self.pageSize {
+            compact()
         }
     }
 
@@ -128,15 +196,15 @@ struct TextArena: Sendable {
     /// Calls `body` with the title (`nil` for none) and packed texts of `slot`, in place.
     func withTexts<R>(_ slot: UInt32, _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>) -> R) -> R {
         let span = spans[Int(slot)]
-        precondition(span.offset != .max, "text slot not in use")
-        return bytes.withUnsafeBufferPointer { all in
-            var start = Int(span.offset)
+        precondition(span.location != .max, "text slot not in use")
+        return pages[Int(span.location >> Self.offsetBits)].withUnsafeBufferPointer { page in
+            var start = Int(span.location & (1 << Self.offsetBits - 1))
             var title: UnsafeBufferPointer<UInt8>?
             if span.titleLength != .max {
-                title = UnsafeBufferPointer(rebasing: all[start..<start + Int(span.titleLength)])
+                title = UnsafeBufferPointer(rebasing: page[start..<start + Int(span.titleLength)])
                 start += Int(span.titleLength)
             }
-            return body(title, UnsafeBufferPointer(rebasing: all[start..<start + Int(span.textsLength)]))
+            return body(title, UnsafeBufferPointer(rebasing: page[start..<start + Int(span.textsLength)]))
         }
     }
 
@@ -158,8 +226,11 @@ struct TextArena: Sendable {
         }
     }
 
-    /// The bytes the buffer holds (live texts, garbage and spare room), for statistics.
-    var allocatedBytes: Int { bytes.count + spans.capacity * MemoryLayout<Span>.stride }
+    /// The bytes the pages and the slot table take, for statistics and tests.
+    var allocatedBytes: Int { allocated + spans.capacity * MemoryLayout<Span>.stride }
+
+    /// The bytes the pages take (``allocatedBytes`` without the slot table), for tests.
+    var pageBytes: Int { allocated }
 
     @inline(__always)
     private static func size(of span: Span) -> Int {
@@ -174,39 +245,31 @@ struct TextArena: Sendable {
         }
     }
 
-    /// Copies the live texts into a fresh buffer with room for `size` more bytes and a spare
-    /// ``spareFraction`` of the live ones, dropping the garbage.
-    private mutating func compact(makingRoomFor size: Int) {
-        let live = used - garbage
-        let capacity = max(64, live + size + Int(Double(live + size) * Self.spareFraction))
-        var next = 0
-        // The buffer counts all its bytes as initialized without clearing them (bytes are
-        // trivial, and only the taken ones are ever read): no pass over the spare room.
-        let fresh = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            initialized = capacity
-            let target = UnsafeMutableRawBufferPointer(buffer)
-            bytes.withUnsafeBytes { source in
-                if garbage == 0 {
-                    if used > 0 { target.baseAddress.unsafelyUnwrapped.copyMemory(from: source.baseAddress.unsafelyUnwrapped, byteCount: used) }
-                    next = used
-                    return
-                }
-                spans.withUnsafeMutableBufferPointer { spans in
-                    for slot in spans.indices where spans[slot].offset != .max {
-                        let length = Self.size(of: spans[slot])
-                        if length > 0 {
-                            (target.baseAddress.unsafelyUnwrapped + next)
-                                .copyMemory(from: source.baseAddress.unsafelyUnwrapped + Int(spans[slot].offset), byteCount: length)
-                        }
-                        spans[slot].offset = UInt32(next)
-                        next += length
+    /// Copies the live texts into fresh pages, dropping the garbage.
+    private mutating func compact() {
+        let old = pages
+        pages = []
+        pageLive = []
+        freePages = []
+        tail = -1
+        tailUsed = 0
+        allocated = 0
+        liveBytes = 0
+        for slot in spans.indices where spans[slot].location != .max {
+            let span = spans[slot]
+            let size = Self.size(of: span)
+            let (page, offset) = reserve(size)
+            if size > 0 {
+                old[Int(span.location >> Self.offsetBits)].withUnsafeBytes { source in
+                    pages[page].withUnsafeMutableBytes { target in
+                        (target.baseAddress.unsafelyUnwrapped + offset).copyMemory(
+                            from: source.baseAddress.unsafelyUnwrapped + Int(span.location & (1 << Self.offsetBits - 1)),
+                            byteCount: size)
                     }
                 }
             }
+            spans[slot].location = UInt32(page) << Self.offsetBits | UInt32(offset)
         }
-        bytes = fresh
-        used = next
-        garbage = 0
     }
 }
 

@@ -93,6 +93,22 @@ import Testing
         #expect(arena.count == 0 && arena.allocatedBytes == 0)
     }
 
+    @Test("a text of no bytes keeps its page alive while the texts around it leave")
+    func emptyTextKeepsItsPage() {
+        var arena = TextArena()
+        let body = String(repeating: "x", count: 50)
+        let first = arena.store(title: "first", texts: PackedTexts(body: body, sender: nil, thread: nil))
+        let empty = arena.store(title: "", texts: .none)  // inside the first page, after `first`
+        let others = (0..<500).map { arena.store(title: "title \($0)", texts: PackedTexts(body: body, sender: nil, thread: nil)) }
+        arena.release(first)
+        for slot in others { arena.release(slot) }
+        #expect(arena.count == 1)
+        #expect(arena.title(empty) == "" && arena.texts(empty) == .none)
+        // The pages whose texts all left are freed: the empty text's page and the page new
+        // texts go to remain.
+        #expect(arena.pageBytes <= 2 * TextArena.pageSize)
+    }
+
     @Test("a notification's packed texts read and write like three fields")
     func notificationTexts() {
         let long = String(repeating: "é", count: 20)
