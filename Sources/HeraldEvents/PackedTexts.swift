@@ -105,7 +105,7 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
         }
     }
 
-    /// The texts whose packed bytes (``withPackedBytes(_:)``) are `bytes`, which must come
+    /// The texts whose packed bytes (``copyPackedBytes(to:)``) are `bytes`, which must come
     /// from an earlier packing.
     package init(packed bytes: UnsafeBufferPointer<UInt8>) {
         let count = bytes.count
@@ -117,14 +117,8 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with the packed bytes (none for no texts), the whole canonical form:
-    /// ``init(packed:)`` rebuilds equal texts from them.
-    @inline(__always)
-    package func withPackedBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withBytes(body)
-    }
-
-    /// Copies the packed bytes (``withPackedBytes(_:)``) to `destination`, which has room for
+    /// Copies the packed bytes (none for no texts; the whole canonical form, from which
+    /// ``init(packed:)`` rebuilds equal texts) to `destination`, which has room for
     /// ``byteCount`` of them. Not generic, so callers in other modules do not go through an
     /// unspecialized closure call.
     package func copyPackedBytes(to destination: UnsafeMutableRawPointer) {
@@ -225,7 +219,7 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
         withBytes { Self.withFields(ofPacked: $0, body) }
     }
 
-    /// ``withFields(_:)`` for packed bytes held elsewhere (``withPackedBytes(_:)``).
+    /// ``withFields(_:)`` for packed bytes held elsewhere (``copyPackedBytes(to:)``).
     package static func withFields<R>(
         ofPacked bytes: UnsafeBufferPointer<UInt8>,
         _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
