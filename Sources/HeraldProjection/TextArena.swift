@@ -26,6 +26,11 @@ struct TextArena: Sendable {
         var titleLength: UInt32
         /// The packed texts' byte count.
         var textsLength: UInt32
+
+        /// The page of an entry in use.
+        var page: Int { Int(location >> TextArena.offsetBits) }
+        /// The offset in its page of an entry in use.
+        var offset: Int { Int(location & (1 << TextArena.offsetBits - 1)) }
     }
 
     /// The size of a full page; smaller ones start an arena.
@@ -94,7 +99,9 @@ struct TextArena: Sendable {
     @inline(__always)
     private mutating func reserve(_ size: Int) -> (page: Int, offset: Int) {
         liveBytes += size
-        if tail >= 0 && tailUsed + size <= pages[tail].count {
+        // A text of no bytes still needs an offset inside the page: at the end of a full
+        // 4 KiB page it would not fit in its 12 bits.
+        if tail >= 0 && tailUsed + max(size, 1) <= pages[tail].count {
             let offset = tailUsed
             tailUsed += size
             pageLive[tail] += 1
@@ -129,13 +136,16 @@ struct TextArena: Sendable {
             let old = tail
             tail = index
             tailUsed = size
-            if old >= 0 && pageLive[old] == 0 {
-                allocated -= pages[old].count
-                pages[old] = []
-                freePages.append(Int32(old))
-            }
+            if old >= 0 && pageLive[old] == 0 { freePage(old) }
         }
         return index
+    }
+
+    /// Frees page `index`, which holds no live text, for ``addPage(for:)`` to reuse its entry.
+    private mutating func freePage(_ index: Int) {
+        allocated -= pages[index].count
+        pages[index] = []
+        freePages.append(Int32(index))
     }
 
     /// A page of `size` bytes. It counts all its bytes as initialized without clearing them
@@ -167,15 +177,10 @@ struct TextArena: Sendable {
         precondition(span.location != .max, "text slot released twice")
         let size = Self.size(of: span)
         liveBytes -= size
-        let page = Int(span.location >> Self.offsetBits)
-        pageLive[page] -= 1
-        if pageLive[page] == 0 && page != tail {
-            // Texts mostly leave in the order they came (reads clear the oldest first), so
-            // whole pages empty out: free them without copying anything.
-            allocated -= pages[page].count
-            pages[page] = []
-            freePages.append(Int32(page))
-        }
+        pageLive[span.page] -= 1
+        // Texts mostly leave in the order they came (reads clear the oldest first), so whole
+        // pages empty out: free them without copying anything.
+        if pageLive[span.page] == 0 && span.page != tail { freePage(span.page) }
         spans[Int(slot)] = Span(location: .max, titleLength: firstFree, textsLength: 0)
         firstFree = slot
         count -= 1
@@ -200,8 +205,8 @@ struct TextArena: Sendable {
     func withTexts<R>(_ slot: UInt32, _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>) -> R) -> R {
         let span = spans[Int(slot)]
         precondition(span.location != .max, "text slot not in use")
-        return pages[Int(span.location >> Self.offsetBits)].withUnsafeBufferPointer { page in
-            var start = Int(span.location & (1 << Self.offsetBits - 1))
+        return pages[span.page].withUnsafeBufferPointer { page in
+            var start = span.offset
             var title: UnsafeBufferPointer<UInt8>?
             if span.titleLength != .max {
                 title = UnsafeBufferPointer(rebasing: page[start..<start + Int(span.titleLength)])
@@ -263,11 +268,10 @@ struct TextArena: Sendable {
             let size = Self.size(of: span)
             let (page, offset) = reserve(size)
             if size > 0 {
-                old[Int(span.location >> Self.offsetBits)].withUnsafeBytes { source in
+                old[span.page].withUnsafeBytes { source in
                     pages[page].withUnsafeMutableBytes { target in
                         (target.baseAddress.unsafelyUnwrapped + offset).copyMemory(
-                            from: source.baseAddress.unsafelyUnwrapped + Int(span.location & (1 << Self.offsetBits - 1)),
-                            byteCount: size)
+                            from: source.baseAddress.unsafelyUnwrapped + span.offset, byteCount: size)
                     }
                 }
             }

@@ -109,6 +109,23 @@ import Testing
         #expect(arena.pageBytes <= 2 * TextArena.pageSize)
     }
 
+    @Test("a text of no bytes after a full page gets a place of its own")
+    func emptyTextAfterAFullPage() {
+        var arena = TextArena()
+        // Titles of 256, 512, 1024, 2048 and 4096 bytes each fill a fresh page exactly, the
+        // last a full 4 KiB one; then a text of no bytes comes.
+        var filled: [UInt32: String] = [:]
+        for size in [256, 512, 1024, 2048, 4096] {
+            let title = String(repeating: "t", count: size)
+            filled[arena.store(title: title, texts: .none)] = title
+        }
+        let empty = arena.store(title: "", texts: .none)
+        #expect(arena.title(empty) == "" && arena.texts(empty) == .none)
+        for (slot, title) in filled { #expect(arena.title(slot) == title) }
+        for slot in filled.keys { arena.release(slot) }
+        #expect(arena.count == 1 && arena.title(empty) == "")
+    }
+
     @Test("a notification's packed texts read and write like three fields")
     func notificationTexts() {
         let long = String(repeating: "é", count: 20)
