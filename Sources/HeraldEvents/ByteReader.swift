@@ -27,23 +27,68 @@ public struct ByteReader {
     /// Whether every byte has been read.
     public var isAtEnd: Bool { offset == buffer.count }
 
+    @inline(__always)
     public mutating func byte() throws(Malformed) -> UInt8 {
-        guard offset < buffer.count else { throw Malformed(offset: offset, reason: "unexpected end") }
-        defer { offset += 1 }
-        return buffer[offset]
+        let at = offset
+        guard at < buffer.count else { throw Self.unexpectedEnd(at: at) }
+        offset = at + 1
+        return buffer.load(fromByteOffset: at, as: UInt8.self)
     }
 
+    /// The error for bytes that end at `offset` in the middle of a value (out of line: it is
+    /// the cold path of the small reads inlined at every call).
+    @inline(never)
+    private static func unexpectedEnd(at offset: Int) -> Malformed {
+        Malformed(offset: offset, reason: "unexpected end")
+    }
+
+    @inline(__always)
     public mutating func varint() throws(Malformed) -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
+        // Most varints are one byte (lengths, counts, flags): that case reads and returns.
         let start = offset
-        while true {
-            let b = try byte()
+        guard start < buffer.count else { throw Self.unexpectedEnd(at: start) }
+        let first = buffer.load(fromByteOffset: start, as: UInt8.self)
+        if first < 0x80 {
+            offset = start + 1
+            return UInt64(first)
+        }
+        return try longVarint(first: first, at: start)
+    }
+
+    /// The rest of a varint of more than one byte, whose first byte `first` is at `start`.
+    private mutating func longVarint(first: UInt8, at start: Int) throws(Malformed) -> UInt64 {
+        if buffer.count - start >= 8 {
+            // Eight bytes at once: find the last byte (the first without its high bit), keep
+            // the bytes up to it, and pack their 7-bit groups together in three steps.
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let length = (ends.trailingZeroBitCount + 1) >> 3
+                var x = (length == 8 ? word : word & ((1 << UInt64(length << 3)) - 1)) & 0x7F7F_7F7F_7F7F_7F7F
+                x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
+                x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
+                x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
+                offset = start + length
+                return x
+            }
+        }
+        var result = UInt64(first & 0x7F)
+        var shift: UInt64 = 7
+        var index = start + 1
+        let end = buffer.count
+        while index < end {
+            let b = buffer.load(fromByteOffset: index, as: UInt8.self)
+            index += 1
             if shift == 63 && b > 1 { throw Malformed(offset: start, reason: "varint overflows 64 bits") }
             result |= UInt64(b & 0x7F) << shift
-            if b < 0x80 { return result }
+            if b < 0x80 {
+                offset = index
+                return result
+            }
             shift += 7
         }
+        offset = end
+        throw Self.unexpectedEnd(at: end)
     }
 
     public mutating func signedVarint() throws(Malformed) -> Int64 {

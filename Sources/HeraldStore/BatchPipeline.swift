@@ -82,7 +82,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
             producer = nil
             result = Result {
                 try produce { element in
-                    buffer.append(element)
+                    buffer.append(consume element)
                     return buffer.count < batchSize || handOff(&buffer, capacity: batchSize)
                 }
             }

@@ -94,6 +94,47 @@ struct EventCodecTests {
         }
     }
 
+    @Test("varints of every length round-trip back to back, and every cut one is rejected")
+    func varintLengths() throws {
+        // One value of each encoded length, 1 to 10 bytes, and the largest of each length.
+        var values: [UInt64] = []
+        for bits in stride(from: 0, through: 63, by: 7) {
+            values.append(1 << UInt64(bits))
+            values.append(bits + 7 >= 64 ? .max : (1 << UInt64(bits + 7)) - 1)
+        }
+        var writer = ByteWriter()
+        for v in values { writer.varint(v) }
+        try writer.bytes.withUnsafeBytes { buffer throws in
+            var reader = ByteReader(buffer)
+            for v in values { #expect(try reader.varint() == v) }
+            #expect(reader.isAtEnd)
+        }
+        for v in values {
+            var one = ByteWriter()
+            one.varint(v)
+            for cut in 0..<one.bytes.count {
+                try Array(one.bytes[..<cut]).withUnsafeBytes { buffer throws in
+                    var reader = ByteReader(buffer)
+                    let error = #expect(throws: ByteReader.Malformed.self) { try reader.varint() }
+                    #expect(error?.reason == "unexpected end")
+                    #expect(error?.offset == cut)
+                }
+            }
+        }
+    }
+
+    @Test("a ten-byte varint above 64 bits is rejected, naming where it starts")
+    func varintOverflow() throws {
+        let bytes: [UInt8] = [0x05] + [UInt8](repeating: 0xFF, count: 9) + [0x02]
+        try bytes.withUnsafeBytes { buffer throws in
+            var reader = ByteReader(buffer)
+            #expect(try reader.varint() == 5)
+            let error = #expect(throws: ByteReader.Malformed.self) { try reader.varint() }
+            #expect(error?.reason == "varint overflows 64 bits")
+            #expect(error?.offset == 1)
+        }
+    }
+
     @Test("an over-long varint is rejected")
     func overlongVarint() {
         let bytes = [UInt8](repeating: 0xFF, count: 11)
