@@ -177,16 +177,20 @@ import HeraldTestSupport
         let bytes = Self.large().snapshot()
         // The layout: version, seq, count, then per account its name ("a", "b", "c": two
         // bytes each) and the length of its encoding.
-        var reader = ByteReader(UnsafeRawBufferPointer(start: bytes, count: bytes.count - 8))
-        _ = try reader.uint32BigEndian()
-        _ = try reader.varint()
-        let count = try reader.varint()
-        #expect(count == 3)
-        var lengthOffsets: [Int] = []
-        for _ in 0..<3 {
-            try reader.skipString()
-            lengthOffsets.append(reader.offset)
-            try reader.skip(Int(try reader.varint()))
+        // (The reader borrows the bytes only inside `withUnsafeBytes`.)
+        let lengthOffsets = try bytes.dropLast(8).withUnsafeBytes { buffer throws in
+            var reader = ByteReader(buffer)
+            _ = try reader.uint32BigEndian()
+            _ = try reader.varint()
+            let count = try reader.varint()
+            #expect(count == 3)
+            var offsets: [Int] = []
+            for _ in 0..<3 {
+                try reader.skipString()
+                offsets.append(reader.offset)
+                try reader.skip(Int(try reader.varint()))
+            }
+            return offsets
         }
         for offset in [lengthOffsets[0], lengthOffsets[2]] {
             var damaged = Array(bytes.dropLast(8))
