@@ -7,11 +7,16 @@ extension Account {
         chats[chat].readMaxId = maxId
         let end = maxId == .max ? chats[chat].unread.count : chats[chat].unreadLowerBound(maxId + 1)
         if end > 0 {
+            // Without updates or changes to report, the notifications are cleared group by
+            // group in one pass (see `clearRead`); otherwise one by one, in message order,
+            // which is the order updates and the audit trail report.
+            let inBulk = end > 1 && !savesShownBefore && !recording
+            if inBulk { clearRead(chat: chat, upTo: end) }
             var mentions = 0
             for i in 0..<end {
                 let message = chats[chat].unread[i]
                 if message.isMention { mentions += 1 }
-                if message.notificationId != 0 { clear(message.notificationId, reason: .read) }
+                if !inBulk && message.notificationId != 0 { clear(message.notificationId, reason: .read) }
             }
             chats[chat].unread.removeFirst(end)
             chats[chat].unread.shrinkIfSparse()
@@ -23,6 +28,94 @@ extension Account {
         if !chats[chat].deleted.isEmpty {
             chats[chat].deleted.removeAll { $0 <= maxId }
         }
+    }
+
+    /// Clears the live notifications of unread messages `0..<end` of `chat`, as calling
+    /// ``clear(_:reason:)`` on each in message order would when no updates are computed and
+    /// no changes recorded: the same notifications leave, the same groups are touched, in
+    /// the same order.
+    ///
+    /// A message's notification lives in its chat's `messages` or `mentions` group (the only
+    /// groups of message notifications, SEMANTICS §3), and both lists of a group are sorted
+    /// by id: so each list is filtered once, merging it with the sorted ids, instead of
+    /// finding (one hash lookup and one binary search) and removing (a shift) each
+    /// notification on its own.
+    private mutating func clearRead(chat: Int, upTo end: Int) {
+        withUnsafeTemporaryAllocation(of: ReadNotification.self, capacity: end) { buffer in
+            var count = 0
+            for i in 0..<end {
+                let id = chats[chat].unread[i].notificationId
+                if id != 0 {
+                    buffer[count] = ReadNotification(id: id, position: Int32(i))
+                    count += 1
+                }
+            }
+            guard count > 0 else { return }
+            var ids = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+            // Notification ids mostly grow with message ids: usually sorted already.
+            if count <= 32 {
+                for i in 1..<count {
+                    let item = ids[i]
+                    var j = i
+                    while j > 0 && ids[j - 1].id > item.id {
+                        ids[j] = ids[j - 1]
+                        j -= 1
+                    }
+                    ids[j] = item
+                }
+            } else {
+                ids.sort { $0.id < $1.id }
+            }
+            // The groups are touched in the order of the first message (in message order)
+            // whose notification each held, as clearing one by one touches them.
+            let sorted = UnsafeBufferPointer(ids)
+            let messages = chats[chat].group(.messages).map { Int($0) }
+            let mentions = chats[chat].group(.mentions).map { Int($0) }
+            let messagesFirst = messages.map { removeRead(sorted, from: $0) } ?? .max
+            let mentionsFirst = mentions.map { removeRead(sorted, from: $0) } ?? .max
+            if mentionsFirst < messagesFirst { touch(mentions!) }
+            if messagesFirst != .max { touch(messages!) }
+            if mentionsFirst != .max && mentionsFirst > messagesFirst { touch(mentions!) }
+        }
+    }
+
+    /// Removes from both lists of `group` the notifications whose ids are in `ids` (sorted),
+    /// releasing their texts; returns the smallest position among those removed (`.max` when
+    /// none was).
+    private mutating func removeRead(_ ids: UnsafeBufferPointer<ReadNotification>, from group: Int) -> Int32 {
+        min(removeRead(ids, fromActive: true, of: group), removeRead(ids, fromActive: false, of: group))
+    }
+
+    private mutating func removeRead(_ ids: UnsafeBufferPointer<ReadNotification>, fromActive: Bool, of group: Int) -> Int32 {
+        let count = fromActive ? groups[group].active.count : groups[group].dismissed.count
+        guard count > 0 else { return .max }
+        var first = Int32.max
+        var kept = 0
+        var next = 0
+        for index in 0..<count {
+            let notification = fromActive ? groups[group].active[index] : groups[group].dismissed[index]
+            while next < ids.count && ids[next].id < notification.id { next += 1 }
+            if next < ids.count && ids[next].id == notification.id {
+                first = min(first, ids[next].position)
+                texts.release(notification.textSlot)
+                live[notification.id] = nil
+            } else {
+                if kept != index {
+                    if fromActive { groups[group].active[kept] = notification } else { groups[group].dismissed[kept] = notification }
+                }
+                kept += 1
+            }
+        }
+        if kept < count {
+            if fromActive {
+                groups[group].active.removeLast(count - kept)
+                groups[group].active.shrinkIfSparse()
+            } else {
+                groups[group].dismissed.removeLast(count - kept)
+                groups[group].dismissed.shrinkIfSparse()
+            }
+        }
+        return first
     }
 
     /// `delete` with `chat` (SEMANTICS §6).
@@ -160,4 +253,10 @@ extension Account {
         if recordsChanges { changes.append(.accountReset) }
         return updates
     }
+}
+
+/// An unread message's notification that a `read` clears, with the message's position.
+private struct ReadNotification {
+    var id: Int64
+    var position: Int32
 }
