@@ -46,7 +46,7 @@ extension Account {
             for i in 0..<end {
                 let id = chats[chat].unread[i].notificationId
                 if id != 0 {
-                    buffer[count] = ReadNotification(id: id, position: Int32(i))
+                    buffer.initializeElement(at: count, to: ReadNotification(id: id, position: Int32(i)))
                     count += 1
                 }
             }
