@@ -32,21 +32,21 @@ extension Account {
 
     /// Clears the live notifications of unread messages `0..<end` of `chat`, as calling
     /// ``clear(_:reason:)`` on each in message order would when no updates are computed and
-    /// no changes recorded: the same notifications leave, the same groups are touched, in
-    /// the same order.
+    /// no changes recorded: the same notifications leave and the same groups are touched.
+    /// (The order of the touches differs, which only updates would show: without them, a
+    /// touched group only gets its candidate key refreshed, in a sorted set.)
     ///
     /// A message's notification lives in its chat's `messages` or `mentions` group (the only
-    /// groups of message notifications, SEMANTICS §3), and both lists of a group are sorted
-    /// by id: so each list is filtered once, merging it with the sorted ids, instead of
-    /// finding (one hash lookup and one binary search) and removing (a shift) each
-    /// notification on its own.
+    /// groups of message notifications, SEMANTICS §3): each of the two is filtered once
+    /// against the sorted ids (``clearAll(in:reason:where:)``), instead of finding (one hash
+    /// lookup and one binary search) and removing (a shift) each notification on its own.
     private mutating func clearRead(chat: Int, upTo end: Int) {
-        withUnsafeTemporaryAllocation(of: ReadNotification.self, capacity: end) { buffer in
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: end) { buffer in
             var count = 0
             for i in 0..<end {
                 let id = chats[chat].unread[i].notificationId
                 if id != 0 {
-                    buffer.initializeElement(at: count, to: ReadNotification(id: id, position: Int32(i)))
+                    buffer.initializeElement(at: count, to: id)
                     count += 1
                 }
             }
@@ -55,67 +55,34 @@ extension Account {
             // Notification ids mostly grow with message ids: usually sorted already.
             if count <= 32 {
                 for i in 1..<count {
-                    let item = ids[i]
+                    let id = ids[i]
                     var j = i
-                    while j > 0 && ids[j - 1].id > item.id {
+                    while j > 0 && ids[j - 1] > id {
                         ids[j] = ids[j - 1]
                         j -= 1
                     }
-                    ids[j] = item
+                    ids[j] = id
                 }
             } else {
-                ids.sort { $0.id < $1.id }
+                ids.sort()
             }
-            // The groups are touched in the order of the first message (in message order)
-            // whose notification each held, as clearing one by one touches them.
             let sorted = UnsafeBufferPointer(ids)
-            let messages = chats[chat].group(.messages).map { Int($0) }
-            let mentions = chats[chat].group(.mentions).map { Int($0) }
-            let messagesFirst = messages.map { removeRead(sorted, from: $0) } ?? .max
-            let mentionsFirst = mentions.map { removeRead(sorted, from: $0) } ?? .max
-            if mentionsFirst < messagesFirst { touch(mentions!) }
-            if messagesFirst != .max { touch(messages!) }
-            if mentionsFirst != .max && mentionsFirst > messagesFirst { touch(mentions!) }
+            let isRead = { (notification: StoredNotification) in Self.contains(sorted, notification.id) }
+            for type in [GroupType.messages, .mentions] {
+                if let group = chats[chat].group(type) { clearAll(in: Int(group), reason: .read, where: isRead) }
+            }
         }
     }
 
-    /// Removes from both lists of `group` the notifications whose ids are in `ids` (sorted),
-    /// releasing their texts; returns the smallest position among those removed (`.max` when
-    /// none was).
-    private mutating func removeRead(_ ids: UnsafeBufferPointer<ReadNotification>, from group: Int) -> Int32 {
-        min(removeRead(ids, fromActive: true, of: group), removeRead(ids, fromActive: false, of: group))
-    }
-
-    private mutating func removeRead(_ ids: UnsafeBufferPointer<ReadNotification>, fromActive: Bool, of group: Int) -> Int32 {
-        let count = fromActive ? groups[group].active.count : groups[group].dismissed.count
-        guard count > 0 else { return .max }
-        var first = Int32.max
-        var kept = 0
-        var next = 0
-        for index in 0..<count {
-            let notification = fromActive ? groups[group].active[index] : groups[group].dismissed[index]
-            while next < ids.count && ids[next].id < notification.id { next += 1 }
-            if next < ids.count && ids[next].id == notification.id {
-                first = min(first, ids[next].position)
-                texts.release(notification.textSlot)
-                live[notification.id] = nil
-            } else {
-                if kept != index {
-                    if fromActive { groups[group].active[kept] = notification } else { groups[group].dismissed[kept] = notification }
-                }
-                kept += 1
-            }
+    /// Whether the sorted `ids` hold `id` (a binary search).
+    private static func contains(_ ids: UnsafeBufferPointer<Int64>, _ id: Int64) -> Bool {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
         }
-        if kept < count {
-            if fromActive {
-                groups[group].active.removeLast(count - kept)
-                groups[group].active.shrinkIfSparse()
-            } else {
-                groups[group].dismissed.removeLast(count - kept)
-                groups[group].dismissed.shrinkIfSparse()
-            }
-        }
-        return first
+        return low < ids.count && ids[low] == id
     }
 
     /// `delete` with `chat` (SEMANTICS §6).
@@ -255,8 +222,3 @@ extension Account {
     }
 }
 
-/// An unread message's notification that a `read` clears, with the message's position.
-private struct ReadNotification {
-    var id: Int64
-    var position: Int32
-}

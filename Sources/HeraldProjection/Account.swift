@@ -174,21 +174,37 @@ struct Account: Hashable, Sendable {
         let hit = groups[group].active.contains(where: shouldClear) || groups[group].dismissed.contains(where: shouldClear)
         guard hit else { return }
         touch(group)
-        for list in 0..<2 {
-            var kept: [StoredNotification] = []
-            let source = list == 0 ? groups[group].active : groups[group].dismissed
-            kept.reserveCapacity(source.count)
-            for notification in source {
-                if shouldClear(notification) {
-                    texts.release(notification.textSlot)
-                    live[notification.id] = nil
-                    if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
-                } else {
-                    kept.append(notification)
+        clearAll(fromActive: true, of: group, reason: reason, where: shouldClear)
+        clearAll(fromActive: false, of: group, reason: reason, where: shouldClear)
+    }
+
+    /// Clears, from one list of `group`, the notifications `shouldClear` selects, keeping the
+    /// others in order in place.
+    private mutating func clearAll(
+        fromActive: Bool, of group: Int, reason: ClearReason, where shouldClear: (StoredNotification) -> Bool
+    ) {
+        let count = fromActive ? groups[group].active.count : groups[group].dismissed.count
+        var kept = 0
+        for index in 0..<count {
+            let notification = fromActive ? groups[group].active[index] : groups[group].dismissed[index]
+            if shouldClear(notification) {
+                texts.release(notification.textSlot)
+                live[notification.id] = nil
+                if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
+            } else {
+                if kept != index {
+                    if fromActive { groups[group].active[kept] = notification } else { groups[group].dismissed[kept] = notification }
                 }
+                kept += 1
             }
-            kept.shrinkIfSparse()
-            if list == 0 { groups[group].active = kept } else { groups[group].dismissed = kept }
+        }
+        guard kept < count else { return }
+        if fromActive {
+            groups[group].active.removeLast(count - kept)
+            groups[group].active.shrinkIfSparse()
+        } else {
+            groups[group].dismissed.removeLast(count - kept)
+            groups[group].dismissed.shrinkIfSparse()
         }
     }
 
