@@ -52,20 +52,9 @@ extension Account {
             }
             guard count > 0 else { return }
             var ids = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-            // Notification ids mostly grow with message ids: usually sorted already.
-            if count <= 32 {
-                for i in 1..<count {
-                    let id = ids[i]
-                    var j = i
-                    while j > 0 && ids[j - 1] > id {
-                        ids[j] = ids[j - 1]
-                        j -= 1
-                    }
-                    ids[j] = id
-                }
-            } else {
-                ids.sort()
-            }
+            // Notification ids mostly grow with message ids: usually sorted already, which
+            // the standard sort finds in one pass.
+            ids.sort()
             let sorted = UnsafeBufferPointer(ids)
             let isRead = { (notification: StoredNotification) in Self.contains(sorted, notification.id) }
             for type in [GroupType.messages, .mentions] {
