@@ -35,8 +35,8 @@ public struct ByteReader {
         return buffer.load(fromByteOffset: at, as: UInt8.self)
     }
 
-    /// The error for bytes that end at `offset` in the middle of a value (out of line: it is
-    /// the cold path of the small reads inlined at every call).
+    /// The error for bytes that end at `offset` in the middle of a value, for every read (out
+    /// of line: it is the cold path of the small reads inlined at every call).
     @inline(never)
     private static func unexpectedEnd(at offset: Int) -> Malformed {
         Malformed(offset: offset, reason: "unexpected end")
@@ -161,7 +161,7 @@ public struct ByteReader {
 
     /// Passes over `count` bytes.
     public mutating func skip(_ count: Int) throws(Malformed) {
-        guard count >= 0, count <= remaining else { throw Malformed(offset: offset, reason: "unexpected end") }
+        guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
         offset += count
     }
 
@@ -171,20 +171,20 @@ public struct ByteReader {
     }
 
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
-        guard count >= 0, count <= remaining else { throw Malformed(offset: offset, reason: "unexpected end") }
+        guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
         defer { offset += count }
         return Array(buffer[offset..<(offset + count)])
     }
 
     public mutating func uint64BigEndian() throws(Malformed) -> UInt64 {
-        guard remaining >= 8 else { throw Malformed(offset: offset, reason: "unexpected end") }
+        guard remaining >= 8 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt64 = 0
         for _ in 0..<8 { value = value << 8 | UInt64(buffer[offset]); offset += 1 }
         return value
     }
 
     public mutating func uint32BigEndian() throws(Malformed) -> UInt32 {
-        guard remaining >= 4 else { throw Malformed(offset: offset, reason: "unexpected end") }
+        guard remaining >= 4 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt32 = 0
         for _ in 0..<4 { value = value << 8 | UInt32(buffer[offset]); offset += 1 }
         return value

@@ -37,9 +37,10 @@ extension Account {
     /// touched group only gets its candidate key refreshed, in a sorted set.)
     ///
     /// A message's notification lives in its chat's `messages` or `mentions` group (the only
-    /// groups of message notifications, SEMANTICS §3): each of the two is filtered once
-    /// against the sorted ids (``clearAll(in:reason:where:)``), instead of finding (one hash
-    /// lookup and one binary search) and removing (a shift) each notification on its own.
+    /// groups of message notifications, SEMANTICS §3): each of the two is filtered in place
+    /// against the sorted ids (``clearAll(in:reason:where:)``, one pass to see whether any is
+    /// there and one to remove them), instead of finding (one hash lookup and one binary
+    /// search) and removing (a shift) each notification on its own.
     private mutating func clearRead(chat: Int, upTo end: Int) {
         withUnsafeTemporaryAllocation(of: Int64.self, capacity: end) { buffer in
             var count = 0
