@@ -24,7 +24,11 @@ extension Store {
     /// event is committed.
     @discardableResult
     public func append(_ event: Event, source: Source = .library) throws -> Applied {
-        try append(contentsOf: [(event, source)])[0]
+        // The batch path's steps for one event, without wrapping it in a batch first: that
+        // copied the event twice more (each string retained and released), per durable call.
+        try requireWritable()
+        try Self.check(event, at: 0)
+        return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
     /// Appends a batch atomically, in one commit: either every event is appended, in order,
@@ -45,18 +49,27 @@ extension Store {
     }
 
     private func validated(_ batch: [(Event, Source)]) throws -> [PendingRecord] {
-        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        try requireWritable()
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
         for index in batch.indices {
-            do {
-                try batch[index].0.validate()
-            } catch {
-                throw StoreError.invalidEvent(index: index, error)
-            }
+            try Self.check(batch[index].0, at: index)
             pending.append(PendingRecord(event: batch[index].0, source: batch[index].1))
         }
         return pending
+    }
+
+    private func requireWritable() throws {
+        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+    }
+
+    /// Validates `event`, the `index`th of its batch; throws ``StoreError/invalidEvent(index:_:)``.
+    private static func check(_ event: Event, at index: Int) throws {
+        do {
+            try event.validate()
+        } catch {
+            throw StoreError.invalidEvent(index: index, error)
+        }
     }
 
     private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> GroupCommitter.Committed? {
@@ -68,14 +81,10 @@ extension Store {
     /// sources (`herald import`). Seqs must increase past ``lastSeq``; gaps are kept.
     @discardableResult
     public func importRecords(_ records: [LogRecord]) throws -> [Applied] {
-        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        try requireWritable()
         var pending: [PendingRecord] = []
         for (index, record) in records.enumerated() {
-            do {
-                try record.event.validate()
-            } catch {
-                throw StoreError.invalidEvent(index: index, error)
-            }
+            try Self.check(record.event, at: index)
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
         }
         return try submit(pending, wantsUpdates: true)?.applied ?? []
