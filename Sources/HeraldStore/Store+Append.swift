@@ -59,6 +59,7 @@ extension Store {
         return pending
     }
 
+    /// Throws ``StoreError/readOnly(path:)`` when the store was opened read-only.
     private func requireWritable() throws {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
     }
