@@ -63,6 +63,23 @@ struct LogTests {
         #expect(try store.records().count == 1)
     }
 
+    @Test("one invalid event appended alone is rejected, naming its field, and nothing is stored")
+    func singleInvalidEvent() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(Event(account: "a", .revoke))
+        #expect {
+            try store.append(Event(account: "a", .read(chat: "c", maxId: 0)))
+        } throws: { error in
+            guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
+            return index == 0 && cause.field == "maxId"
+        }
+        #expect(store.lastSeq == 1)
+        #expect(try store.records().count == 1)
+        // The store still takes valid events after the rejection.
+        #expect(try store.append(Event(account: "a", .revoke)).seq == 2)
+    }
+
     @Test("the map grows from a tiny size instead of failing the write")
     func mapGrowth() throws {
         let dir = TemporaryDirectory()
