@@ -51,58 +51,83 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
         return text!.withUTF8 { body($0) }
     }
 
-    /// Packs the three texts given as valid UTF-8 bytes (snapshots decode them in place).
+    /// Packs the three texts given as valid UTF-8 bytes.
     package init(utf8Body body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?, thread: UnsafeBufferPointer<UInt8>?) {
-        var mask: UInt8 = 0
-        if body != nil { mask |= 1 }
-        if sender != nil { mask |= 2 }
-        if thread != nil { mask |= 4 }
-        guard mask != 0 else {
+        let size = Self.packedCount(body: body, sender: sender, thread: thread)
+        if size == 0 {
             storage = .small("")
-            return
+        } else if size <= 15 {
+            storage = .small(String(unsafeUninitializedCapacity: size) { buffer in
+                Self.pack(body: body, sender: sender, thread: thread, into: UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped))
+                return size
+            })
+        } else {
+            storage = .large(TextBytes.make(count: size) { buffer in
+                Self.pack(body: body, sender: sender, thread: thread, into: UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped))
+            })
         }
-        let last = Self.lastField(mask)
+    }
+
+    /// The number of bytes the three texts (valid UTF-8) pack into: what ``byteCount`` would
+    /// be for them, without building the value.
+    package static func packedCount(
+        body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?, thread: UnsafeBufferPointer<UInt8>?
+    ) -> Int {
+        let mask = mask(body, sender, thread)
+        guard mask != 0 else { return 0 }
+        let last = lastField(mask)
         var size = 1
         func measure(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
             guard let field else { return }
             size += field.count
-            if index != last { size += Self.digits(field.count) + 1 }
+            if index != last { size += digits(field.count) + 1 }
         }
         measure(body, 0)
         measure(sender, 1)
         measure(thread, 2)
-        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-            buffer[0] = UInt8(ascii: "a") + mask
-            var position = 1
-            func write(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
-                guard let field else { return }
-                let count = field.count
-                if index != last {
-                    let digits = Self.digits(count)
-                    var value = count
-                    for offset in stride(from: digits - 1, through: 0, by: -1) {
-                        buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
-                        value /= 10
-                    }
-                    buffer[position + digits] = UInt8(ascii: ":")
-                    position += digits + 1
+        return size
+    }
+
+    /// Writes the packed bytes of the three texts (valid UTF-8) to `destination`, which has
+    /// room for ``packedCount(body:sender:thread:)`` of them: the same bytes as
+    /// ``copyPackedBytes(to:)`` of the packed value, so that a snapshot's texts go straight
+    /// into the projection's pages.
+    package static func pack(
+        body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?, thread: UnsafeBufferPointer<UInt8>?,
+        into destination: UnsafeMutableRawPointer
+    ) {
+        let mask = mask(body, sender, thread)
+        guard mask != 0 else { return }
+        let last = lastField(mask)
+        destination.storeBytes(of: UInt8(ascii: "a") + mask, as: UInt8.self)
+        var position = 1
+        func write(_ field: UnsafeBufferPointer<UInt8>?, _ index: Int) {
+            guard let field else { return }
+            let count = field.count
+            if index != last {
+                let digits = digits(count)
+                var value = count
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    destination.storeBytes(of: UInt8(ascii: "0") + UInt8(value % 10), toByteOffset: position + offset, as: UInt8.self)
+                    value /= 10
                 }
-                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[position...])
-                    .copyMemory(from: UnsafeRawBufferPointer(field))
-                position += count
+                destination.storeBytes(of: UInt8(ascii: ":"), toByteOffset: position + digits, as: UInt8.self)
+                position += digits + 1
             }
-            write(body, 0)
-            write(sender, 1)
-            write(thread, 2)
+            if count > 0 { (destination + position).copyMemory(from: field.baseAddress.unsafelyUnwrapped, byteCount: count) }
+            position += count
         }
-        if size <= 15 {
-            storage = .small(String(unsafeUninitializedCapacity: size) { buffer in
-                fill(buffer)
-                return size
-            })
-        } else {
-            storage = .large(TextBytes.make(count: size, fill))
-        }
+        write(body, 0)
+        write(sender, 1)
+        write(thread, 2)
+    }
+
+    /// Bit 0 body, bit 1 sender, bit 2 thread: which texts are present.
+    @inline(__always)
+    private static func mask(
+        _ body: UnsafeBufferPointer<UInt8>?, _ sender: UnsafeBufferPointer<UInt8>?, _ thread: UnsafeBufferPointer<UInt8>?
+    ) -> UInt8 {
+        (body != nil ? 1 : 0) | (sender != nil ? 2 : 0) | (thread != nil ? 4 : 0)
     }
 
     /// The texts whose packed bytes (``copyPackedBytes(to:)``) are `bytes`, which must come

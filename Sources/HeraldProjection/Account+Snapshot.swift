@@ -194,11 +194,11 @@ extension StoredNotification {
         let flags = try decoder.byte()
         guard flags < 64 else { throw decoder.malformed("unknown notification flags") }
         let title = flags & 4 != 0 ? try decoder.utf8() : nil
-        // The texts are packed straight from the snapshot's bytes.
+        // The texts are packed straight from the snapshot's bytes into the arena's page.
         let body = flags & 8 != 0 ? try decoder.utf8() : nil
         let sender = flags & 16 != 0 ? try decoder.utf8() : nil
         let thread = flags & 32 != 0 ? try decoder.utf8() : nil
-        let slot = arena.store(title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))
+        let slot = arena.store(title: title, body: body, sender: sender, thread: thread)
         self.init(
             id: id, kind: kind, objectId: objectId, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
             textSlot: slot)

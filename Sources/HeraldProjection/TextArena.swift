@@ -93,6 +93,24 @@ struct TextArena: Sendable {
         return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: texts.byteCount)
     }
 
+    /// Stores a title and the body, sender and thread (each valid UTF-8, or `nil` for none),
+    /// packing the three straight into the page (``PackedTexts/pack(body:sender:thread:into:)``),
+    /// and returns their slot: a restored snapshot builds no ``PackedTexts`` per notification.
+    mutating func store(
+        title: UnsafeBufferPointer<UInt8>?, body: UnsafeBufferPointer<UInt8>?, sender: UnsafeBufferPointer<UInt8>?,
+        thread: UnsafeBufferPointer<UInt8>?
+    ) -> UInt32 {
+        let titleCount = title?.count ?? 0
+        let textsCount = PackedTexts.packedCount(body: body, sender: sender, thread: thread)
+        let (page, offset) = reserve(titleCount + textsCount)
+        pages[page].withUnsafeMutableBytes { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped + offset
+            if let title, titleCount > 0 { start.copyMemory(from: title.baseAddress.unsafelyUnwrapped, byteCount: titleCount) }
+            PackedTexts.pack(body: body, sender: sender, thread: thread, into: start + titleCount)
+        }
+        return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: textsCount)
+    }
+
     /// Finds room for `size` bytes, adding a page when the tail page has too little, and
     /// returns where they go; ``take(page:offset:titleLength:textsLength:)`` then records
     /// them in a slot.

@@ -39,6 +39,19 @@ import Testing
         #expect(PackedTexts(body: body, sender: "s", thread: nil).byteCount == 1_007)
     }
 
+    /// Calls `body` with the UTF-8 bytes of four optional texts.
+    static func withUTF8<R>(
+        _ a: String?, _ b: String?, _ c: String?, _ d: String?,
+        _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
+        let bytes = [a, b, c, d].map { $0.map { Array($0.utf8) } }
+        func pointer(_ index: Int, _ next: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+            guard let array = bytes[index] else { return next(nil) }
+            return array.withUnsafeBufferPointer(next)
+        }
+        return pointer(0) { a in pointer(1) { b in pointer(2) { c in pointer(3) { d in body(a, b, c, d) } } } }
+    }
+
     @Test("stored notifications, public notifications and unread messages stay small")
     func layouts() {
         #expect(MemoryLayout<StoredNotification>.stride <= 32)
@@ -66,8 +79,14 @@ import Testing
             let grow = model.count < 300 ? random.chance(70) : random.chance(40)
             if grow || model.isEmpty {
                 let title = text()
-                let texts = PackedTexts(body: text(), sender: text(), thread: text())
-                let slot = arena.store(title: title, texts: texts)
+                let (body, sender, thread) = (text(), text(), text())
+                let texts = PackedTexts(body: body, sender: sender, thread: thread)
+                // Half the texts are packed straight into the page from their bytes, as a
+                // restored snapshot's are; both ways must store the same packing.
+                let slot =
+                    random.chance(50)
+                    ? arena.store(title: title, texts: texts)
+                    : Self.withUTF8(title, body, sender, thread) { arena.store(title: $0, body: $1, sender: $2, thread: $3) }
                 #expect(model[slot] == nil, "a slot in use was handed out again")
                 model[slot] = (title, texts)
             } else {
