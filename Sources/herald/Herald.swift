@@ -11,13 +11,13 @@ struct Herald: ParsableCommand {
         abstract: "Herald: an event-sourced notification store. Ingest pushes, rebuild and audit notification state.",
         discussion: """
             Every command takes --store DIR (default: $HERALD_STORE, else ./herald.db).
-            Reading commands work on a copied store too; nothing but ingest, import, snapshot,
-            compact, purge, keys and quarantine retry writes.
+            Reading commands work on a copied store too; nothing but ingest, import,
+            snapshot, compact, purge, keys and quarantine retry writes.
 
             Exit codes:
               0  success
               1  usage error (bad option, unknown format, out-of-range value)
-              2  a data problem was found (missing, locked or damaged store, verify failures)
+              2  a data problem was found (missing, locked or damaged store, failed verify)
               3  some input was rejected (bad payload lines; see the quarantine)
 
             Start with:  herald demo

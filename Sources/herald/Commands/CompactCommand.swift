@@ -8,15 +8,16 @@ struct CompactCommand: ParsableCommand {
         commandName: "compact",
         abstract: "Drop log records covered by a snapshot (optionally archiving them) and shrink the data file.",
         discussion: """
-            The snapshot (default: the newest valid one) becomes the base: opening never needs
-            the records below it. With --archive they move to DIR/archive/ first, where replay
-            and audit still read them. The data file is then rewritten without free pages and
-            swapped in atomically; an interrupted compaction leaves the old or the new file,
-            both valid. Needs the writer lock; readers open during the swap keep the old file
-            until they reopen.
+            The snapshot (default: the newest valid one) becomes the base: opening never
+            needs the records below it. With --archive they move to DIR/archive/ first,
+            where replay and audit still read them. The data file is then rewritten
+            without free pages and swapped in atomically; an interrupted compaction leaves
+            the old or the new file, both valid. Needs the writer lock; readers open
+            during the swap keep the old file until they reopen.
 
             Example:
-              herald snapshot --store ./herald.db && herald compact --store ./herald.db --archive
+              herald snapshot --store ./herald.db
+              herald compact --store ./herald.db --archive
             """
     )
 

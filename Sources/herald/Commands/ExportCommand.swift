@@ -9,8 +9,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and source.",
         discussion: """
-            Records that compaction moved to the archive are included. The output reads back with `herald import` (or `herald ingest --format herald`,
-            which ignores the extra keys).
+            Records that compaction moved to the archive are included. The output reads
+            back with `herald import` (or `herald ingest --format herald`, which ignores
+            the extra keys).
 
             Example:
               herald export --store ./herald.db --account tg:14124122 > tg.jsonl

@@ -9,11 +9,12 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Load the output of `herald export` into an empty store, reproducing its state.",
         discussion: """
-            Each line keeps its seq, recorded time and source, so the new store's state (seq
-            included) equals the original's. Any bad line rejects the whole import.
+            Each line keeps its seq, recorded time and source, so the new store's state
+            (seq included) equals the original's. Any bad line rejects the whole import.
 
             Example:
-              herald export --store ./a.db > all.jsonl && herald import --store ./b.db all.jsonl
+              herald export --store ./a.db > all.jsonl
+              herald import --store ./b.db all.jsonl
             """
     )
 

@@ -10,8 +10,8 @@ struct IngestCommand: ParsableCommand {
         abstract: "Append payloads (one per line) to the store's log.",
         discussion: """
             Valid lines are appended in order, in batches. Each bad line is reported as
-            FILE:LINE: field: reason, kept in the store's quarantine and never enters the log;
-            with --all-or-nothing nothing is appended if any line is bad.
+            FILE:LINE: field: reason, kept in the store's quarantine and never enters the
+            log; with --all-or-nothing nothing is appended if any line is bad.
 
             Example:
               herald ingest --store ./herald.db --format herald events.jsonl

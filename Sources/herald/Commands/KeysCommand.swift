@@ -10,7 +10,7 @@ struct KeysCommand: ParsableCommand {
         abstract: "Manage Telegram auth keys kept in the store for decrypting encrypted pushes.",
         discussion: """
             Examples:
-              herald keys add --account tg:14124122 uBa5yu01a-nJ...   (256 bytes, base64url)
+              herald keys add --account tg:14124122 uBa5yu01a-nJ...  (256 B, base64url)
               herald keys list
               herald keys remove 2886285856283441188
             """,

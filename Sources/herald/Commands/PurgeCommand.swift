@@ -9,8 +9,8 @@ struct PurgeCommand: ParsableCommand {
         abstract: "Remove every event, snapshot entry, archived record, quarantine entry and key of one account.",
         discussion: """
             Snapshots are rebuilt without the account and the data files rewritten, so no
-            freed page keeps its bytes. Its seqs become recorded gaps, which verify accepts.
-            Needs the writer lock. If interrupted, run it again.
+            freed page keeps its bytes. Its seqs become recorded gaps, which verify
+            accepts. Needs the writer lock. If interrupted, run it again.
 
             Example:
               herald purge --store ./herald.db --account tg:14124122

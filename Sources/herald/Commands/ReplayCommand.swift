@@ -10,9 +10,9 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Re-run the log and print each event, or the updates a client would have received.",
         discussion: """
-            The replay always starts from the beginning of history (so the state is right);
-            --from/--to/--account only choose what is printed. --set overrides view options for
-            a what-if replay: nothing is written.
+            The replay always starts from the beginning of history (so the state is
+            right); --from/--to/--account only choose what is printed. --set overrides
+            view options for a what-if replay: nothing is written.
 
             Examples:
               herald replay --store ./herald.db --updates --json

@@ -10,9 +10,9 @@ struct StateCommand: ParsableCommand {
         commandName: "state",
         abstract: "Show active notification groups and unread counts, now or at any point in history.",
         discussion: """
-            --at takes a seq (e.g. 1200), a time in ISO 8601 (2026-11-21T10:00:00Z) or Unix
-            seconds (@1763719200): the state right after that event, or after the last event
-            recorded at or before that time.
+            --at takes a seq (e.g. 1200), a time in ISO 8601 (2026-11-21T10:00:00Z) or
+            Unix seconds (@1763719200): the state right after that event, or after the
+            last event recorded at or before that time.
 
             Examples:
               herald state --store ./herald.db

@@ -8,8 +8,8 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check every record and snapshot: checksums, seq contiguity, snapshots against a replay.",
         discussion: """
-            Lists each problem with its seq and exits 2 if there is any. Purged seqs and the
-            records compaction dropped are not problems. Opens the store read-only and
+            Lists each problem with its seq and exits 2 if there is any. Purged seqs and
+            the records compaction dropped are not problems. Opens the store read-only and
             without replaying it, so a damaged store can be verified.
 
             Example:

@@ -11,9 +11,10 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Tour Herald on a temporary store built from real push payloads.",
         discussion: """
-            Ingests bundled Telegram (plain and encrypted), Zulip, APNs and Matrix payloads,
-            shows the updates a client receives as they happen and the notifications a person
-            would see, crashes a writer with SIGKILL and restarts, and prints an audit.
+            Ingests bundled Telegram (plain and encrypted), Zulip, APNs and Matrix
+            payloads, shows the updates a client receives as they happen and the
+            notifications a person would see, crashes a writer with SIGKILL and restarts,
+            and prints an audit.
 
             Example:
               herald demo --keep
