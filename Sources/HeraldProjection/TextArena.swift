@@ -62,9 +62,9 @@ struct TextArena: Sendable {
 
     /// Stores a title and packed texts, and returns their slot.
     ///
-    /// The same steps as the overload below that takes the title's bytes, written out: going
-    /// through `String.withUTF8` and that overload costs 41 more instructions per replayed
-    /// event (callgrind, `Tools/projection-bench`), on the hottest path there is.
+    /// The title's bytes are copied from its contiguous UTF-8 in place: going through
+    /// `String.withUTF8` and an overload taking the bytes cost 41 more instructions per
+    /// replayed event (callgrind, `Tools/projection-bench`), on the hottest path there is.
     mutating func store(title: String?, texts: PackedTexts) -> UInt32 {
         let titleCount = title?.utf8.count ?? 0
         let (page, offset) = reserve(titleCount + texts.byteCount)
@@ -76,18 +76,6 @@ struct TextArena: Sendable {
                 }
                 if copied == nil { start.copyMemory(from: Array(title.utf8), byteCount: titleCount) }
             }
-            texts.copyPackedBytes(to: start + titleCount)
-        }
-        return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: texts.byteCount)
-    }
-
-    /// Stores a title (valid UTF-8, or `nil` for none) and packed texts, and returns their slot.
-    mutating func store(title: UnsafeBufferPointer<UInt8>?, texts: PackedTexts) -> UInt32 {
-        let titleCount = title?.count ?? 0
-        let (page, offset) = reserve(titleCount + texts.byteCount)
-        pages[page].withUnsafeMutableBytes { buffer in
-            let start = buffer.baseAddress.unsafelyUnwrapped + offset
-            if let title, titleCount > 0 { start.copyMemory(from: title.baseAddress.unsafelyUnwrapped, byteCount: titleCount) }
             texts.copyPackedBytes(to: start + titleCount)
         }
         return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: texts.byteCount)
