@@ -81,8 +81,9 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
         } catch {
             // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called
-            // to discard the MDB_env handle."
-            mdb_env_close(env)
+            // to discard the MDB_env handle." Every stored property is set by now, so a
+            // throwing initializer still runs `deinit`, which does exactly that: closing the
+            // handle here as well would free it twice.
             throw error
         }
     }

@@ -62,6 +62,25 @@ struct MaintenanceCommandTests {
         #expect(!(try CLI.run(["export", "--store", store]).stdout.contains("secret-person")))
     }
 
+    @Test("a data file LMDB cannot open is reported with exit 2, by readers and writers alike")
+    func unopenableDataFile() throws {
+        let dir = TemporaryDirectory()
+        for (name, bytes) in [("text", Data("hello\n".utf8)), ("empty", Data()), ("noise", Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))] {
+            let store = dir.child(name)
+            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+            try bytes.write(to: URL(fileURLWithPath: store + "/data.mdb"))
+            // (An empty data file is what LMDB itself leaves before its first commit: a writer
+            // may start a store in it, so only readers are asked about that one.)
+            for command in [["verify"], ["state"], ["stats"]] + (bytes.isEmpty ? [] : [["ingest", "-"]]) {
+                let result = try CLI.run(command + ["--store", store], input: "")
+                #expect(result.status == 2, "\(name) \(command): exit \(result.status), \(result.stderr)")
+                #expect(result.stderr.contains(store), "\(name) \(command): \(result.stderr)")
+            }
+            // Nothing was written over the damaged file.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == bytes)
+        }
+    }
+
     @Test("verify reports a damaged record with its seq and exits 2")
     func verifyDamage() throws {
         let dir = TemporaryDirectory()
