@@ -58,13 +58,13 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens (creating if needed) the environment in directory `path`, then clears stale
     /// reader slots left by dead processes (`mdb_reader_check`).
+    ///
+    /// A read-only open of a directory whose lock file cannot be created or written (a store
+    /// on read-only media, or a copy the caller may not write) opens without the lock file
+    /// (`MDB_NOLOCK`): reading then takes no part in LMDB's reader table, so no process may
+    /// write to that environment meanwhile, which read-only media and missing permissions
+    /// already make unlikely.
     public init(path: String, options: Options = Options()) throws(LMDBError) {
-        var env: OpaquePointer?
-        try check(mdb_env_create(&env), "mdb_env_create", path: path)
-        guard let env else { preconditionFailure("mdb_env_create returned no handle") }
-        self.handle = env
-        self.path = path
-        self.options = options
         var flags = UInt32(MDB_NOTLS)
         if options.readOnly { flags |= UInt32(MDB_RDONLY) }
         switch options.durability {
@@ -72,6 +72,22 @@ public final class Environment: @unchecked Sendable {
         case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
         case .noSync: flags |= UInt32(MDB_NOSYNC)
         }
+        let handle: OpaquePointer
+        do {
+            handle = try Self.open(path, options: options, flags: flags)
+        } catch where options.readOnly && (error.code == EACCES || error.code == EROFS) {
+            handle = try Self.open(path, options: options, flags: flags | UInt32(MDB_NOLOCK))
+        }
+        self.handle = handle
+        self.path = path
+        self.options = options
+    }
+
+    /// Creates, configures and opens one environment handle; discards it when any step fails.
+    private static func open(_ path: String, options: Options, flags: UInt32) throws(LMDBError) -> OpaquePointer {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create", path: path)
+        guard let env else { preconditionFailure("mdb_env_create returned no handle") }
         do {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
             try check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs", path: path)
@@ -81,11 +97,11 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
         } catch {
             // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called
-            // to discard the MDB_env handle." Every stored property is set by now, so a
-            // throwing initializer still runs `deinit`, which does exactly that: closing the
-            // handle here as well would free it twice.
+            // to discard the MDB_env handle."
+            mdb_env_close(env)
             throw error
         }
+        return env
     }
 
     deinit {

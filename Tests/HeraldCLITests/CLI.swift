@@ -22,12 +22,20 @@ enum CLI {
         var stderr: String
     }
 
-    /// Runs `herald arguments…` with `input` on stdin, and waits for it.
+    /// Runs `herald arguments…` with `input` on stdin, and waits for it; with a `launcher`
+    /// (such as `setpriv` and its options), runs `launcher… herald arguments…`.
     @discardableResult
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:], launcher: [String] = []
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "HERALD_STORE")
         for (key, value) in environment { env[key] = value }

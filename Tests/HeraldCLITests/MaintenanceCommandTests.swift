@@ -81,6 +81,39 @@ struct MaintenanceCommandTests {
         }
     }
 
+    @Test("reading commands read a copy they may not write (read-only media, another owner)")
+    func readOnlyCopy() throws {
+        // Root may write anything: read as `nobody` through setpriv, where that is possible.
+        let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: nobody[0]),
+            (try? CLI.run(["--help"], launcher: nobody))?.status == 0
+        else { return }
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let expected = try CLI.run(["state", "--store", store, "--json"]).stdout
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: store).sorted()
+        var before: [String: Data] = [:]
+        for file in files {
+            before[file] = try Data(contentsOf: URL(fileURLWithPath: store + "/" + file))
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store + "/" + file)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: store)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store) }
+        let state = try CLI.run(["state", "--store", store, "--json"], launcher: nobody)
+        #expect(state.status == 0, "\(state.stderr)")
+        let sameState = state.stdout == expected
+        #expect(sameState, "the state read as nobody differs from the owner's")
+        for command in [["verify"], ["stats"], ["export"]] {
+            let result = try CLI.run(command + ["--store", store], launcher: nobody)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        let ingest = try CLI.run(["ingest", "--store", store, "-"], input: "", launcher: nobody)
+        #expect(ingest.status == 2, "a writer is refused: \(ingest.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store).sorted() == files)
+        for file in files { #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/" + file)) == before[file]) }
+    }
+
     @Test("verify reports a damaged record with its seq and exits 2")
     func verifyDamage() throws {
         let dir = TemporaryDirectory()
