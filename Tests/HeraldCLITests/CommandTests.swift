@@ -135,8 +135,13 @@ struct CommandTests {
         let dir = TemporaryDirectory()
         let original = dir.child("a"), copy = dir.child("b")
         _ = try CLI.run(["ingest", "--store", original, Shared.path("spec/conformance/20-random-1.events.jsonl")])
+        // A note has a `source` field of its own, beside the line's ingest `format`.
+        let note = #"{"type":"note","account":"tg:1","source":"telegram","reason":"DC_UPDATE"}"#
+        #expect(try CLI.run(["ingest", "--store", original, "-"], input: note + "\n").status == 0)
         let export = try CLI.run(["export", "--store", original])
         #expect(export.status == 0)
+        let noteLine = try #require(Shared.lines(export.stdout).first { $0.contains(#""type":"note""#) })
+        #expect(noteLine.contains(#""format":"herald""#) && noteLine.contains(#""source":"telegram""#))
         try export.stdout.write(toFile: dir.child("all.jsonl"), atomically: true, encoding: .utf8)
         let imported = try CLI.run(["import", "--store", copy, dir.child("all.jsonl")])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -154,8 +159,9 @@ struct CommandTests {
         // Thousandths that a Double of seconds cannot hold exactly (…339 used to print as …338),
         // times before 1970 and whole seconds.
         let times = ["2026-11-21T04:35:12.339Z", "2026-11-21T04:35:12.001Z", "1969-12-31T23:59:59.999Z", "2026-01-01T00:00:00.000Z"]
+        // The first line names its ingest format `source`, as exports did before `format`.
         let lines = times.enumerated().map { index, time in
-            #"{"seq":\#(index + 1),"recorded":"\#(time)","source":"herald","type":"revoke","account":"a\#(index)"}"#
+            #"{"seq":\#(index + 1),"recorded":"\#(time)","\#(index == 0 ? "source" : "format")":"herald","type":"revoke","account":"a\#(index)"}"#
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: dir.child("in.jsonl"), atomically: true, encoding: .utf8)
         let imported = try CLI.run(["import", "--store", dir.child("s"), dir.child("in.jsonl")])

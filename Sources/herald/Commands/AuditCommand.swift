@@ -101,7 +101,7 @@ struct AuditCommand: ParsableCommand {
         writer.objectStart()
         writer.key("seq"); writer.int(line.record.seq)
         writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: line.record.recordedAt))
-        writer.key("source"); writer.string(line.record.source.format)
+        writer.key("format"); writer.string(line.record.source.format)
         writer.key("event"); line.record.event.writeJSON(to: &writer)
         writer.key("effects")
         writer.arrayStart()

@@ -7,7 +7,7 @@ import HeraldStore
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and source.",
+        abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and ingest format.",
         discussion: """
             Records that compaction moved to the archive are included. The output reads
             back with `herald import` (or `herald ingest --format herald`, which ignores
@@ -49,12 +49,15 @@ struct ExportCommand: ParsableCommand {
         Terminal.bytes(buffer)
     }
 
-    /// One export line: `seq`, `recorded`, `source` (and `digest`), then the event's fields.
+    /// One export line: `seq`, `recorded`, `format` (and `digest`), then the event's fields.
+    ///
+    /// The ingest format is `format`, not `source`: a `note` event has a `source` field of its
+    /// own, and a line holding both would repeat a key.
     static func write(_ record: LogRecord, to writer: inout JSONWriter) {
         record.event.writeJSON(to: &writer) { writer in
             writer.key("seq"); writer.int(record.seq)
             writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: record.recordedAt))
-            writer.key("source"); writer.string(record.source.format)
+            writer.key("format"); writer.string(record.source.format)
             if let digest = record.source.digest {
                 writer.key("digest"); writer.string(digest.map { String(format: "%02x", $0) }.joined())
             }

@@ -9,8 +9,11 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Load the output of `herald export` into an empty store, reproducing its state.",
         discussion: """
-            Each line keeps its seq, recorded time and source, so the new store's state
-            (seq included) equals the original's. Any bad line rejects the whole import.
+            Each line keeps its seq, recorded time and ingest format, so the new store's
+            state (seq included) equals the original's. Any bad line rejects the whole
+            import. (Exports made before the ingest format was called `format` name it
+            `source`; those read back too, except for `note` lines, which they wrote with
+            two `source` keys.)
 
             Example:
               herald export --store ./a.db > all.jsonl
@@ -23,11 +26,13 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The export file, or - for standard input.", valueName: "FILE"))
     var input: String
 
-    /// The keys `herald export` adds to each event.
+    /// The keys `herald export` adds to each event. `source` is the ingest format's key in
+    /// older exports; in a `note` line it is the note's own field.
     private struct Envelope: Decodable {
         var seq: UInt64
         var recorded: String
-        var source: String
+        var format: String?
+        var source: String?
         var digest: String?
     }
 
@@ -49,14 +54,18 @@ struct ImportCommand: ParsableCommand {
                 do {
                     envelope = try decoder.decode(Envelope.self, from: Data(line))
                 } catch let error as DecodingError {
-                    throw EventError(field: Self.field(of: error), reason: "missing or invalid (export lines carry seq, recorded, source)")
+                    throw EventError(field: Self.field(of: error), reason: "missing or invalid (export lines carry seq, recorded, format)")
+                }
+                let isNote = if case .note = event.payload { true } else { false }
+                guard let format = envelope.format ?? (isNote ? nil : envelope.source) else {
+                    throw EventError(field: "format", reason: "missing (export lines carry seq, recorded, format)")
                 }
                 guard let recorded = Formatting.parseTime(envelope.recorded) else {
                     throw EventError(field: "recorded", reason: "not an ISO 8601 time")
                 }
                 records.append(LogRecord(
                     seq: envelope.seq, recordedAt: recorded,
-                    source: Source(format: envelope.source, digest: try envelope.digest.map(Self.digest)), event: event))
+                    source: Source(format: format, digest: try envelope.digest.map(Self.digest)), event: event))
             } catch {
                 failures += 1
                 Terminal.error("\(reader.name):\(reader.lineNumber): \(error)")
