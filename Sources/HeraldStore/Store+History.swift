@@ -63,7 +63,7 @@ extension Store {
 
     /// The highest seq ever given out: the last record's, or more when purge removed the
     /// last records or compaction dropped the whole log. The next append gets one more.
-    func highWaterSeq() throws -> UInt64 {
+    public func highWaterSeq() throws -> UInt64 {
         max(try committedLastSeq(), try history().base, try purgedRanges().last?.upperBound ?? 0)
     }
 

@@ -5,7 +5,10 @@ extension Store {
     /// What `herald stats` reports: counts by type, account and source, and sizes.
     public struct Statistics: Sendable {
         public var records = 0
+        /// The first seq in the log (compaction moves older ones out); `nil` when it is empty.
         public var firstSeq: UInt64?
+        /// The highest seq given out (``Store/highWaterSeq()``): the last record's, or more
+        /// when compaction or a purge removed the newest records.
         public var lastSeq: UInt64 = 0
         public var byType: [String: Int] = [:]
         public var byAccount: [String: Int] = [:]
@@ -40,6 +43,7 @@ extension Store {
             stats.bySource[record.source.format, default: 0] += 1
             return true
         }
+        stats.lastSeq = max(stats.lastSeq, try highWaterSeq())
         let info = environment.info()
         stats.mapBytes = info.mapSize
         stats.usedBytes = info.usedBytes

@@ -38,6 +38,32 @@ struct MaintenanceCommandTests {
         #expect((stats["snapshotSeqs"] as! [Int]).isEmpty == false)
     }
 
+    @Test("history stays reachable up to the last seq given out after compaction and purge")
+    func historyBoundsAfterCompactionAndPurge() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let stats = { try Shared.json(try CLI.run(["stats", "--store", store, "--json"]).stdout) as! [String: Any] }
+        let last = try #require(try stats()["lastSeq"] as? Int)
+        let early = try CLI.run(["state", "--store", store, "--at", "5", "--json"]).stdout
+        let end = try CLI.run(["state", "--store", store, "--at", "\(last)", "--json"]).stdout
+        #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store, "--archive"]).status == 0)
+        // The log is empty now; every seq lives in the archive or the snapshot.
+        #expect(try stats()["records"] as? Int == 0)
+        #expect(try stats()["lastSeq"] as? Int == last)
+        #expect(try CLI.run(["state", "--store", store, "--at", "5", "--json"]).stdout == early)
+        #expect(try CLI.run(["state", "--store", store, "--at", "\(last)", "--json"]).stdout == end)
+        #expect(try CLI.run(["replay", "--store", store, "--to", "3", "--json"]).stdout.split(separator: "\n").count == 3)
+        #expect(try CLI.run(["state", "--store", store, "--at", "\(last + 1)"]).status == 1)
+        // The last records were tg:keep's; purging it leaves their seqs given out.
+        let append = #"{"type":"notify","account":"tg:keep","chat":"c","kind":"message","id":9999,"date":9999}"#
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: append + "\n").status == 0)
+        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:keep"]).status == 0)
+        #expect(try stats()["lastSeq"] as? Int == last + 1)
+        let afterPurge = try CLI.run(["state", "--store", store, "--at", "\(last + 1)", "--json"])
+        #expect(afterPurge.status == 0, "\(afterPurge.stderr)")
+    }
+
     @Test("purge removes an account from every file and leaves the others intact")
     func purge() throws {
         let dir = TemporaryDirectory()

@@ -73,7 +73,7 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
-        let last = try target.committedLastSeq()
+        let last = try target.highWaterSeq()  // as `state --at` does (see HistoryPoint)
         if let to, to > last {
             throw CLIFailure(exitCode: CLIFailure.usage, "--to \(to) is beyond the end of the log in \(target.path) (last seq \(last))")
         }

@@ -60,7 +60,9 @@ struct StateCommand: ParsableCommand {
 /// Resolves `--at SEQ|TIME` against a store.
 enum HistoryPoint {
     static func resolve(_ text: String, in store: Store) throws -> UInt64 {
-        let last = try store.committedLastSeq()
+        // The highest seq given out, not the last record's: compaction and purges may have
+        // removed the newest records, whose seqs still name points of history.
+        let last = try store.highWaterSeq()
         if let seq = UInt64(text) {
             guard seq <= last else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "--at \(seq) is beyond the end of the log in \(store.path) (last seq \(last))")
