@@ -12,12 +12,16 @@ extension Store {
     /// touched it, in log order, with its effects explained (`herald audit`).
     ///
     /// Replays the account's whole history with lifecycle changes recorded; other accounts'
-    /// events are skipped, since accounts never influence each other.
+    /// events are skipped, since accounts never influence each other. When compaction
+    /// dropped history without an archive (``historyDroppedThrough()``), the replay starts
+    /// from the snapshot at the compaction base, as every other replay does, so ids and
+    /// groups are the real ones; the events before it cannot be explained.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
-        var projection = Projection(configuration: .init(recordsChanges: true))
+        let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
+        var projection = initial
         var trail = AuditTrail(account: account, target: target)
         var records: [UInt64: LogRecord] = [:]
-        try forEachRecord(includingArchive: true) { record in
+        try forEachRecord(includingArchive: true, from: start + 1) { record in
             guard record.event.account == account else { return true }
             let outcome = projection.apply(record.event, seq: record.seq)
             let before = trail.entries.count

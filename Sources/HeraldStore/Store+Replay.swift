@@ -39,7 +39,7 @@ extension Store {
 
     /// Where a replay through `through` can start: seq 0 with an empty projection when the
     /// whole history is readable, else (or when asked and possible) a snapshot.
-    private func replayStart(
+    func replayStart(
         through: UInt64, configuration: Projection.Configuration, fromSnapshot: Bool
     ) throws -> (UInt64, Projection) {
         let history = try self.history()
@@ -60,6 +60,14 @@ extension Store {
         case .failure(let damage):
             throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
         }
+    }
+
+    /// The compaction base when history up to it was dropped without an archive (so
+    /// replays of later points start from its snapshot and earlier points cannot be
+    /// rebuilt); `nil` when every record from seq 1 is still readable.
+    public func historyDroppedThrough() throws -> UInt64? {
+        let history = try self.history()
+        return history.isComplete ? nil : history.base
     }
 
     /// The seq of the last record recorded at or before `time` (milliseconds since the

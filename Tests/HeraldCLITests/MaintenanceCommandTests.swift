@@ -64,6 +64,25 @@ struct MaintenanceCommandTests {
         #expect(afterPurge.status == 0, "\(afterPurge.stderr)")
     }
 
+    @Test("audit after compaction without an archive starts from the base snapshot")
+    func auditAfterCompactionWithoutArchive() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let notify = { (id: Int) in #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#(id),"date":\#(100 + id),"title":"t\#(id)"}"# + "\n" }
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(1)).status == 0)
+        #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(2)).status == 0)
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c", "--object", "2"])
+        #expect(audit.status == 0, "\(audit.stderr)")
+        // Message 1 took notification 1 and created group 1 before the base.
+        #expect(audit.stdout.contains("created as notification 2"), "\(audit.stdout)")
+        #expect(!audit.stdout.contains("group 1 created"), "\(audit.stdout)")
+        #expect(audit.stderr.contains("compacted without an archive"))
+        let first = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1", "--json"])
+        #expect(!first.stdout.contains(#""id":2"#), "message 2 is not notification 1: \(first.stdout)")
+    }
+
     @Test("purge removes an account from every file and leaves the others intact")
     func purge() throws {
         let dir = TemporaryDirectory()
