@@ -4,6 +4,10 @@ public struct SeqKey: Hashable, Sendable, Comparable {
     /// The sequence number, from 1.
     public var seq: UInt64
 
+    /// The largest seq a record may have (2^63 − 1): the store counts on from the last seq,
+    /// and JSON readers hold integers as signed 64-bit numbers at most.
+    public static let maximum = UInt64(Int64.max)
+
     /// Creates the key of `seq`.
     public init(_ seq: UInt64) { self.seq = seq }
 

@@ -79,16 +79,31 @@ extension Store {
     }
 
     /// Appends records exported from another store, keeping their seqs, recorded times and
-    /// sources (`herald import`). Seqs must increase past ``lastSeq``; gaps are kept.
+    /// sources (`herald import`). Seqs must increase past ``lastSeq``; the seqs they skip
+    /// (an export of one account, or of a purged store) are recorded as gaps, as purge's
+    /// are, so that `verify` accepts them.
     @discardableResult
     public func importRecords(_ records: [LogRecord]) throws -> [Applied] {
         try requireWritable()
         var pending: [PendingRecord] = []
+        var skipped: [ClosedRange<UInt64>] = []
+        var next = try highWaterSeq() + 1
         for (index, record) in records.enumerated() {
             try Self.check(record.event, at: index)
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
+            if record.seq > next { skipped.append(next...(record.seq - 1)) }
+            next = max(next, record.seq + 1)
         }
-        return try submit(pending, wantsUpdates: true)?.applied ?? []
+        let applied = try submit(pending, wantsUpdates: true)?.applied ?? []
+        if !skipped.isEmpty {
+            // After the records: a crash in between leaves gaps that verify reports, never a
+            // gap over seqs that were not imported.
+            let gaps = try auxiliary(.gaps)
+            try environment.write { txn in
+                for range in skipped { try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes) }
+            }
+        }
+        return applied
     }
 
     /// Writes the records of `requests` in one transaction and applies them; runs on the group
@@ -110,6 +125,7 @@ extension Store {
                     guard seq > previous else {
                         throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
                     }
+                    guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
                     seqs.append(seq)
                     previous = seq
                 }

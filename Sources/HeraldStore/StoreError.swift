@@ -23,6 +23,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case system(path: String, operation: String, errno: Int32)
     /// An imported record's seq does not come after the log's last seq.
     case outOfOrder(path: String, seq: UInt64, lastSeq: UInt64)
+    /// An imported record's seq is above ``SeqKey/maximum``.
+    case seqOutOfRange(path: String, seq: UInt64)
     /// The history asked for was compacted away without an archive.
     case historyCompacted(path: String, base: UInt64)
     /// The operation needs a writable store.
@@ -46,6 +48,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             error.description
         case .system(let path, let operation, let errno):
             "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
+        case .seqOutOfRange(let path, let seq):
+            "store \(path): seq \(seq) is above the largest seq a record may have (\(SeqKey.maximum))"
         case .outOfOrder(let path, let seq, let lastSeq):
             "store \(path): seq \(seq) does not come after the last seq \(lastSeq)"
         case .historyCompacted(let path, let base):

@@ -151,6 +151,45 @@ struct CommandTests {
         #expect(try CLI.run(["export", "--store", copy]).stdout == export.stdout)
         // A second import into the now non-empty store is refused.
         #expect(try CLI.run(["import", "--store", copy, dir.child("all.jsonl")]).status == 1)
+        // One account's export has gaps where the others' events were: the imported store
+        // holds that account alone, and verifies.
+        let account = try #require(try CLI.run(["state", "--store", original, "--json"]).stdout
+            .firstMatch(of: /"account":"([^"]+)"/)).output.1
+        let one = try CLI.run(["export", "--store", original, "--account", String(account)]).stdout
+        try one.write(toFile: dir.child("one.jsonl"), atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["import", "--store", dir.child("c"), dir.child("one.jsonl")]).status == 0)
+        let verify = try CLI.run(["verify", "--store", dir.child("c")])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        #expect(try CLI.run(["export", "--store", dir.child("c")]).stdout == one)
+    }
+
+    @Test("import rejects seqs out of order or out of range, naming the line, and imports nothing")
+    func importSeqChecks() throws {
+        let dir = TemporaryDirectory()
+        let line = { (seq: String) in #"{"seq":\#(seq),"recorded":"@1","format":"herald","type":"revoke","account":"a"}"# }
+        for (name, seqs, badLine) in [
+            ("zero", ["0"], 1), ("decreasing", ["2", "1"], 2), ("repeated", ["1", "1"], 2),
+            ("maximum", ["18446744073709551615"], 1), ("above 2^63-1", ["1", "9223372036854775808"], 2),
+        ] {
+            let file = dir.child(name + ".jsonl")
+            try (seqs.map(line).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let result = try CLI.run(["import", "--store", dir.child(name), file])
+            #expect(result.status == 3, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains("\(name).jsonl:\(badLine): seq"), "\(name): \(result.stderr)")
+            #expect(try CLI.run(["stats", "--store", dir.child(name), "--json"]).stdout.contains(#""records":0"#))
+        }
+        // The largest seq is accepted, and the store goes on working after it; the seqs the
+        // import skipped are gaps on purpose, which verify accepts.
+        let file = dir.child("top.jsonl")
+        try (line("9223372036854775806") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["import", "--store", dir.child("top"), file]).status == 0)
+        #expect(try CLI.run(["ingest", "--store", dir.child("top"), "-"], input: line("1") + "\n").status == 0)
+        #expect(try CLI.run(["verify", "--store", dir.child("top")]).status == 0)
+        // A missing input file leaves no store behind.
+        #expect(try CLI.run(["import", "--store", dir.child("none"), dir.child("missing.jsonl")]).status != 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.child("none")))
+        // Times beyond what milliseconds since 1970 can hold are refused, not trapped on.
+        #expect(try CLI.run(["state", "--store", dir.child("top"), "--at", "@99999999999999999"]).status == 1)
     }
 
     @Test("recorded times keep their exact milliseconds through export and import")

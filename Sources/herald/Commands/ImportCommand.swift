@@ -37,15 +37,17 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The input first: a missing file leaves no empty store behind.
+        var reader = try LineReader(path: input)
+        defer { reader.close() }
         let target = try store.openForWriting()
         guard target.lastSeq == 0 else {
             throw CLIFailure(exitCode: CLIFailure.usage, "store \(target.path) is not empty (last seq \(target.lastSeq)); import needs an empty store")
         }
-        var reader = try LineReader(path: input)
-        defer { reader.close() }
         let decoder = JSONDecoder()
         var records: [LogRecord] = []
         var failures = 0
+        var previousSeq = target.lastSeq
         while let line = try reader.next() {
             if line.isEmpty { continue }
             do {
@@ -60,6 +62,13 @@ struct ImportCommand: ParsableCommand {
                 guard let format = envelope.format ?? (isNote ? nil : envelope.source) else {
                     throw EventError(field: "format", reason: "missing (export lines carry seq, recorded, format)")
                 }
+                guard envelope.seq >= 1, envelope.seq <= SeqKey.maximum else {
+                    throw EventError(field: "seq", reason: "\(envelope.seq) is outside 1…\(SeqKey.maximum)")
+                }
+                guard envelope.seq > previousSeq else {
+                    throw EventError(field: "seq", reason: "\(envelope.seq) does not come after seq \(previousSeq) (export lines are in increasing seq order)")
+                }
+                previousSeq = envelope.seq
                 guard let recorded = Formatting.parseTime(envelope.recorded) else {
                     throw EventError(field: "recorded", reason: "not an ISO 8601 time")
                 }

@@ -29,7 +29,10 @@ enum Formatting {
     /// Parses `--at` style times: ISO 8601 (with or without fractional seconds) or Unix
     /// seconds prefixed with `@`. Returns milliseconds since the epoch.
     static func parseTime(_ text: String) -> Int64? {
-        if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) { return seconds * 1000 }
+        if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) {
+            let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            return overflow ? nil : milliseconds
+        }
         if let date = (try? withMilliseconds.parse(text)) ?? (try? plain.parse(text)) {
             return Int64((date.timeIntervalSince1970 * 1000).rounded())
         }
