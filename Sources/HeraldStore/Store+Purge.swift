@@ -113,10 +113,18 @@ extension Store {
     /// Deletes quarantine entries whose stored bytes quote the account (`"account"`, as in a
     /// JSON payload) and Telegram keys recorded for it.
     private func removeAuxiliaryEntries(naming account: String) throws -> (quarantine: Int, keys: Int) {
-        let quoted = Array(("\"" + account + "\"").utf8)
+        let name = Array(account.utf8)
         var removed = (quarantine: 0, keys: 0)
         if let quarantine = try existingAuxiliary(.quarantine) {
-            removed.quarantine = try deleteEntries(quarantine) { value in value.contains(quoted) }
+            removed.quarantine = try deleteEntries(quarantine) { value in
+                // The entry's own account (given to ingest), or the account named anywhere in
+                // the payload as a JSON string, however escaped. A damaged entry is matched
+                // on its bytes as they are.
+                guard let entry = value.withUnsafeBytes({ try? QuarantinedPayload(id: 0, bytes: $0) }) else {
+                    return JSONStrings.contains(value, name)
+                }
+                return entry.account == account || JSONStrings.contains(entry.raw, name)
+            }
         }
         if let keys = try existingAuxiliary(.keys) {
             removed.keys = try deleteEntries(keys) { value in

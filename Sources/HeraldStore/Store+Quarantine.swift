@@ -14,21 +14,30 @@ public struct QuarantinedPayload: Hashable, Sendable {
     public var line: Int
     /// Why it was rejected.
     public var reason: String
+    /// The account ingest was told the payload belongs to (`--account`), for payloads that
+    /// do not name one (encrypted pushes); a retry uses it, and a purge of the account
+    /// removes the entry. `nil` when none was given.
+    public var account: String?
     /// The payload's bytes, exactly as received.
     public var raw: [UInt8]
 
     /// Creates an entry (the id is assigned when it is stored).
-    public init(id: UInt64 = 0, receivedAt: Int64, format: String, input: String, line: Int, reason: String, raw: [UInt8]) {
+    public init(
+        id: UInt64 = 0, receivedAt: Int64, format: String, input: String, line: Int, reason: String,
+        account: String? = nil, raw: [UInt8]
+    ) {
         self.id = id
         self.receivedAt = receivedAt
         self.format = format
         self.input = input
         self.line = line
         self.reason = reason
+        self.account = account
         self.raw = raw
     }
 
-    static let version: UInt8 = 1
+    /// The entry version written: 2 adds the account. Version 1 entries still read.
+    static let version: UInt8 = 2
 
     var encoded: [UInt8] {
         var writer = ByteWriter(capacity: raw.count + 64)
@@ -38,6 +47,7 @@ public struct QuarantinedPayload: Hashable, Sendable {
         writer.varint(UInt64(line))
         writer.string(input)
         writer.string(reason)
+        writer.string(account ?? "")
         writer.varint(UInt64(raw.count))
         writer.append(contentsOf: raw)
         writer.uint32BigEndian(CRC32C.checksum(writer.bytes))
@@ -47,13 +57,16 @@ public struct QuarantinedPayload: Hashable, Sendable {
     init(id: UInt64, bytes: UnsafeRawBufferPointer) throws {
         try LogRecord.verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
-        guard try reader.byte() == Self.version else { throw LogRecord.Damage(reason: "unknown quarantine entry version") }
+        let version = try reader.byte()
+        guard version == 1 || version == Self.version else { throw LogRecord.Damage(reason: "unknown quarantine entry version \(version)") }
         self.id = id
         receivedAt = Int64(bitPattern: try reader.varint())
         format = try reader.string()
         line = try reader.count(limit: Int.max)
         input = try reader.string()
         reason = try reader.string()
+        let account = version >= 2 ? try reader.string() : ""
+        self.account = account.isEmpty ? nil : account
         raw = try reader.bytes(reader.count(limit: reader.remaining))
     }
 }

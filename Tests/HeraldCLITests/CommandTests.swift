@@ -290,6 +290,64 @@ struct CommandTests {
         #expect(state.contains("test content"))
     }
 
+    @Test("a quarantined payload keeps its --account, and a retry with the key it lacked appends it")
+    func quarantineRetryWithAccountAndKeys() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let sealed = try #require(DemoPayloads.samples.first { $0.format == "telegram" && $0.payload.contains(#""p":"#) })
+        let account = try #require(sealed.account)
+        let rejected = try CLI.run(["ingest", "--store", store, "--format", "telegram", "--account", account, "-"], input: sealed.payload + "\n")
+        #expect(rejected.status == 3)
+        let listed = try Shared.json(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout) as! [String: Any]
+        #expect(listed["account"] as? String == account)
+        let id = try #require(listed["id"] as? Int)
+        #expect(try CLI.run(["quarantine", "retry", "--store", store, "\(id)"]).status == 3)
+        #expect(try CLI.run(["keys", "add", "--store", store, "--account", account, DemoPayloads.telegramKey]).status == 0)
+        let retried = try CLI.run(["quarantine", "retry", "--store", store, "\(id)"])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(try CLI.run(["state", "--store", store, "--account", account, "--json"]).status == 0)
+        #expect(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout.isEmpty)
+
+        // A Zulip E2EE push with no key given: the retry takes the key, and records the
+        // format the payload was read as, not `auto`.
+        let zulip = try #require(DemoPayloads.samples.first { $0.payload.contains("encrypted_data") })
+        #expect(try CLI.run(["ingest", "--store", store, "--format", "auto", "-"], input: zulip.payload + "\n").status == 3)
+        let entry = try Shared.json(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout) as! [String: Any]
+        let zulipId = try #require(entry["id"] as? Int)
+        let opened = try CLI.run(["quarantine", "retry", "--store", store, "\(zulipId)", "--zulip-push-key", DemoPayloads.zulipPushKey])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let last = try #require(Shared.lines(try CLI.run(["export", "--store", store]).stdout).last)
+        #expect(last.contains(#""format":"zulip""#), "\(last)")
+    }
+
+    @Test("payloads rejected before a kill are in the quarantine: it is written batch by batch")
+    func quarantineSurvivesKill() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.executable)
+        process.arguments = ["ingest", "--store", store, "--batch-size", "1", "--print-seqs", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let good = #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1}"#
+        try input.fileHandleForWriting.write(contentsOf: Data(("not json\n" + good + "\n").utf8))
+        // Wait for the good line's acknowledgement, then kill the ingest mid-stream.
+        var acknowledged = Data()
+        while !String(decoding: acknowledged, as: UTF8.self).contains("ack 1") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            acknowledged += chunk
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(String(decoding: acknowledged, as: UTF8.self).contains("ack 1"))
+        let entries = Shared.lines(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout)
+        #expect(entries.count == 1 && entries[0].contains(#""line":1"#), "\(entries)")
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])

@@ -53,7 +53,10 @@ struct IngestCommand: ParsableCommand {
         var reader = try LineReader(path: input)
         defer { reader.close() }
         let decoding = try PayloadDecoding(options: payload, store: target)
-        var run = IngestRun(store: target, format: payload.format, allOrNothing: allOrNothing, progress: !quiet) { line in
+        var run = IngestRun(
+            store: target, format: payload.format ?? "herald", account: payload.account, allOrNothing: allOrNothing,
+            progress: !quiet
+        ) { line in
             try decoding.decodeWithFormat(line)
         }
         run.batchSize = batchSize

@@ -53,6 +53,7 @@ struct QuarantineCommand: ParsableCommand {
                 format    \(entry.format)
                 from      \(entry.input):\(entry.line)
                 reason    \(entry.reason)
+                account   \(entry.account ?? "(none given)")
                 payload   (\(entry.raw.count) bytes)
                 """)
             Terminal.bytes(entry.raw + [UInt8(ascii: "\n")])
@@ -61,20 +62,34 @@ struct QuarantineCommand: ParsableCommand {
 
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decode a quarantined payload again (e.g. after adding a key) and append it if it is now valid.")
+            abstract: "Decode a quarantined payload again (e.g. after adding a key) and append it if it is now valid.",
+            discussion: """
+                The payload is decoded as it was ingested: its format and the --account ingest
+                was given are kept with it. Give the keys it needs as to `herald ingest`
+                (Telegram keys added with `herald keys add` are used anyway).
+
+                Example:
+                  herald quarantine retry 3 --zulip-push-key 1:MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTI=
+                """)
         @OptionGroup var store: StoreOptions
         @Argument(help: "The quarantine id.") var id: UInt64
+        @OptionGroup var payload: PayloadOptions
 
         func run() throws {
             let target = try store.openForWriting(create: false)
             let entry = try QuarantineCommand.find(id, in: target)
+            var options = payload
+            options.format = payload.format ?? entry.format
+            options.account = payload.account ?? entry.account
+            let format: String
             let events: [Event]
             do {
-                events = try PayloadDecoding(format: entry.format, store: target).decode(entry.raw[...])
+                (format, events) = try PayloadDecoding(options: options, store: target).decodeWithFormat(entry.raw[...])
             } catch {
                 throw CLIFailure(exitCode: CLIFailure.rejected, "quarantine #\(id) is still rejected: \(IngestRun.describe(error))")
             }
-            let applied = try target.append(contentsOf: events.map { ($0, Source(format: entry.format, payload: entry.raw)) })
+            // The format it was read as this time (`auto` resolves to one).
+            let applied = try target.append(contentsOf: events.map { ($0, Source(format: format, payload: entry.raw)) })
             try target.removeQuarantined(id: id)
             Terminal.note("quarantine #\(id) appended as seq \(applied.map { String($0.seq) }.joined(separator: ", ")) and removed from the quarantine")
         }
@@ -96,6 +111,7 @@ struct QuarantineCommand: ParsableCommand {
         writer.key("input"); writer.string(entry.input)
         writer.key("line"); writer.int(entry.line)
         writer.key("reason"); writer.string(entry.reason)
+        if let account = entry.account { writer.key("account"); writer.string(account) }
         writer.key("size"); writer.int(entry.raw.count)
         if withRaw {
             if let text = String(validating: entry.raw, as: UTF8.self) {

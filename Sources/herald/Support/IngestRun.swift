@@ -9,6 +9,8 @@ import HeraldStore
 struct IngestRun {
     let store: Store
     let format: String
+    /// The `--account` given, kept with each quarantined payload for its retry.
+    let account: String?
     let allOrNothing: Bool
     let progress: Bool
     let decode: (ArraySlice<UInt8>) throws -> (String, [Event])
@@ -39,9 +41,13 @@ struct IngestRun {
         }
     }
 
-    init(store: Store, format: String, allOrNothing: Bool, progress: Bool, decode: @escaping (ArraySlice<UInt8>) throws -> (String, [Event])) {
+    init(
+        store: Store, format: String, account: String?, allOrNothing: Bool, progress: Bool,
+        decode: @escaping (ArraySlice<UInt8>) throws -> (String, [Event])
+    ) {
         self.store = store
         self.format = format
+        self.account = account
         self.allOrNothing = allOrNothing
         self.progress = progress
         self.decode = decode
@@ -100,6 +106,12 @@ struct IngestRun {
         var submitted = 0
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
         func flush() throws {
+            // Rejected payloads are kept as their batch goes, so that an ingest stopped
+            // midway (a signal, a full disk) keeps the ones it already reported.
+            if !allOrNothing && !bad.isEmpty {
+                summary.quarantineIds += try store.quarantine(bad)
+                bad.removeAll()
+            }
             guard !batch.isEmpty else { return }
             try appender.submit(batch)
             submitted += batch.count
@@ -121,7 +133,7 @@ struct IngestRun {
                 Terminal.error("\(reader.name):\(line): \(reason)")
                 bad.append(QuarantinedPayload(
                     receivedAt: store.options.clock(), format: format, input: reader.name,
-                    line: line, reason: reason, raw: Array(payload)))
+                    line: line, reason: reason, account: account, raw: Array(payload)))
             }
             if !allOrNothing && batch.count >= batchSize {
                 try flush()
@@ -141,7 +153,7 @@ struct IngestRun {
         }
         try appender.finish()
         bar.finish()
-        summary.quarantineIds = try store.quarantine(bad)
+        summary.quarantineIds += try store.quarantine(bad)
         return summary
     }
 }

@@ -6,8 +6,8 @@ import HeraldStore
 
 /// The ingest options shared by `ingest` and `quarantine retry`, and the decoder they build.
 struct PayloadOptions: ParsableArguments {
-    @Option(name: .long, help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")).")
-    var format: String = "herald"
+    @Option(name: .long, help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).")
+    var format: String?
 
     @Option(name: .long, help: "The account, for payloads that do not name one; a payload naming another account is rejected.")
     var account: String?
@@ -28,7 +28,7 @@ struct PayloadOptions: ParsableArguments {
     var zulipPushKey: [String] = []
 
     mutating func validate() throws {
-        guard PayloadDecoding.formatNames.contains(format) else {
+        if let format, !PayloadDecoding.formatNames.contains(format) {
             throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
         }
         if let innerFormat, PayloadFormat(rawValue: innerFormat) == nil {
@@ -60,7 +60,7 @@ struct PayloadDecoding {
 
     /// A decoder for `options`, with the keys stored in `store` added.
     init(options: PayloadOptions, store: Store) throws {
-        format = PayloadFormat(rawValue: options.format)
+        format = PayloadFormat(rawValue: options.format ?? "herald")
         var telegramKeys = try options.telegramKey.map { try TelegramKey(base64url: $0) }
         telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes) }
         context = IngestContext(
@@ -72,19 +72,9 @@ struct PayloadDecoding {
             zulipPushKeys: try options.zulipPushKey.map { try ZulipPushKey(argument: $0) })
     }
 
-    /// A decoder for a quarantined payload's format, with the store's keys.
-    init(format name: String, store: Store) throws {
-        let options = try PayloadOptions.parse(["--format", Self.formatNames.contains(name) ? name : "auto"])
-        try self.init(options: options, store: store)
-    }
-
     /// The events of one payload, and the format it was read as.
     func decodeWithFormat(_ payload: ArraySlice<UInt8>) throws -> (String, [Event]) {
         let result = try Ingest.decode(payload, format: format, context: context)
         return (result.format.rawValue, result.events)
-    }
-
-    func decode(_ payload: ArraySlice<UInt8>) throws -> [Event] {
-        try decodeWithFormat(payload).1
     }
 }
