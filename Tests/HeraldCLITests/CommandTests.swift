@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 import Testing
 @testable import herald
@@ -346,6 +347,20 @@ struct CommandTests {
         #expect(String(decoding: acknowledged, as: UTF8.self).contains("ack 1"))
         let entries = Shared.lines(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout)
         #expect(entries.count == 1 && entries[0].contains(#""line":1"#), "\(entries)")
+    }
+
+    @Test("keys remove takes negative key ids as keys list prints them")
+    func removeNegativeKeyId() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", DemoPayloads.telegramKey]).status == 0)
+        let id = try #require(TelegramKey(base64url: DemoPayloads.telegramKey).keyId)
+        let missing = try CLI.run(["keys", "remove", "--store", store, "\(id == -5 ? -6 : -5)"])
+        #expect(missing.status == 1 && missing.stderr.contains("no key -"), "\(missing.stderr)")
+        #expect(try CLI.run(["keys", "remove", "--store", store, "12x"]).status == 1)
+        let removed = try CLI.run(["keys", "remove", "--store", store, "\(id)"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!(try CLI.run(["keys", "list", "--store", store]).stdout.contains("\(id)")))
     }
 
     @Test("the demo runs end to end and loses nothing in its crash drill")

@@ -49,7 +49,19 @@ struct KeysCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a stored key.")
         @OptionGroup var store: StoreOptions
-        @Argument(help: "The key id.") var id: Int64
+        /// The id as typed: half of all key ids are negative, and a plain `Int64` argument
+        /// would take `-8523…` for an unknown option.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The key id, as `herald keys list` prints it.", valueName: "ID"))
+        var typed: [String] = []
+
+        /// The key id.
+        var id: Int64 { Int64(typed[0])! }
+
+        func validate() throws {
+            guard typed.count == 1, Int64(typed[0]) != nil else {
+                throw ValidationError("expected one key id, an integer as `herald keys list` prints it; got \(typed.isEmpty ? "none" : typed.joined(separator: " "))")
+            }
+        }
 
         func run() throws {
             guard try store.openForWriting(create: false).removeKey(id: id) else {
