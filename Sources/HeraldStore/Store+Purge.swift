@@ -51,8 +51,10 @@ extension Store {
         let archive = try self.archive()
         var logSeqs: [UInt64] = []
         var archivedSeqs: [UInt64] = []
-        try forEachRecord(includingArchive: false, from: 1) { record in
-            if record.event.account == account { logSeqs.append(record.seq) }
+        // Every record of the log, those at or below the base too: an interrupted compaction
+        // may have left some there, and they hold the account's bytes as much as any other.
+        try forEachRawRecord { seq, bytes in
+            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account == account { logSeqs.append(seq) }
             return true
         }
         try archive?.forEachRawRecord { seq, bytes in

@@ -81,6 +81,27 @@ struct CompactionTests {
         #expect(!FileManager.default.fileExists(atPath: dir.child("compact.tmp")))
     }
 
+    @Test("purge removes the account's records that an interrupted compaction left below the base")
+    func purgeBelowBase() throws {
+        let dir = TemporaryDirectory()
+        let secret = "left-behind@secret.example"
+        var events = randomEvents(count: 60, seed: 4)
+        for index in [3, 17, 35, 52] {
+            events[index] = Event(account: secret, .notify(.init(chat: "c", kind: .message, id: Int64(index + 1), date: 1, title: "t")))
+        }
+        try makeStore(dir, events: events, snapshotAt: 40)
+        do {
+            // Compaction's first step committed (the base moved to the snapshot), and the
+            // process died before deleting the records it covers.
+            let store = try Store(path: dir.path, options: fastOptions())
+            try store.environment.write { txn in try store.setHistory(.init(base: 40, archivedThrough: 0), txn) }
+        }
+        #expect(file(dir.child("data.mdb"), contains: Array(secret.utf8)))
+        let report = try Store.purge(path: dir.path, account: secret, options: fastOptions())
+        #expect(report.recordsRemoved == 4)
+        for path in filesUnder(dir.path) { #expect(!file(path, contains: Array(secret.utf8)), "\(path)") }
+    }
+
     @Test("a damaged base snapshot without an archive fails the open and is reported by verify")
     func damagedBase() throws {
         let dir = TemporaryDirectory()
