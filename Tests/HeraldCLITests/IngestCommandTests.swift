@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@Suite("herald ingest: stored keys and framing")
+struct IngestCommandTests {
+    /// The published Telegram vector: its key and its pushes, one line each.
+    static func telegramVector() throws -> (key: String, lines: String) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Shared.path("payloads/telegram/encrypted-push-vector.json")))
+        let vector = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let key = try #require(vector["key_base64url"] as? String)
+        let pushes = try #require(vector["pushes"] as? [[String: Any]])
+        let lines = try pushes.map { push in
+            String(decoding: try JSONSerialization.data(withJSONObject: try #require(push["payload"])), as: UTF8.self)
+        }
+        return (key, lines.joined(separator: "\n") + "\n")
+    }
+
+    @Test("an encrypted push belongs to the account its stored key was added with")
+    func storedKeyAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let (key, lines) = try Self.telegramVector()
+        #expect(try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", key]).status == 0)
+
+        let clash = try CLI.run(["ingest", "--store", store, "--format", "auto", "--account", "tg:2", "-"], input: lines)
+        #expect(clash.status == 3)
+        #expect(clash.stderr.contains(#"-:1: account: decrypted with key 2886285856283441188 of account "tg:1", not "tg:2" (--account)"#))
+        #expect(clash.stderr.contains("0 events appended"))
+
+        let opened = try CLI.run(["ingest", "--store", store, "--format", "auto", "-"], input: lines)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stderr.contains("2 events appended"))
+        let state = try CLI.run(["state", "--store", store, "--account", "tg:1", "--json"])
+        #expect(state.stdout.contains("abcdefg"))
+    }
+}
