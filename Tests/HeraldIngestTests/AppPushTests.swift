@@ -16,10 +16,12 @@ struct AppPushTests {
         ])
     }
 
+    /// `reminder_id` is the app's own key, not a message id: the id is the payload's digest.
     @Test func apnsUnthreadedReminder() throws {
-        #expect(try Ingest.decode(try Samples.bytes("apns/unthreaded-reminder.json"), format: .apns, context: context(account: "a")).events == [
+        let bytes = try Samples.bytes("apns/unthreaded-reminder.json")
+        #expect(try Ingest.decode(bytes, format: .apns, context: context(account: "a")).events == [
             Event(account: "a", .notify(Event.Notify(
-                chat: "app", kind: .message, id: 17, date: receivedAt, partial: true,
+                chat: "app", kind: .message, id: StableID.of(bytes: bytes), date: receivedAt, partial: true,
                 title: "Appointment reminder", body: "Dentist at 10:30")))
         ])
     }
