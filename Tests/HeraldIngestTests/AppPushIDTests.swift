@@ -34,4 +34,29 @@ struct AppPushIDTests {
         let identities = try lines.map { line in try #require(try events(line, .apns, context(account: "a")).first.flatMap(Identity.init)) }
         #expect(Set(identities).count == 2)
     }
+
+    @Test func nonNumericMessageIdsAreStableIdsOfTheirText() throws {
+        let uuid = "550e8400-e29b-41d4-a716-446655440000"
+        #expect(try id(#"{"aps":{"alert":"x"},"id":"\#(uuid)"}"#) == StableID.of(uuid))
+        #expect(try id(#"{"aps":{"alert":"x"},"message_id":"0:1754385400%abc123"}"#) == StableID.of("0:1754385400%abc123"))
+        let fcm = #"{"message":{"data":{"message_id":"0:1754385400%abc","title":"t"}}}"#
+        #expect(try id(fcm) == StableID.of("0:1754385400%abc"))
+        // Two deliveries of one message id, with other bytes, are one object.
+        let redelivered = #"{"message":{"data":{"message_id":"0:1754385400%abc","title":"t","body":"again"}}}"#
+        #expect(try id(redelivered) == id(fcm))
+    }
+
+    @Test func theOrderHoldsForStringIds() throws {
+        #expect(try id(#"{"aps":{"alert":"x"},"message_id":"m-1","id":7}"#) == StableID.of("m-1"))
+        #expect(try id(#"{"aps":{"alert":"x"},"message_id":"","id":"u-2"}"#) == StableID.of("u-2"))
+        #expect(try id(#"{"aps":{"alert":"x"},"msg_id":"12","id":"u-2"}"#) == 12)
+    }
+
+    @Test func badIdsStillNameTheirField() throws {
+        #expect(ingestError(#"{"aps":{"alert":"x"},"id":"-4"}"#, .apns, context(account: "a"))
+            == IngestError(format: .apns, field: "id", reason: "must be > 0, got -4"))
+        #expect(ingestError(#"{"aps":{"alert":"x"},"id":[1]}"#, .apns, context(account: "a"))
+            == IngestError(format: .apns, field: "id", reason: "expected an integer or a string, got an array"))
+        #expect(ingestError(#"{"message":{"data":{"msg_id":1.5}}}"#, .fcm, context(account: "a"))?.field == "message.data.msg_id")
+    }
 }

@@ -50,7 +50,7 @@ struct AppPushTests {
 
     @Test func apnsErrorsNameTheField() throws {
         #expect(ingestError(#"{"aps":{"alert":3}}"#, .apns, context(account: "a"))?.field == "aps.alert")
-        #expect(ingestError(#"{"aps":{"alert":"x"},"message_id":"abc"}"#, .apns, context(account: "a"))?.field == "message_id")
+        #expect(ingestError(#"{"aps":{"alert":"x"},"message_id":true}"#, .apns, context(account: "a"))?.field == "message_id")
         #expect(ingestError(#"{"aps":{"alert":"x"},"kind":"bogus"}"#, .apns, context(account: "a"))?.field == "kind")
         #expect(ingestError(#"{"aps":{"alert":"x"}}"#, .apns, context())?.field == "account")
         #expect(ingestError(#"{"aps":{"alert":"x"},"account":"b"}"#, .apns, context(account: "a"))?.field == "account")
