@@ -33,4 +33,24 @@ struct IngestCommandTests {
         let state = try CLI.run(["state", "--store", store, "--account", "tg:1", "--json"])
         #expect(state.stdout.contains("abcdefg"))
     }
+
+    @Test("a Matrix edit changes the notification's body and a redaction clears it")
+    func matrixEditAndRedaction() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        func push(_ fields: String) -> String {
+            #"{"notification":{"room_id":"!r:x","sender":"@a:x",\#(fields),"devices":[]}}"# + "\n"
+        }
+        let ingest = ["ingest", "--store", store, "--format", "auto", "--account", "m", "-"]
+        #expect(try CLI.run(ingest, input: push(#""event_id":"$e1","type":"m.room.message","content":{"body":"frist"}"#)).status == 0)
+        let edit = push(#""event_id":"$e2","type":"m.room.message","content":{"body":"* first","m.new_content":{"body":"first"},"m.relates_to":{"rel_type":"m.replace","event_id":"$e1"}}"#)
+        #expect(try CLI.run(ingest, input: edit).status == 0)
+        let edited = try CLI.run(["state", "--store", store, "--account", "m", "--json"]).stdout
+        #expect(edited.contains(#""body":"first""#))
+        #expect(!edited.contains("frist") && !edited.contains("* first"))
+
+        #expect(try CLI.run(ingest, input: push(#""event_id":"$e3","type":"m.room.redaction","content":{"redacts":"$e1"}"#)).status == 0)
+        let redacted = try CLI.run(["state", "--store", store, "--account", "m", "--json"]).stdout
+        #expect(!redacted.contains(#""body":"#))
+    }
 }
