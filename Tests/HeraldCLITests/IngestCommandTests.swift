@@ -53,4 +53,28 @@ struct IngestCommandTests {
         let redacted = try CLI.run(["state", "--store", store, "--account", "m", "--json"]).stdout
         #expect(!redacted.contains(#""body":"#))
     }
+
+    @Test("a line holding only { rejects its own lines, and the good lines after it are stored")
+    func strayOpeningBrace() throws {
+        let dir = TemporaryDirectory()
+        let good = (1...4).map { #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#($0),"date":1}"# }
+        let input = [good[0], "{", #"  "type": "notify","#, good[1], good[2], good[3]].joined(separator: "\n") + "\n"
+        let result = try CLI.run(["ingest", "--store", dir.child("s"), "-"], input: input)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("-:2: "))
+        #expect(result.stderr.contains("-:3: "))
+        #expect(result.stderr.contains("ingested 6 lines: 4 events appended (seq 1…4), 0 duplicates, 2 rejected"))
+    }
+
+    @Test("a pretty-printed document after a byte-order mark is one payload, and --format herald skips the mark")
+    func byteOrderMark() throws {
+        let dir = TemporaryDirectory()
+        let sample = try String(contentsOfFile: Shared.path("payloads/telegram/doc-sample.json"), encoding: .utf8)
+        let pretty = try CLI.run(["ingest", "--store", dir.child("s"), "--format", "auto", "-"], input: "\u{FEFF}" + sample)
+        #expect(pretty.status == 0, "\(pretty.stderr)")
+        #expect(pretty.stderr.contains("ingested 1 line: 1 event appended"))
+        let line = "\u{FEFF}" + #"{"type":"revoke","account":"a"}"# + "\n"
+        let herald = try CLI.run(["ingest", "--store", dir.child("s"), "--format", "herald", "-"], input: line)
+        #expect(herald.status == 0, "\(herald.stderr)")
+    }
 }
