@@ -17,6 +17,12 @@ extension Ingest {
         return WebPushAdapter.looksLikeBody(bytes) ? .webpush : nil
     }
 
+    /// Whether `payload` is one JSON value as the adapters read it (a leading byte-order
+    /// mark, surrounding whitespace and a trailing comma before `}` or `]` allowed).
+    public static func isWellFormedJSON(_ payload: some Collection<UInt8>) -> Bool {
+        payload.count <= maxPayloadBytes && (try? JSONParser.parse(Array(payload))) != nil
+    }
+
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
     static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
         let data = members["data"]?.object

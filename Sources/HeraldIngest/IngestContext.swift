@@ -1,12 +1,13 @@
 /// What an adapter needs besides the payload: the account, the receive time and keys.
 public struct IngestContext: Sendable {
     /// The account (`--account`). Payloads that name no account use it; a payload naming a
-    /// different account is rejected.
+    /// different account (or decrypted with another account's key) is rejected.
     public var account: String?
     /// When the payload was received, in Unix seconds: the `date` of events whose payload
     /// carries none. The log records it, so replay stays deterministic.
     public var receivedAt: Int64
-    /// Telegram auth keys that may decrypt `{"p": …}` pushes (matched by key id).
+    /// Telegram auth keys that may decrypt `{"p": …}` pushes (matched by key id). A push
+    /// opened with a key that names its account belongs to that account.
     public var telegramKeys: [TelegramKey]
     /// The receiver's Web Push keys, needed to decrypt a Web Push body.
     public var webPush: WebPushKeys?
@@ -38,7 +39,25 @@ public struct IngestContext: Sendable {
     ///   - named: the account the payload names, already in Herald's form (`tg:14124122`).
     ///   - field: the payload field it came from, for errors.
     ///   - format: the format being decoded, for errors.
-    func resolveAccount(named: String?, field: String, format: PayloadFormat) throws(IngestError) -> String {
+    ///   - key: the id and account of the key that decrypted the payload, when that key
+    ///     belongs to an account: the payload is that account's, and `named` or ``account``
+    ///     naming another is a clash.
+    func resolveAccount(
+        named: String?, field: String, format: PayloadFormat, key: (id: Int64, account: String)? = nil
+    ) throws(IngestError) -> String {
+        if let key {
+            if let named, named != key.account {
+                throw IngestError(
+                    format: format, field: field,
+                    reason: "payload is for account \"\(named)\", but it was decrypted with key \(key.id) of account \"\(key.account)\"")
+            }
+            if let account, account != key.account {
+                throw IngestError(
+                    format: format, field: "account",
+                    reason: "decrypted with key \(key.id) of account \"\(key.account)\", not \"\(account)\" (--account)")
+            }
+            return key.account
+        }
         if let named {
             if let account, account != named {
                 throw IngestError(

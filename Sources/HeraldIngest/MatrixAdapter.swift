@@ -9,6 +9,13 @@ import HeraldEvents
 ///   `" @ <room_name>"` when the room has a name, body = `content.body`, silent when
 ///   `prio` is `low`, date = the receive time (Matrix sends none). It is `partial` when the
 ///   body is event-id-only (no `type`, `sender` or `content`);
+/// - an `m.room.redaction` → `delete` of the redacted event (`content.redacts`, else the
+///   top-level `redacts` of room versions before 11): chat = `room_id`, id = ``StableID`` of
+///   the redacted event id, so the notification of that event clears;
+/// - an edit (`content.m.relates_to.rel_type` `m.replace`) → `edit` of the original event
+///   (`m.relates_to.event_id`, same chat and id rule): title as above, body =
+///   `content.m.new_content.body`, else `content.body`; it changes only a notification still
+///   active (see ``MatrixAdapter/relation(_:room:)``);
 /// - `counts` → a trailing `note` with the server's counts (`counts: unread 2`); a
 ///   badge-only body (no event id) becomes just that note.
 struct MatrixAdapter {
@@ -26,7 +33,12 @@ struct MatrixAdapter {
         let account = try context.resolveAccount(named: nil, field: "account", format: .matrix)
         var events: [Event] = []
         if let eventId = try notification.string("event_id"), !eventId.isEmpty {
-            events.append(Event(account: account, .notify(try notify(notification, eventId: eventId))))
+            let room = try notification.requiredString("room_id")
+            if let related = try relation(notification, room: room) {
+                events.append(Event(account: account, related))
+            } else {
+                events.append(Event(account: account, .notify(try notify(notification, eventId: eventId, room: room))))
+            }
         }
         var counts: [String] = []
         if let countFields = try notification.object("counts") {
@@ -42,24 +54,32 @@ struct MatrixAdapter {
         return events
     }
 
-    /// The `notify` fields for a notification naming `eventId`.
-    func notify(_ notification: PayloadObject, eventId: String) throws(IngestError) -> Event.Notify {
-        let room = try notification.requiredString("room_id")
+    /// The `notify` fields for a notification naming `eventId` in `room`.
+    func notify(_ notification: PayloadObject, eventId: String, room: String) throws(IngestError) -> Event.Notify {
         let type = try notification.string("type")
         let content = try notification.object("content")
         let senderId = try notification.string("sender").flatMap { $0.isEmpty ? nil : $0 }
-        let senderName = try notification.string("sender_display_name").flatMap { $0.isEmpty ? nil : $0 } ?? senderId
-        let roomName = try notification.string("room_name").flatMap { $0.isEmpty ? nil : $0 }
-        let title: String? =
-            switch (senderName, roomName) {
-            case (let sender?, let room?): "\(sender) @ \(room)"
-            case (let sender?, nil): sender
-            case (nil, let room): room
-            }
+        let senderName = try Self.senderName(notification)
         let full = type != nil || content != nil || senderId != nil
         return Event.Notify(
             chat: room, kind: type == "m.call.invite" ? .call : .message, id: StableID.of(eventId),
             date: context.receivedAt, silent: try notification.string("prio") == "low", partial: !full,
-            title: title, body: try content?.string("body"), sender: senderName)
+            title: try Self.title(notification), body: try content?.string("body"), sender: senderName)
+    }
+
+    /// The sender's display name, else their user id; `nil` when the body names neither.
+    static func senderName(_ notification: PayloadObject) throws(IngestError) -> String? {
+        let senderId = try notification.string("sender").flatMap { $0.isEmpty ? nil : $0 }
+        return try notification.string("sender_display_name").flatMap { $0.isEmpty ? nil : $0 } ?? senderId
+    }
+
+    /// The title: the sender's name, with `" @ <room_name>"` when the room has a name.
+    static func title(_ notification: PayloadObject) throws(IngestError) -> String? {
+        let roomName = try notification.string("room_name").flatMap { $0.isEmpty ? nil : $0 }
+        return switch (try senderName(notification), roomName) {
+        case (let sender?, let room?): "\(sender) @ \(room)"
+        case (let sender?, nil): sender
+        case (nil, let room): room
+        }
     }
 }

@@ -10,7 +10,9 @@ import HeraldEvents
 /// Mapping (all `notify`/`edit` events are `partial: true`, content comes from the push):
 /// - chat: `custom.channel_id` › `chat_id` › `from_id` › `encryption_id`, as
 ///   `channel:ID`, `chat:ID`, `user:ID`, `secret:ID`;
-/// - account: `tg:<user_id>` when the payload has `user_id`, else the context's account;
+/// - account: for an encrypted push opened with a key that names its account, that account
+///   (a `user_id` or a context account naming another one is rejected as a clash); else
+///   `tg:<user_id>` when the payload has `user_id`, else the context's account;
 /// - date: `custom.date` › `date` › the context's receive time;
 /// - messages (any loc_key with `custom.msg_id`): kind `message`, or `mention` with
 ///   `custom.mention`; `PINNED_*` → `pinned`; `REACT_*`/`CHAT_REACT_*` → `reaction` (id = the
@@ -41,27 +43,29 @@ struct TelegramAdapter {
         let adapter = TelegramAdapter(context: context)
         let encryptedHolder = try root.object("data").flatMap { $0.has("p") ? $0 : nil } ?? root
         if let p = try encryptedHolder.string("p") {
-            let inner = try TelegramCipher.decrypt(p, keys: context.telegramKeys)
+            let (inner, key) = try TelegramCipher.decrypt(p, keys: context.telegramKeys)
             let innerRoot: PayloadObject
             do {
                 innerRoot = try PayloadObject.parse(inner, format: .telegram)
             } catch {
                 throw IngestError(format: .telegram, field: "p", reason: "decrypted payload: \(error.reason)")
             }
-            return IngestResult(format: .telegram, events: try adapter.adapt(innerRoot, encrypted: true), encrypted: true)
+            return IngestResult(format: .telegram, events: try adapter.adapt(innerRoot, decryptedWith: key), encrypted: true)
         }
-        return IngestResult(format: .telegram, events: try adapter.adapt(root, encrypted: false), encrypted: false)
+        return IngestResult(format: .telegram, events: try adapter.adapt(root, decryptedWith: nil), encrypted: false)
     }
 
-    /// Adapts a plain (or decrypted) payload object.
-    func adapt(_ root: PayloadObject, encrypted: Bool) throws(IngestError) -> [Event] {
+    /// Adapts a plain payload object (`key` is `nil`), or one decrypted with `key`.
+    func adapt(_ root: PayloadObject, decryptedWith key: TelegramKey?) throws(IngestError) -> [Event] {
+        let encrypted = key != nil
         let fields = try root.object("data") ?? root
         guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }
         let args = try fields.strings("loc_args") ?? []
         let custom = try fields.object("custom", asJSONText: true)
             ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
         let account = try context.resolveAccount(
-            named: try fields.id("user_id").map { "tg:\($0)" }, field: fields.field("user_id"), format: .telegram)
+            named: try fields.id("user_id").map { "tg:\($0)" }, field: fields.field("user_id"), format: .telegram,
+            key: key.flatMap { key in key.account.map { (id: key.keyId, account: $0) } })
         let chat = try conversation(custom)
 
         func note(_ reason: String) -> [Event] {

@@ -30,5 +30,6 @@ extension TelegramKey {
     init(unchecked bytes: [UInt8], keyId: Int64) {
         self.bytes = bytes
         self.keyId = keyId
+        self.account = nil
     }
 }

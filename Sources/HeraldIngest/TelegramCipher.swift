@@ -11,8 +11,9 @@ enum TelegramCipher {
     /// The KDF offset for messages from the server.
     private static let x = 8
 
-    /// Decrypts `p` with the key whose id it names; returns the inner JSON bytes.
-    static func decrypt(_ p: String, keys: [TelegramKey]) throws(IngestError) -> [UInt8] {
+    /// Decrypts `p` with the key whose id it names; returns the inner JSON bytes and that key
+    /// (whose account the push belongs to).
+    static func decrypt(_ p: String, keys: [TelegramKey]) throws(IngestError) -> (plaintext: [UInt8], key: TelegramKey) {
         guard let data = Base64URL.decode(p) else { throw failure("not base64url") }
         guard data.count >= 24 + 16, (data.count - 24) % 16 == 0 else {
             throw failure("expected 24 + a multiple of 16 bytes, got \(data.count)")
@@ -35,7 +36,7 @@ enum TelegramCipher {
         guard (12...1024).contains(padding) else {
             throw failure("padding of \(padding) bytes is outside 12…1024")
         }
-        return Array(plaintext[4..<(4 + length)])
+        return (Array(plaintext[4..<(4 + length)]), key)
     }
 
     /// `SHA-256(auth_key[88+x ..< 120+x] ‖ plaintext)[8..<24]`.

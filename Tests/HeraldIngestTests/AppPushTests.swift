@@ -16,10 +16,12 @@ struct AppPushTests {
         ])
     }
 
+    /// `reminder_id` is the app's own key, not a message id: the id is the payload's digest.
     @Test func apnsUnthreadedReminder() throws {
-        #expect(try Ingest.decode(try Samples.bytes("apns/unthreaded-reminder.json"), format: .apns, context: context(account: "a")).events == [
+        let bytes = try Samples.bytes("apns/unthreaded-reminder.json")
+        #expect(try Ingest.decode(bytes, format: .apns, context: context(account: "a")).events == [
             Event(account: "a", .notify(Event.Notify(
-                chat: "app", kind: .message, id: 17, date: receivedAt, partial: true,
+                chat: "app", kind: .message, id: StableID.of(bytes: bytes), date: receivedAt, partial: true,
                 title: "Appointment reminder", body: "Dentist at 10:30")))
         ])
     }
@@ -48,7 +50,7 @@ struct AppPushTests {
 
     @Test func apnsErrorsNameTheField() throws {
         #expect(ingestError(#"{"aps":{"alert":3}}"#, .apns, context(account: "a"))?.field == "aps.alert")
-        #expect(ingestError(#"{"aps":{"alert":"x"},"message_id":"abc"}"#, .apns, context(account: "a"))?.field == "message_id")
+        #expect(ingestError(#"{"aps":{"alert":"x"},"message_id":true}"#, .apns, context(account: "a"))?.field == "message_id")
         #expect(ingestError(#"{"aps":{"alert":"x"},"kind":"bogus"}"#, .apns, context(account: "a"))?.field == "kind")
         #expect(ingestError(#"{"aps":{"alert":"x"}}"#, .apns, context())?.field == "account")
         #expect(ingestError(#"{"aps":{"alert":"x"},"account":"b"}"#, .apns, context(account: "a"))?.field == "account")

@@ -13,6 +13,15 @@ struct HeraldFormatTests {
         #expect(try events(event.jsonString, .herald, context(account: "a")) == [event])
     }
 
+    /// Editors may start a file with a UTF-8 byte-order mark; every adapter skips it.
+    @Test func aLeadingByteOrderMarkIsSkipped() throws {
+        let event = Event(account: "a", .revoke)
+        let line = [0xEF, 0xBB, 0xBF] + Array(event.jsonString.utf8)
+        #expect(try Ingest.decode(line, format: .herald, context: context()).events == [event])
+        #expect(try Ingest.decode(line[...], format: .herald, context: context()).events == [event])
+        #expect(try Ingest.decode(line, format: nil, context: context()).events == [event])
+    }
+
     @Test func eventErrorsKeepTheirField() throws {
         #expect(ingestError(#"{"type":"notify","account":"a","chat":"c","kind":"message","id":0,"date":1}"#, .herald, context())
             == IngestError(format: .herald, field: "id", reason: "must be > 0, got 0"))

@@ -20,7 +20,7 @@ struct TelegramCipherTests {
         for push in try Samples.telegramPushes() {
             let root = try PayloadObject.parse(Array(push.payload.utf8), format: .telegram)
             let p = try #require(try root.string("p"))
-            let plaintext = try TelegramCipher.decrypt(p, keys: [key])
+            let plaintext = try TelegramCipher.decrypt(p, keys: [key]).plaintext
             #expect(String(decoding: plaintext, as: UTF8.self) == push.plaintext)
         }
     }

@@ -11,7 +11,9 @@ struct IngestCommand: ParsableCommand {
         discussion: """
             Valid lines are appended in order, in batches. Each bad line is reported as
             FILE:LINE: field: reason, kept in the store's quarantine and never enters the
-            log; with --all-or-nothing nothing is appended if any line is bad.
+            log; with --all-or-nothing nothing is appended if any line is bad. A
+            pretty-printed JSON document runs from a line that is just { (or [) to the line
+            that is just the matching } (or ]); if it does not parse, its lines count one by one.
 
             Example:
               herald ingest --store ./herald.db --format herald events.jsonl

@@ -20,7 +20,7 @@ struct KeysCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a Telegram auth key.")
         @OptionGroup var store: StoreOptions
-        @Option(name: .long, help: "The account the key belongs to.") var account: String = ""
+        @Option(name: .long, help: "The account the key belongs to: pushes it decrypts are that account's (default: any account).") var account: String = ""
         @Argument(help: ArgumentHelp("The 256-byte key, base64url.", valueName: "BASE64URL")) var key: String
 
         func run() throws {

@@ -141,11 +141,13 @@ struct IngestRun {
             }
         }
         while let line = try reader.next() {
-            if case .payload(let payload, let number) = framer.feed(line, number: reader.lineNumber) {
-                try handle(payload, line: number)
+            switch framer.feed(line, number: reader.lineNumber) {
+            case .payload(let payload, let number): try handle(payload, line: number)
+            case .payloads(let framed): for (payload, number) in framed { try handle(payload, line: number) }
+            case .gathering: break
             }
         }
-        if let (payload, number) = framer.finish() { try handle(payload, line: number) }
+        for (payload, number) in framer.finish() { try handle(payload, line: number) }
         if allOrNothing && !bad.isEmpty {
             batch.removeAll()
         } else {

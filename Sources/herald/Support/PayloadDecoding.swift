@@ -62,7 +62,8 @@ struct PayloadDecoding {
     init(options: PayloadOptions, store: Store) throws {
         format = PayloadFormat(rawValue: options.format ?? "herald")
         var telegramKeys = try options.telegramKey.map { try TelegramKey(base64url: $0) }
-        telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes) }
+        // A stored key keeps the account it was added with (`""`: any account).
+        telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
         context = IngestContext(
             account: options.account,
             receivedAt: Int64(Date().timeIntervalSince1970),

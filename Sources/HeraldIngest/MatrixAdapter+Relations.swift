@@ -1,0 +1,34 @@
+import HeraldEvents
+
+/// Events that act on an earlier event of the room: redactions and edits.
+extension MatrixAdapter {
+    /// The `rel_type` of an edit (Matrix spec, "Event replacements").
+    static let replaceRelation = "m.replace"
+
+    /// The event a redaction or an edit acts on, as a `delete` or an `edit` of the object that
+    /// event's `notify` created (chat = `room`, id = ``StableID`` of its event id); `nil` for
+    /// any other event.
+    func relation(_ notification: PayloadObject, room: String) throws(IngestError) -> Event.Payload? {
+        let content = try notification.object("content")
+        if try notification.string("type") == "m.room.redaction" {
+            // Room versions 11 and later put `redacts` in `content`; earlier ones at the top.
+            guard let redacts = try orElse(nonEmpty(content?.string("redacts")), nonEmpty(notification.string("redacts"))) else {
+                throw (content ?? notification).error("redacts", "missing: a redaction names the event it redacts")
+            }
+            return .delete(ids: [StableID.of(redacts)], chat: room)
+        }
+        guard let content, let relation = try content.object("m.relates_to"),
+            try relation.string("rel_type") == Self.replaceRelation
+        else { return nil }
+        let original = try relation.requiredString("event_id")
+        let body = try orElse(content.object("m.new_content")?.string("body"), content.string("body"))
+        return .edit(Event.Edit(
+            chat: room, kind: .message, id: StableID.of(original),
+            title: try Self.title(notification), body: body))
+    }
+
+    /// `text`, or `nil` when it is empty.
+    private func nonEmpty(_ text: String?) -> String? {
+        text.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
