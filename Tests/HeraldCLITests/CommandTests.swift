@@ -354,7 +354,7 @@ struct CommandTests {
         let dir = TemporaryDirectory()
         let store = dir.child("s")
         #expect(try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", DemoPayloads.telegramKey]).status == 0)
-        let id = try #require(TelegramKey(base64url: DemoPayloads.telegramKey).keyId)
+        let id = try TelegramKey(base64url: DemoPayloads.telegramKey).keyId
         let missing = try CLI.run(["keys", "remove", "--store", store, "\(id == -5 ? -6 : -5)"])
         #expect(missing.status == 1 && missing.stderr.contains("no key -"), "\(missing.stderr)")
         #expect(try CLI.run(["keys", "remove", "--store", store, "12x"]).status == 1)
