@@ -7,9 +7,8 @@ import HeraldEvents
 /// - object id: `message_id` › `msg_id` › `id`, the first present and non-empty: a positive
 ///   integer (or numeric string) as is, any other string (a UUID, an FCM message id such as
 ///   `0:1754385400%abc123`) as the ``StableID`` of its text, so two deliveries of one message
-///   id are one object; failing all, ``StableID`` of the payload
-///   bytes as received, so a redelivered payload keeps its identity. Other `*_id` keys are
-///   never used: they may name a chat, a sender or a user (`chat_id`, `sender_id`,
+///   id are one object; failing all, ``StableID`` of the payload bytes as received, so a
+///   redelivered payload keeps its identity. Other `*_id` keys are never used: they may name a chat, a sender or a user (`chat_id`, `sender_id`,
 ///   `user_id`) shared by many messages, and an id taken from them would make every later
 ///   message of that chat a duplicate of the first;
 /// - kind: the `kind` key (a Herald kind name), else `message`;
