@@ -46,7 +46,7 @@ struct APNsAdapter {
         let threadId = try aps.string("thread-id")
         if hasAlert {
             events.append(Event(account: account, .notify(Event.Notify(
-                chat: try root.string("chat").flatMap { $0.isEmpty ? nil : $0 } ?? threadId.flatMap { $0.isEmpty ? nil : $0 } ?? AppPushFields.appChat,
+                chat: try root.nonEmptyString("chat") ?? threadId.flatMap { $0.isEmpty ? nil : $0 } ?? AppPushFields.appChat,
                 kind: try AppPushFields.kind(root),
                 id: try AppPushFields.objectID(root, payload: payload),
                 date: try root.date("date") ?? context.receivedAt,

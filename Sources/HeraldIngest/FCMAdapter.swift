@@ -27,7 +27,7 @@ struct FCMAdapter {
         let account = try context.resolveAccount(
             named: try data?.string("account"), field: data?.field("account") ?? "account", format: .fcm)
         let collapseKey = try orElse(message.object("android")?.string("collapse_key"), message.string("collapse_key"))
-        let chat = try data?.string("chat").flatMap { $0.isEmpty ? nil : $0 } ?? AppPushFields.appChat
+        let chat = try data?.nonEmptyString("chat") ?? AppPushFields.appChat
         return [Event(account: account, .notify(Event.Notify(
             chat: chat,
             kind: try AppPushFields.kind(data),

@@ -12,7 +12,7 @@ extension MatrixAdapter {
         let content = try notification.object("content")
         if try notification.string("type") == "m.room.redaction" {
             // Room versions 11 and later put `redacts` in `content`; earlier ones at the top.
-            guard let redacts = try orElse(nonEmpty(content?.string("redacts")), nonEmpty(notification.string("redacts"))) else {
+            guard let redacts = try orElse(content?.nonEmptyString("redacts"), notification.nonEmptyString("redacts")) else {
                 throw (content ?? notification).error("redacts", "missing: a redaction names the event it redacts")
             }
             return .delete(ids: [StableID.of(redacts)], chat: room)
@@ -25,10 +25,5 @@ extension MatrixAdapter {
         return .edit(Event.Edit(
             chat: room, kind: .message, id: StableID.of(original),
             title: try Self.title(notification), body: body))
-    }
-
-    /// `text`, or `nil` when it is empty.
-    private func nonEmpty(_ text: String?) -> String? {
-        text.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

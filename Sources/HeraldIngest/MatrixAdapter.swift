@@ -58,24 +58,22 @@ struct MatrixAdapter {
     func notify(_ notification: PayloadObject, eventId: String, room: String) throws(IngestError) -> Event.Notify {
         let type = try notification.string("type")
         let content = try notification.object("content")
-        let senderId = try notification.string("sender").flatMap { $0.isEmpty ? nil : $0 }
-        let senderName = try Self.senderName(notification)
-        let full = type != nil || content != nil || senderId != nil
+        let hasSender = try notification.nonEmptyString("sender") != nil
+        let full = type != nil || content != nil || hasSender
         return Event.Notify(
             chat: room, kind: type == "m.call.invite" ? .call : .message, id: StableID.of(eventId),
             date: context.receivedAt, silent: try notification.string("prio") == "low", partial: !full,
-            title: try Self.title(notification), body: try content?.string("body"), sender: senderName)
+            title: try Self.title(notification), body: try content?.string("body"), sender: try Self.senderName(notification))
     }
 
     /// The sender's display name, else their user id; `nil` when the body names neither.
     static func senderName(_ notification: PayloadObject) throws(IngestError) -> String? {
-        let senderId = try notification.string("sender").flatMap { $0.isEmpty ? nil : $0 }
-        return try notification.string("sender_display_name").flatMap { $0.isEmpty ? nil : $0 } ?? senderId
+        try orElse(notification.nonEmptyString("sender_display_name"), notification.nonEmptyString("sender"))
     }
 
     /// The title: the sender's name, with `" @ <room_name>"` when the room has a name.
     static func title(_ notification: PayloadObject) throws(IngestError) -> String? {
-        let roomName = try notification.string("room_name").flatMap { $0.isEmpty ? nil : $0 }
+        let roomName = try notification.nonEmptyString("room_name")
         return switch (try senderName(notification), roomName) {
         case (let sender?, let room?): "\(sender) @ \(room)"
         case (let sender?, nil): sender

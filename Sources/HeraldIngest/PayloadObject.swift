@@ -56,6 +56,12 @@ struct PayloadObject {
         return text
     }
 
+    /// A string member, or `nil` when it is absent or empty (payloads send `""` for "none").
+    func nonEmptyString(_ key: String) throws(IngestError) -> String? {
+        guard let text = try string(key), !text.isEmpty else { return nil }
+        return text
+    }
+
     /// A string member, or its number's text (legacy payloads mix the two).
     func text(_ key: String) throws(IngestError) -> String? {
         guard let value = self[key] else { return nil }
