@@ -7,9 +7,6 @@ import HeraldEvents
 /// keep their field names (`""` with `invalid JSON at byte N: …` for malformed lines). A
 /// leading UTF-8 byte-order mark is skipped, as every other adapter's parser does.
 struct HeraldAdapter {
-    /// The UTF-8 byte-order mark some editors put at the start of a file.
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
     /// Decodes one canonical event line.
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         try bytes.withUnsafeBytes { buffer in
@@ -21,7 +18,7 @@ struct HeraldAdapter {
     static func decode(_ bytes: UnsafeRawBufferPointer, context: IngestContext) throws(IngestError) -> IngestResult {
         let event: Event
         do {
-            event = try Event(json: bytes.starts(with: byteOrderMark) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes)
+            event = try Event(json: bytes.starts(with: Ingest.byteOrderMark) ? UnsafeRawBufferPointer(rebasing: bytes[Ingest.byteOrderMark.count...]) : bytes)
         } catch {
             throw IngestError(format: .herald, error)
         }

@@ -28,7 +28,7 @@ struct JSONParser {
     /// Parses one JSON document (surrounding whitespace and a UTF-8 byte-order mark allowed).
     static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        if bytes.starts(with: Ingest.byteOrderMark) { parser.index = Ingest.byteOrderMark.count }
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()

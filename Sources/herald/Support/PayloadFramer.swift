@@ -157,7 +157,7 @@ struct PayloadFramer {
     /// copying it: its only other byte must be a bracket.
     private static func shape(of line: ArraySlice<UInt8>) -> Shape {
         var rest = line
-        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        if rest.starts(with: Ingest.byteOrderMark) { rest = rest.dropFirst(Ingest.byteOrderMark.count) }
         var content = rest.lazy.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }.makeIterator()
         guard let first = content.next(), content.next() == nil else { return .other }
         switch first {
