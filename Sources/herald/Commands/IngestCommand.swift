@@ -56,7 +56,7 @@ struct IngestCommand: ParsableCommand {
         defer { reader.close() }
         let decoding = try PayloadDecoding(options: payload, store: target)
         var run = IngestRun(
-            store: target, format: payload.format ?? "herald", account: payload.account, allOrNothing: allOrNothing,
+            store: target, format: payload.formatName, account: payload.account, allOrNothing: allOrNothing,
             progress: !quiet
         ) { line in
             try decoding.decodeWithFormat(line)

@@ -9,6 +9,9 @@ struct PayloadOptions: ParsableArguments {
     @Option(name: .long, help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).")
     var format: String?
 
+    /// The format to read with: `--format`, else `herald`.
+    var formatName: String { format ?? "herald" }
+
     @Option(name: .long, help: "The account, for payloads that do not name one; a payload naming another account is rejected.")
     var account: String?
 
@@ -60,7 +63,7 @@ struct PayloadDecoding {
 
     /// A decoder for `options`, with the keys stored in `store` added.
     init(options: PayloadOptions, store: Store) throws {
-        format = PayloadFormat(rawValue: options.format ?? "herald")
+        format = PayloadFormat(rawValue: options.formatName)
         var telegramKeys = try options.telegramKey.map { try TelegramKey(base64url: $0) }
         // A stored key keeps the account it was added with (`""`: any account).
         telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
