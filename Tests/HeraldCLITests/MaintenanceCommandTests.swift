@@ -81,6 +81,11 @@ struct MaintenanceCommandTests {
         #expect(audit.stderr.contains("compacted without an archive"))
         let first = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1", "--json"])
         #expect(!first.stdout.contains(#""id":2"#), "message 2 is not notification 1: \(first.stdout)")
+        // Export says what it cannot include, unless the range asked for starts after the base.
+        let export = try CLI.run(["export", "--store", store])
+        #expect(export.status == 0 && export.stdout.contains(#""id":2"#), "\(export.stderr)")
+        #expect(export.stderr.contains("history up to seq 1 was compacted without an archive"), "\(export.stderr)")
+        #expect(try CLI.run(["export", "--store", store, "--from", "2"]).stderr.isEmpty)
     }
 
     @Test("purge removes an account from every file and leaves the others intact")

@@ -9,7 +9,8 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write the log as canonical JSONL, each line with its seq, recorded time and ingest format.",
         discussion: """
-            Records that compaction moved to the archive are included. The output reads
+            Records that compaction moved to the archive are included; history compacted
+            without an archive is gone, and a note on stderr says so. The output reads
             back with `herald import` (or `herald ingest --format herald`, which ignores
             the extra keys).
 
@@ -31,6 +32,9 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
+        if let base = try target.historyDroppedThrough(), from <= base {
+            Terminal.note("history up to seq \(base) was compacted without an archive: the export starts after it, and a store imported from it lacks those events")
+        }
         var writer = JSONWriter()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
