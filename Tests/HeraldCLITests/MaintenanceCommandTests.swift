@@ -64,7 +64,7 @@ struct MaintenanceCommandTests {
         #expect(afterPurge.status == 0, "\(afterPurge.stderr)")
     }
 
-    @Test("audit after compaction without an archive starts from the base snapshot")
+    @Test("audit, export and replay after compaction without an archive start after the base and say so")
     func auditAfterCompactionWithoutArchive() throws {
         let dir = TemporaryDirectory()
         let store = dir.child("s")
@@ -86,6 +86,10 @@ struct MaintenanceCommandTests {
         #expect(export.status == 0 && export.stdout.contains(#""id":2"#), "\(export.stderr)")
         #expect(export.stderr.contains("history up to seq 1 was compacted without an archive"), "\(export.stderr)")
         #expect(try CLI.run(["export", "--store", store, "--from", "2"]).stderr.isEmpty)
+        let replay = try CLI.run(["replay", "--store", store, "--updates", "--json"])
+        #expect(replay.status == 0 && replay.stdout.split(separator: "\n").count == 1, "\(replay.stdout)")
+        #expect(replay.stderr.contains("the replay starts from the snapshot at seq 1"), "\(replay.stderr)")
+        #expect(try CLI.run(["replay", "--store", store, "--from", "2"]).stderr.isEmpty)
     }
 
     @Test("purge removes an account from every file and leaves the others intact")
