@@ -383,4 +383,51 @@ import Testing
         #expect(projection.stateJSON() == expected)
         #expect(Projection().stateJSON() == #"{"seq":0,"accounts":[]}"#)
     }
+
+    // MARK: Texts are compared as bytes
+
+    /// Precomposed "é" (U+00E9) and "e" + combining acute (U+0065 U+0301): canonically
+    /// equivalent, so Swift's `String ==` calls them equal, but their bytes (and their JSON
+    /// forms) differ.
+    static let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+
+    @Test("§9.3: an edit that changes only a text's bytes (Unicode normalization) changes its content")
+    func contentIsBytes() throws {
+        let events = [
+            Self.notify("c", "message", 1, 100, #","title":"\#(Self.composed)","body":"\#(Self.composed)""#),
+            Self.event("edit", #""chat":"c","kind":"message","id":1,"title":"\#(Self.decomposed)""#),
+            Self.event("edit", #""chat":"c","kind":"message","id":1,"body":"\#(Self.decomposed)""#),
+        ]
+        try Self.expectUpdates(
+            events,
+            [
+                nil,
+                [Self.content(1, Self.note(1, "message", 1, 100, #","title":"\#(Self.decomposed)","body":"\#(Self.composed)""#))],
+                [Self.content(1, Self.note(1, "message", 1, 100, #","title":"\#(Self.decomposed)","body":"\#(Self.decomposed)""#))],
+            ])
+        // The reference (and so the random workload tests) must agree.
+        var reference = ReferenceProjection()
+        var projection = Projection()
+        for (index, line) in events.enumerated() {
+            let event = try Event(json: line)
+            #expect(reference.apply(event, seq: UInt64(index + 1)) == projection.apply(event, seq: UInt64(index + 1)).updates)
+        }
+    }
+
+    @Test("Notification.hasSameContent and equality compare texts as bytes, consistently with hashing")
+    func notificationTextsCompareAsBytes() {
+        let a = Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.composed)
+        for b in [
+            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.decomposed, body: Self.composed),
+            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.decomposed),
+            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, sender: Self.decomposed),
+        ] {
+            #expect(!a.hasSameContent(as: b))
+            #expect(a != b)
+        }
+        let texts = PackedTexts(body: Self.composed, sender: nil, thread: nil)
+        let other = PackedTexts(body: Self.decomposed, sender: nil, thread: nil)
+        #expect(texts != other)
+        #expect(texts == PackedTexts(body: Self.composed, sender: nil, thread: nil))
+    }
 }
