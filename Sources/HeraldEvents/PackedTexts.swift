@@ -4,7 +4,7 @@
 /// then shared by the notification it creates.
 ///
 /// The packing is canonical (equal texts give equal bytes), so packed values compare and
-/// hash like the three fields would. Layout: no bytes when all three are absent; otherwise
+/// hash like the three fields' bytes would. Layout: no bytes when all three are absent; otherwise
 /// one ASCII letter `a` + (bit 0 body, bit 1 sender, bit 2 thread present), then each present
 /// field in that order as its UTF-8 length in decimal, `:`, and its bytes, except the last
 /// present field, which runs to the end without a length.
@@ -276,7 +276,9 @@ package struct PackedTexts: Hashable, @unchecked Sendable {
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs.storage, rhs.storage) {
-        case (.small(let a), .small(let b)): return a == b
+        // Bytes, not `String ==`, which equates canonically equivalent texts ("é" and
+        // "e" + U+0301) that pack to different bytes (and hash differently).
+        case (.small(let a), .small(let b)): return a.utf8.elementsEqual(b.utf8)
         case (.large(let a), .large(let b)):
             return a === b || a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
         default: return false  // the packing is canonical: sizes decide the case

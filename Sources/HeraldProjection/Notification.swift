@@ -50,11 +50,38 @@ extension Notification {
     public var thread: String? { get { texts[.thread] } set { texts[.thread] = newValue } }
 
     /// Whether a client would see the same thing for `self` and `other`: every field of the
-    /// JSON form (so not `status`).
+    /// JSON form (so not `status`), texts compared as bytes like the JSON form's (`String ==`
+    /// would equate canonically equivalent titles, "é" and "e" + U+0301).
     public func hasSameContent(as other: Notification) -> Bool {
         id == other.id && kind == other.kind && objectId == other.objectId && date == other.date
-            && silent == other.silent && partial == other.partial && title == other.title
+            && silent == other.silent && partial == other.partial
+            && Self.sameBytes(title, other.title)
             && texts == other.texts
+    }
+
+    /// Whether two optional texts are both absent or have the same bytes.
+    private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+        return lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// Equal when the content (``hasSameContent(as:)``, texts as bytes) and the status are.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hasSameContent(as: rhs) && lhs.status == rhs.status
+    }
+
+    /// Hashes what ``==`` compares, the title as bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(objectId)
+        hasher.combine(date)
+        hasher.combine(title?.utf8.count ?? -1)
+        if let title { for byte in title.utf8 { hasher.combine(byte) } }
+        hasher.combine(texts)
+        hasher.combine(kind)
+        hasher.combine(silent)
+        hasher.combine(partial)
+        hasher.combine(status)
     }
 }
 
