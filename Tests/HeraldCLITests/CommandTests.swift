@@ -377,4 +377,21 @@ struct CommandTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("3  some input was rejected"))
     }
+
+    @Test("snapshot --help gives the store's real automatic snapshot interval and how many it keeps")
+    func snapshotHelpDefaults() throws {
+        let result = try CLI.run(["snapshot", "--help"])
+        #expect(result.status == 0)
+        let options = Store.Options()
+        let interval = String(options.snapshotInterval)
+        var grouped = String(interval.prefix(interval.count % 3))
+        for (index, digit) in interval.dropFirst(interval.count % 3).enumerated() {
+            if index % 3 == 0 && !grouped.isEmpty { grouped += "," }
+            grouped.append(digit)
+        }
+        let words = [1: "one", 2: "two", 3: "three", 4: "four", 5: "five"]
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("every \(grouped) events"), "\(text)")
+        #expect(text.contains("keeps the newest \(words[options.snapshotsToKeep] ?? "?")"), "\(text)")
+    }
 }
