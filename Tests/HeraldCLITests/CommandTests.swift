@@ -363,6 +363,28 @@ struct CommandTests {
         #expect(!(try CLI.run(["keys", "list", "--store", store]).stdout.contains("\(id)")))
     }
 
+    @Test("keys add takes a key whose base64url starts with '-' (one in 64 keys), with or without --")
+    func addKeyStartingWithDash() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // First bytes f8 7e and fb 13 encode as "-H4h…" (an `h` that once read as -h, help, exit 0
+        // and nothing added) and "-xMT…" (once an unknown option).
+        let keys = [[0xf8, 0x7e] + [UInt8](repeating: 0x21, count: 254), [0xfb] + [UInt8](repeating: 0x13, count: 255)]
+            .map { Data($0).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") }
+        #expect(keys.allSatisfy { $0.hasPrefix("-") }, "\(keys)")
+        let first = try CLI.run(["keys", "add", "--store", store, keys[0]])
+        #expect(first.status == 0 && first.stderr.contains("added Telegram key"), "\(first.stdout)\(first.stderr)")
+        let second = try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", "--", keys[1]])
+        #expect(second.status == 0 && second.stderr.contains("added Telegram key"), "\(second.stdout)\(second.stderr)")
+        let listed = try CLI.run(["keys", "list", "--store", store]).stdout
+        for key in keys {
+            #expect(listed.contains("\(try TelegramKey(base64url: key).keyId)"), "\(listed)")
+        }
+        #expect(try CLI.run(["keys", "add", "--store", store]).status == 1)
+        #expect(try CLI.run(["keys", "add", "--store", store, keys[0], keys[1]]).status == 1)
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])
