@@ -385,6 +385,18 @@ struct CommandTests {
         #expect(try CLI.run(["keys", "add", "--store", store, keys[0], keys[1]]).status == 1)
     }
 
+    @Test("keys add and keys remove show the one argument they take, not a list")
+    func keysUsageLines() throws {
+        for (command, usage) in [
+            ("add", "herald keys add [--store <DIR>] [--account <account>] <BASE64URL>"),
+            ("remove", "herald keys remove [--store <DIR>] <ID>"),
+        ] {
+            let help = try CLI.run(["keys", command, "--help"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: \(usage)\n"), "\(help.stdout)")
+            #expect(!help.stdout.contains("..."), "\(help.stdout)")
+        }
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])

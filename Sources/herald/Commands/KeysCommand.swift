@@ -61,7 +61,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a stored key.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a stored key.", usage: "herald keys remove [--store <DIR>] <ID>")
         @OptionGroup var store: StoreOptions
         /// The id as typed: half of all key ids are negative, and a plain `Int64` argument
         /// would take `-8523…` for an unknown option.
