@@ -397,6 +397,18 @@ struct CommandTests {
         }
     }
 
+    @Test("--account does not name the account of a herald line: the line must, and help says so")
+    func heraldLineNeedsItsAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let input = #"{"type":"read","chat":"c","maxId":3}"# + "\n" + #"{"type":"read","account":"tg:1","chat":"c","maxId":3}"# + "\n"
+        let result = try CLI.run(["ingest", "--store", store, "--account", "tg:1", "-"], input: input)
+        #expect(result.status == 3 && result.stderr.contains("-:1: account: missing"), "\(result.stderr)")
+        #expect(result.stderr.contains("1 event appended"), "\(result.stderr)")
+        let help = try CLI.run(["ingest", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("(a herald line must name its own)"), "\(help)")
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])
