@@ -1,7 +1,9 @@
 /// The compact binary encoding of canonical events, as stored in log records.
 /// `schema/log-format.md` documents every byte; keep the two in step.
 extension Event {
-    /// The version of this encoding; a record whose event encoding differs is rejected.
+    /// The version of this encoding. It is not written with the event, and nothing checks it:
+    /// a log record's own version byte (`LogRecord.formatVersion`, which any change to this
+    /// encoding bumps; `schema/log-format.md`) is what readers check and reject.
     public static let binaryVersion: UInt8 = 1
 
     /// Wire tags of event types. Never renumber: they are on disk.

@@ -363,6 +363,52 @@ struct CommandTests {
         #expect(!(try CLI.run(["keys", "list", "--store", store]).stdout.contains("\(id)")))
     }
 
+    @Test("keys add takes a key whose base64url starts with '-' (one in 64 keys), with or without --")
+    func addKeyStartingWithDash() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // First bytes f8 7e and fb 13 encode as "-H4h…" (an `h` that once read as -h, help, exit 0
+        // and nothing added) and "-xMT…" (once an unknown option).
+        let keys = [[0xf8, 0x7e] + [UInt8](repeating: 0x21, count: 254), [0xfb] + [UInt8](repeating: 0x13, count: 255)]
+            .map { Data($0).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") }
+        #expect(keys.allSatisfy { $0.hasPrefix("-") }, "\(keys)")
+        let first = try CLI.run(["keys", "add", "--store", store, keys[0]])
+        #expect(first.status == 0 && first.stderr.contains("added Telegram key"), "\(first.stdout)\(first.stderr)")
+        let second = try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", "--", keys[1]])
+        #expect(second.status == 0 && second.stderr.contains("added Telegram key"), "\(second.stdout)\(second.stderr)")
+        let listed = try CLI.run(["keys", "list", "--store", store]).stdout
+        for key in keys {
+            #expect(listed.contains("\(try TelegramKey(base64url: key).keyId)"), "\(listed)")
+        }
+        #expect(try CLI.run(["keys", "add", "--store", store]).status == 1)
+        #expect(try CLI.run(["keys", "add", "--store", store, keys[0], keys[1]]).status == 1)
+    }
+
+    @Test("keys add and keys remove show the one argument they take, not a list")
+    func keysUsageLines() throws {
+        for (command, usage) in [
+            ("add", "herald keys add [--store <DIR>] [--account <account>] <BASE64URL>"),
+            ("remove", "herald keys remove [--store <DIR>] <ID>"),
+        ] {
+            let help = try CLI.run(["keys", command, "--help"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: \(usage)\n"), "\(help.stdout)")
+            #expect(!help.stdout.contains("..."), "\(help.stdout)")
+        }
+    }
+
+    @Test("--account does not name the account of a herald line: the line must, and help says so")
+    func heraldLineNeedsItsAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let input = #"{"type":"read","chat":"c","maxId":3}"# + "\n" + #"{"type":"read","account":"tg:1","chat":"c","maxId":3}"# + "\n"
+        let result = try CLI.run(["ingest", "--store", store, "--account", "tg:1", "-"], input: input)
+        #expect(result.status == 3 && result.stderr.contains("-:1: account: missing"), "\(result.stderr)")
+        #expect(result.stderr.contains("1 event appended"), "\(result.stderr)")
+        let help = try CLI.run(["ingest", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("(a herald line must name its own)"), "\(help)")
+    }
+
     @Test("the demo runs end to end and loses nothing in its crash drill")
     func demo() throws {
         let result = try CLI.run(["demo"])
@@ -376,5 +422,22 @@ struct CommandTests {
         let result = try CLI.run(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("3  some input was rejected"))
+    }
+
+    @Test("snapshot --help gives the store's real automatic snapshot interval and how many it keeps")
+    func snapshotHelpDefaults() throws {
+        let result = try CLI.run(["snapshot", "--help"])
+        #expect(result.status == 0)
+        let options = Store.Options()
+        let interval = String(options.snapshotInterval)
+        var grouped = String(interval.prefix(interval.count % 3))
+        for (index, digit) in interval.dropFirst(interval.count % 3).enumerated() {
+            if index % 3 == 0 && !grouped.isEmpty { grouped += "," }
+            grouped.append(digit)
+        }
+        let words = [1: "one", 2: "two", 3: "three", 4: "four", 5: "five"]
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("every \(grouped) events"), "\(text)")
+        #expect(text.contains("keeps the newest \(words[options.snapshotsToKeep] ?? "?")"), "\(text)")
     }
 }

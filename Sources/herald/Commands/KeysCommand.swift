@@ -18,10 +18,24 @@ struct KeysCommand: ParsableCommand {
     )
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a Telegram auth key.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a Telegram auth key.",
+            usage: "herald keys add [--store <DIR>] [--account <account>] <BASE64URL>")
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: "The account the key belongs to: pushes it decrypts are that account's (default: any account).") var account: String = ""
-        @Argument(help: ArgumentHelp("The 256-byte key, base64url.", valueName: "BASE64URL")) var key: String
+        /// The key as typed: one in 64 starts with `-` (base64url of its first byte), which a
+        /// plain argument would take for an option (or, with an `h` in it, for `-h`).
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The 256-byte key, base64url.", valueName: "BASE64URL"))
+        var typed: [String] = []
+
+        /// The key, base64url (after `--`, if one was given).
+        var key: String { typed.last! }
+
+        func validate() throws {
+            guard typed.count == 1 || (typed.count == 2 && typed[0] == "--") else {
+                throw ValidationError("expected one key, base64url; got \(typed.isEmpty ? "none" : "\(typed.count) arguments")")
+            }
+        }
 
         func run() throws {
             let parsed: TelegramKey
@@ -47,7 +61,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a stored key.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a stored key.", usage: "herald keys remove [--store <DIR>] <ID>")
         @OptionGroup var store: StoreOptions
         /// The id as typed: half of all key ids are negative, and a plain `Int64` argument
         /// would take `-8523…` for an unknown option.

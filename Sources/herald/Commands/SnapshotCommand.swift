@@ -8,8 +8,9 @@ struct SnapshotCommand: ParsableCommand {
         commandName: "snapshot",
         abstract: "Write a snapshot of the current state, so the next open replays only what follows.",
         discussion: """
-            The store also takes one by itself every 50,000 events and keeps the newest
-            three. Needs the writer lock: run it when no ingest is running.
+            The store also takes one by itself every 250,000 events (herald ingest takes
+            it once, at its end, when that many follow the newest snapshot) and keeps the
+            newest three. Needs the writer lock: run it when no ingest is running.
 
             Example:
               herald snapshot --store ./herald.db

@@ -12,7 +12,7 @@ struct PayloadOptions: ParsableArguments {
     /// The format to read with: `--format`, else `herald`.
     var formatName: String { format ?? "herald" }
 
-    @Option(name: .long, help: "The account, for payloads that do not name one; a payload naming another account is rejected.")
+    @Option(name: .long, help: "The account, for payloads that do not name one (a herald line must name its own); a payload naming another account is rejected.")
     var account: String?
 
     @Option(name: .long, help: ArgumentHelp("A Telegram auth key (256 bytes, base64url), for encrypted pushes; repeatable. Keys added with `herald keys add` are used too.", valueName: "BASE64URL"))
