@@ -71,6 +71,9 @@ struct MaintenanceCommandTests {
         let notify = { (id: Int) in #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#(id),"date":\#(100 + id),"title":"t\#(id)"}"# + "\n" }
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(1)).status == 0)
         #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        // `--at` naming no snapshot is a usage error that lists the ones there are.
+        let missing = try CLI.run(["compact", "--store", store, "--at", "5"])
+        #expect(missing.status == 1 && missing.stderr.contains("--at 5: no snapshot at that seq") && missing.stderr.contains("it has 1"), "\(missing.stderr)")
         #expect(try CLI.run(["compact", "--store", store]).status == 0)
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(2)).status == 0)
         let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c", "--object", "2"])

@@ -30,6 +30,7 @@ struct CompactCommand: ParsableCommand {
     var at: UInt64?
 
     func run() throws {
+        if let at { try Self.checkSnapshot(at: at, in: store) }
         let report = try Store.compact(path: store.path, through: at, archive: archive)
         var text = report.base == report.previousBase
             ? "nothing to drop (base stays at seq \(report.base))"
@@ -37,5 +38,14 @@ struct CompactCommand: ParsableCommand {
         if archive && report.recordsArchived > 0 { text += ", \(report.recordsArchived) archived" }
         text += "; data file \(report.bytesBefore) → \(report.bytesAfter) bytes"
         Terminal.line(text)
+    }
+
+    /// Refuses `--at` naming no snapshot as a usage error (exit 1), listing the seqs there
+    /// are; a snapshot that is there but damaged is left for compaction to report (exit 2).
+    static func checkSnapshot(at seq: UInt64, in store: StoreOptions) throws {
+        let seqs = try store.openForReading { $0.replayOnOpen = false }.snapshotSeqs()
+        guard !seqs.contains(seq) else { return }
+        let available = seqs.isEmpty ? "it has none" : "it has " + seqs.sorted().map { "\($0)" }.joined(separator: ", ")
+        throw CLIFailure(exitCode: CLIFailure.usage, "--at \(seq): no snapshot at that seq in \(store.path) (\(available))")
     }
 }
