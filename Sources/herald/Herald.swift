@@ -10,7 +10,7 @@ struct Herald: ParsableCommand {
         commandName: "herald",
         abstract: "Herald: an event-sourced notification store. Ingest pushes, rebuild and audit notification state.",
         discussion: """
-            Every command takes --store DIR (default: $HERALD_STORE, else ./herald.db).
+            Every command but demo takes --store DIR (default: $HERALD_STORE, else ./herald.db).
             Reading commands work on a copied store too; nothing but ingest, import,
             snapshot, compact, purge, keys and quarantine retry writes.
 
