@@ -60,7 +60,7 @@ struct AuditCommand: ParsableCommand {
         let source = try store.openForReading { $0.replayOnOpen = false }
         let lines = try source.audit(account: account, target: target)
         if let base = try source.historyDroppedThrough() {
-            Terminal.note("history up to seq \(base) was compacted without an archive: the audit starts from the snapshot at seq \(base), and earlier events cannot be shown")
+            Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
         if json {
             for line in lines { Terminal.line(Self.json(line)) }

@@ -33,7 +33,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
         if let base = try target.historyDroppedThrough(), from <= base {
-            Terminal.note("history up to seq \(base) was compacted without an archive: the export starts after it, and a store imported from it lacks those events")
+            Terminal.noteDroppedHistory(through: base, "export", "starts after it, and a store imported from it lacks those events")
         }
         var writer = JSONWriter()
         var buffer: [UInt8] = []

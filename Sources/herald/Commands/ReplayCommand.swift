@@ -78,7 +78,7 @@ struct ReplayCommand: ParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.usage, "--to \(to) is beyond the end of the log in \(target.path) (last seq \(last))")
         }
         if let base = try target.historyDroppedThrough(), from <= base {
-            Terminal.note("history up to seq \(base) was compacted without an archive: the replay starts from the snapshot at seq \(base), and earlier events cannot be shown")
+            Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY, label: "replay")
         var writer = JSONWriter()

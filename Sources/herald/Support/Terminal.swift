@@ -25,6 +25,12 @@ enum Terminal {
         write(message + "\n", to: STDERR_FILENO)
     }
 
+    /// Notes on stderr that `command` cannot show the history up to `base`, which compaction
+    /// dropped without an archive, and what it does instead (`consequence`).
+    static func noteDroppedHistory(through base: UInt64, _ command: String, _ consequence: String) {
+        note("history up to seq \(base) was compacted without an archive: the \(command) \(consequence)")
+    }
+
     static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { write(UnsafeRawBufferPointer($0), to: descriptor) }
