@@ -59,8 +59,9 @@ extension Store {
         return pending
     }
 
-    /// Throws ``StoreError/readOnly(path:)`` when the store was opened read-only.
-    private func requireWritable() throws {
+    /// Throws ``StoreError/readOnly(path:)`` when the store was opened read-only: before any
+    /// write transaction, which a read-only environment refuses with a trap.
+    func requireWritable() throws {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
     }
 
