@@ -52,14 +52,18 @@ extension Store {
     }
 
     /// Catches a read-only store up with what other processes committed since; returns the
-    /// events applied.
+    /// events applied. Concurrent calls apply each event once. On a writable store, which no
+    /// other process can write to, it does nothing: its own appends apply their events.
     @discardableResult
     public func refresh() throws -> [Applied] {
+        guard options.readOnly else { return [] }
         let from = lastSeq + 1
         var records: [LogRecord] = []
         try forEachRecord(from: from) { records.append($0); return true }
         return state.withLock { state in
-            let applied = apply(records.lazy.map { ($0.seq, $0.event) }, to: &state.projection)
+            // Another refresh may have applied some of them since `from` was read.
+            let unapplied = records.lazy.filter { [last = state.lastSeq] in $0.seq > last }
+            let applied = apply(unapplied.map { ($0.seq, $0.event) }, to: &state.projection)
             if let last = applied.last { state.lastSeq = last.seq }
             for result in applied {
                 for continuation in state.subscribers.values { continuation.yield(result) }

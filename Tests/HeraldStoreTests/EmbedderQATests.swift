@@ -40,6 +40,47 @@ struct EmbedderQATests {
         #expect(try reader.keys().count == 1)
         #expect(try reader.quarantined().count == 1)
     }
+
+    @Test("concurrent refreshes of a read-only store apply and publish each event once")
+    func concurrentRefresh() async throws {
+        let dir = TemporaryDirectory()
+        let writer = try Store(path: dir.path)
+        let reader = try Store(path: dir.path, options: readOnly())
+        let follower = reader.appliedEvents()
+        let events = randomEvents(count: 3_000, seed: 11)
+        let done = Flag()
+        // Threads, not tasks: the refreshers spin, and would starve the cooperative pool.
+        let refreshers = (0..<3).map { _ in
+            Thread {
+                while !done.value.load(ordering: .acquiring) { try! reader.refresh() }
+            }
+        }
+        for thread in refreshers { thread.start() }
+        for event in events { try writer.append(event) }
+        done.value.store(true, ordering: .releasing)
+        try reader.refresh()
+        #expect(reader.lastSeq == 3_000)
+        #expect(reader.projection == writer.projection)
+        #expect(await follower.first(3_000).map(\.seq) == Array(1...3_000))
+        while refreshers.contains(where: { $0.isExecuting }) { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test("refreshing a writable store while it appends applies nothing twice")
+    func refreshWhileAppending() async throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        let events = randomEvents(count: 2_000, seed: 12)
+        let done = Flag()
+        let refresher = Thread {
+            while !done.value.load(ordering: .acquiring) { #expect(try! store.refresh().isEmpty) }
+        }
+        refresher.start()
+        for event in events { try store.append(event) }
+        done.value.store(true, ordering: .releasing)
+        while refresher.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(store.lastSeq == 2_000)
+        #expect(try Store(path: dir.path, options: readOnly()).projection == store.projection)
+    }
 }
 
 /// A flag threads share.
