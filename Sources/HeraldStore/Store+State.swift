@@ -40,7 +40,9 @@ extension Store {
     }
 
     /// A stream of every event applied from now on, with its updates, in seq order. The
-    /// stream buffers without limit, so a slow reader never slows appends down.
+    /// stream buffers without limit, so a slow reader never slows appends down. It does not
+    /// keep the store alive: once the store is released, the stream ends after the events
+    /// it buffered.
     public func appliedEvents() -> AsyncStream<Applied> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Applied>.makeStream(bufferingPolicy: .unbounded)
@@ -49,6 +51,17 @@ extension Store {
         }
         state.withLock { $0.subscribers[id] = continuation }
         return stream
+    }
+
+    /// Ends the streams of ``appliedEvents()``; called when the store is released, so that
+    /// no follower waits forever for events that can no longer come.
+    func finishFollowers() {
+        // Finished outside the lock: a stream's termination handler takes it.
+        let followers = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for continuation in followers { continuation.finish() }
     }
 
     /// Catches a read-only store up with what other processes committed since; returns the

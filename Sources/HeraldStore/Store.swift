@@ -96,6 +96,7 @@ public final class Store: Sendable {
         // Let the automatic snapshot in flight, if any, finish while the environment is open;
         // the environment and the writer lock close after this, as the properties go.
         snapshotWriter.waitUntilIdle()
+        finishFollowers()
     }
 
     private static func openDatabases(_ environment: Environment, create: Bool, path: String) throws -> Databases {

@@ -81,6 +81,30 @@ struct EmbedderQATests {
         #expect(store.lastSeq == 2_000)
         #expect(try Store(path: dir.path, options: readOnly()).projection == store.projection)
     }
+
+    @Test("releasing the store ends its followers' streams, after the events they buffered")
+    func releaseEndsFollowers() async throws {
+        let dir = TemporaryDirectory()
+        var store: Store? = try Store(path: dir.path)
+        let stream = store!.appliedEvents()
+        let follower = Task { await stream.first(1_000).map(\.seq) }
+        try store!.append(notify(id: 1))
+        try store!.append(notify(id: 2))
+        store = nil
+        let timedOut = Flag()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(5))
+            timedOut.value.store(true, ordering: .releasing)
+            follower.cancel()
+        }
+        let seen = await follower.value
+        watchdog.cancel()
+        let hung = timedOut.value.load(ordering: .acquiring)
+        #expect(!hung)
+        #expect(seen == [1, 2])
+        // The directory opens again at once: the stream kept nothing of the store.
+        #expect(try Store(path: dir.path).lastSeq == 2)
+    }
 }
 
 /// A flag threads share.
