@@ -27,7 +27,7 @@ extension Store {
         // The batch path's steps for one event, without wrapping it in a batch first: that
         // copied the event twice more (each string retained and released), per durable call.
         try requireWritable()
-        try Self.check(event, at: 0)
+        try Self.check(event, source: source, at: 0)
         return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
@@ -53,7 +53,7 @@ extension Store {
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
         for index in batch.indices {
-            try Self.check(batch[index].0, at: index)
+            try Self.check(batch[index].0, source: batch[index].1, at: index)
             pending.append(PendingRecord(event: batch[index].0, source: batch[index].1))
         }
         return pending
@@ -65,10 +65,13 @@ extension Store {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
     }
 
-    /// Validates `event`, the `index`th of its batch; throws ``StoreError/invalidEvent(index:_:)``.
-    private static func check(_ event: Event, at index: Int) throws {
+    /// Validates `event` and its `source`, the `index`th of its batch; throws
+    /// ``StoreError/invalidEvent(index:_:)``. A source is checked too: a record it cannot
+    /// be encoded in would read back as damaged, and fail every later open.
+    private static func check(_ event: Event, source: Source, at index: Int) throws {
         do {
             try event.validate()
+            try source.validate()
         } catch {
             throw StoreError.invalidEvent(index: index, error)
         }
@@ -90,7 +93,7 @@ extension Store {
         var skipped: [ClosedRange<UInt64>] = []
         var next = try highWaterSeq() + 1
         for (index, record) in records.enumerated() {
-            try Self.check(record.event, at: index)
+            try Self.check(record.event, source: record.source, at: index)
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
             if record.seq > next { skipped.append(next...(record.seq - 1)) }
             next = max(next, record.seq + 1)

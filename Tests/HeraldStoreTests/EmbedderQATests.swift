@@ -105,6 +105,30 @@ struct EmbedderQATests {
         // The directory opens again at once: the stream kept nothing of the store.
         #expect(try Store(path: dir.path).lastSeq == 2)
     }
+
+    @Test("a source whose digest is not 16 bytes is rejected, nothing is stored, and the store still opens")
+    func invalidDigest() throws {
+        let dir = TemporaryDirectory()
+        var source = Source(format: "herald")
+        source.digest = [1, 2, 3]
+        func isBadDigest(_ error: any Error, at expected: Int) -> Bool {
+            guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
+            return index == expected && cause.field == "source.digest"
+        }
+        do {
+            let store = try Store(path: dir.path)
+            #expect { try store.append(notify(id: 1), source: source) } throws: { isBadDigest($0, at: 0) }
+            #expect {
+                try store.append(contentsOf: [(notify(id: 1), .library), (notify(id: 2), source)])
+            } throws: { isBadDigest($0, at: 1) }
+            #expect { try store.appendBatch([(notify(id: 1), source)]) } throws: { isBadDigest($0, at: 0) }
+            let record = LogRecord(seq: 1, recordedAt: 1, source: source, event: notify(id: 1))
+            #expect { try store.importRecords([record]) } throws: { isBadDigest($0, at: 0) }
+            #expect(store.lastSeq == 0)
+        }
+        let reopened = try Store(path: dir.path)
+        #expect(try reopened.recordCount() == 0)
+    }
 }
 
 /// A flag threads share.
