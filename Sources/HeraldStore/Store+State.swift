@@ -14,6 +14,10 @@ extension Store {
         var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
         /// The seq of the newest snapshot written or started; the interval counts from it.
         var lastSnapshotSeq: UInt64 = 0
+        /// Whether `projection` is the state of the whole history: false after an open
+        /// without replay (``Options/replayOnOpen``) until a rebuild. Only then may a
+        /// snapshot be taken of it, since opens trust snapshots over the log.
+        var holdsHistory = true
 
         init(configuration: Projection.Configuration) {
             projection = Projection(configuration: configuration)
@@ -140,6 +144,7 @@ extension Store {
     /// Replaces the in-memory state's projection and seqs with recovered ones (followers stay).
     func restore(_ recovered: Recovered, to state: inout State) {
         state.projection = recovered.projection
+        state.holdsHistory = true
         state.lastSeq = recovered.lastSeq
         state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
     }
@@ -211,7 +216,7 @@ extension Store {
     func startSnapshotIfIntervalPassed(_ state: inout State) {
         let interval = options.snapshotInterval
         if interval > 0, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval, snapshotsFitConfiguration,
-            snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
+            state.holdsHistory, snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
         {
             state.lastSnapshotSeq = state.lastSeq
         }

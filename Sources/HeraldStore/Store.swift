@@ -87,7 +87,10 @@ public final class Store: Sendable {
             try recover()
         } else {
             let last = (try? highWaterSeq()) ?? 0
-            state.withLock { $0.lastSeq = last }
+            state.withLock { state in
+                state.lastSeq = last
+                state.holdsHistory = false
+            }
         }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }

@@ -129,6 +129,37 @@ struct EmbedderQATests {
         let reopened = try Store(path: dir.path)
         #expect(try reopened.recordCount() == 0)
     }
+
+    @Test("a store opened without replay takes no snapshot of its empty projection, so a later open loses nothing")
+    func noReplayNoSnapshot() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Store(path: dir.path)
+            for event in randomEvents(count: 200, seed: 3) { try store.append(event) }
+        }
+        do {
+            var options = Store.Options()
+            options.replayOnOpen = false
+            options.snapshotInterval = 50
+            let store = try Store(path: dir.path, options: options)
+            try store.append(notify(id: 9_999))
+            store.waitForBackgroundSnapshot()
+            #expect {
+                try store.snapshot()
+            } throws: { error in
+                guard case StoreError.snapshotUnavailable(let path, _) = error else { return false }
+                return path == dir.path
+            }
+            #expect(try store.snapshotSeqs().isEmpty)
+        }
+        var replaying = Store.Options()
+        replaying.useSnapshots = false
+        let expected = try Store(path: dir.path, options: replaying).projection
+        let reopened = try Store(path: dir.path)
+        let same = reopened.projection == expected
+        #expect(same)
+        #expect(reopened.projection.seq == 201)
+    }
 }
 
 /// A flag threads share.
