@@ -160,6 +160,22 @@ struct EmbedderQATests {
         #expect(same)
         #expect(reopened.projection.seq == 201)
     }
+
+    @Test("snapshot() on a store opened with group-limit overrides throws, not traps, and writes nothing")
+    func overridesNoSnapshot() throws {
+        let dir = TemporaryDirectory()
+        var options = Store.Options()
+        options.projection.groupCountMaxOverride = 2
+        let store = try Store(path: dir.path, options: options)
+        try store.append(notify(id: 1))
+        #expect {
+            try store.snapshot()
+        } throws: { error in
+            guard case StoreError.snapshotUnavailable(let path, let reason) = error else { return false }
+            return path == dir.path && reason.contains("override")
+        }
+        #expect(try store.snapshotSeqs().isEmpty)
+    }
 }
 
 /// A flag threads share.
