@@ -110,31 +110,57 @@ extension Store {
         return applied
     }
 
-    /// Writes the records of `requests` in one transaction and applies them; runs on the group
-    /// leader only.
+    /// Commits the requests of a group whose records can have their seqs, and rejects the
+    /// others alone: an import whose seqs do not follow the log's fails by itself, not the
+    /// appends that share its group. Runs on the group leader only; throws when the commit
+    /// fails, which fails the whole group.
+    private func commit(_ requests: [GroupCommitter.Request]) throws -> [Result<GroupCommitter.Committed, any Error>] {
+        let (seqs, rejected) = assignSeqs(requests)
+        guard !rejected.isEmpty else { return try commit(requests, seqs: seqs).map { .success($0) } }
+        let accepted = requests.indices.filter { rejected[$0] == nil }.map { requests[$0] }
+        var committed = try (accepted.isEmpty ? [] : commit(accepted, seqs: seqs)).makeIterator()
+        return requests.indices.map { index in rejected[index].map { .failure($0) } ?? .success(committed.next()!) }
+    }
+
+    /// The seqs of the records of `requests`, in queue order: the next ones, or an import's
+    /// own, which must increase past the last; and, by index, the requests rejected (whose
+    /// records take none) with the reason.
+    private func assignSeqs(_ requests: [GroupCommitter.Request]) -> (seqs: [UInt64], rejected: [Int: any Error]) {
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(requests.reduce(0) { $0 + $1.payload.count })
+        var rejected: [Int: any Error] = [:]
+        var previous = lastSeq
+        for (position, request) in requests.enumerated() {
+            let start = (count: seqs.count, previous: previous)
+            do {
+                try request.payload.withUnsafeBufferPointer { records in
+                    for index in records.indices {
+                        let seq = records[index].seq ?? previous + 1
+                        guard seq > previous else {
+                            throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
+                        }
+                        guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
+                        seqs.append(seq)
+                        previous = seq
+                    }
+                }
+            } catch {
+                rejected[position] = error
+                seqs.removeSubrange(start.count...)
+                previous = start.previous
+            }
+        }
+        return (seqs, rejected)
+    }
+
+    /// Writes the records of `requests` under `seqs` in one transaction and applies them.
     ///
     /// A lone bulk request that wants no updates is replayed while a second thread writes it
     /// (``commitReplayingAlongside(_:seqs:)``). When the batch holds other callers' requests,
     /// one of them applies it to the projection meanwhile (see ``ApplyAhead``), so the
     /// projection work overlaps the fsync instead of following it.
-    private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
-        let total = requests.reduce(0) { $0 + $1.payload.count }
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(total)
-        var previous = lastSeq
-        for request in requests {
-            try request.payload.withUnsafeBufferPointer { records in
-                for index in records.indices {
-                    let seq = records[index].seq ?? previous + 1
-                    guard seq > previous else {
-                        throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
-                    }
-                    guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
-                    seqs.append(seq)
-                    previous = seq
-                }
-            }
-        }
+    private func commit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws -> [GroupCommitter.Committed] {
+        let total = seqs.count
         if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
             return [try commitReplayingAlongside(requests[0], seqs: seqs)]
         }

@@ -176,6 +176,39 @@ struct EmbedderQATests {
         }
         #expect(try store.snapshotSeqs().isEmpty)
     }
+
+    @Test("an import whose seqs do not follow the log fails alone, not the appends committed with it")
+    func importBesideAppends() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(notify(id: 1))
+        let stale = LogRecord(seq: 1, recordedAt: 1, source: .library, event: notify(id: 2))
+        let appended = Mutex<[UInt64]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for index in 0..<300 {
+                if worker == 0 {
+                    #expect {
+                        try store.importRecords([stale])
+                    } throws: { error in
+                        guard case StoreError.outOfOrder(_, let seq, _) = error else { return false }
+                        return seq == 1
+                    }
+                } else {
+                    do {
+                        let applied = try store.append(notify(id: Int64(1_000 * worker + index)))
+                        appended.withLock { $0.append(applied.seq) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(appended.withLock { $0.sorted() } == Array(2...901))
+        #expect(try store.records().map(\.seq) == Array(1...901))
+        #expect(store.lastSeq == 901)
+    }
 }
 
 /// A flag threads share.
