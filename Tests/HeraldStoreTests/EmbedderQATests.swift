@@ -2,6 +2,7 @@ import Foundation
 import HeraldEvents
 import HeraldProjection
 @testable import HeraldStore
+import LMDB
 import Synchronization
 import Testing
 
@@ -208,6 +209,29 @@ struct EmbedderQATests {
         #expect(appended.withLock { $0.sorted() } == Array(2...901))
         #expect(try store.records().map(\.seq) == Array(1...901))
         #expect(store.lastSeq == 901)
+    }
+
+    @Test("an append inside forEachRecord that needs a bigger map fails with map-full instead of hanging")
+    func appendInsideRead() throws {
+        let dir = TemporaryDirectory()
+        var options = Store.Options()
+        options.initialMapSize = 64 << 10
+        let store = try Store(path: dir.path, options: options)
+        try store.append(notify(id: 1))
+        let big = String(repeating: "y", count: 256 << 10)
+        try store.forEachRecord { _ in
+            #expect {
+                try store.append(notify(id: 2, body: big))
+            } throws: { error in
+                guard case StoreError.lmdb(let cause) = error else { return false }
+                return cause.code == LMDBError.mapFull
+            }
+            return false
+        }
+        #expect(store.lastSeq == 1)
+        // Outside the read, the map grows as usual.
+        #expect(try store.append(notify(id: 2, body: big)).seq == 2)
+        #expect(try Store(path: dir.path, options: readOnly()).lastSeq == 2)
     }
 }
 
