@@ -161,7 +161,9 @@ extension Store {
     /// projection work overlaps the fsync instead of following it.
     private func commit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws -> [GroupCommitter.Committed] {
         let total = seqs.count
-        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
+        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum,
+            hasRoomToApplyAhead(recordCount: total)
+        {
             return [try commitReplayingAlongside(requests[0], seqs: seqs)]
         }
         guard requests.count > 1 else {
@@ -194,8 +196,9 @@ extension Store {
     /// Whether the map has room for a commit of `recordCount` records without growing, with a
     /// wide margin. Growing the map waits for every transaction of the process to end, and a
     /// `forEachRecord` closure (inside a read transaction) that reads the state would wait
-    /// for the applier, which waits for the commit: so near a full map, batches are applied
-    /// after their commit instead.
+    /// for the applier (or the leader replaying alongside, which holds the state lock too),
+    /// which waits for the commit: so near a full map, batches are applied after their
+    /// commit instead.
     private func hasRoomToApplyAhead(recordCount: Int) -> Bool {
         let info = environment.info()
         return info.usedBytes + max(4 << 20, recordCount << 10) <= info.mapSize

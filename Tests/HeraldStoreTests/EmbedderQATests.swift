@@ -233,6 +233,30 @@ struct EmbedderQATests {
         #expect(try store.append(notify(id: 2, body: big)).seq == 2)
         #expect(try Store(path: dir.path, options: readOnly()).lastSeq == 2)
     }
+
+    @Test("a bulk appendBatch that grows the map does not deadlock with a thread reading the state inside forEachRecord")
+    func bulkGrowthBesideReader() async throws {
+        let dir = TemporaryDirectory()
+        var options = Store.Options()
+        options.initialMapSize = 256 << 10
+        let store = try Store(path: dir.path, options: options)
+        try store.append(notify(id: 1))
+        let done = Flag()
+        let reader = Thread {
+            while !done.value.load(ordering: .acquiring) {
+                try! store.forEachRecord { record in store.lastSeq >= record.seq }
+            }
+        }
+        reader.start()
+        let events = randomEvents(count: 20_000, seed: 51)
+        for start in stride(from: 0, to: events.count, by: 5_000) {
+            _ = try store.appendBatch(events[start..<(start + 5_000)].map { ($0, .library) })
+        }
+        done.value.store(true, ordering: .releasing)
+        while reader.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(store.lastSeq == 20_001)
+        #expect(try Store(path: dir.path, options: readOnly()).projection == store.projection)
+    }
 }
 
 /// A flag threads share.
