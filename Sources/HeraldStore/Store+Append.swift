@@ -85,20 +85,17 @@ extension Store {
     /// Appends records exported from another store, keeping their seqs, recorded times and
     /// sources (`herald import`). Seqs must increase past ``lastSeq``; the seqs they skip
     /// (an export of one account, or of a purged store) are recorded as gaps, as purge's
-    /// are, so that `verify` accepts them.
+    /// are, so that `verify` accepts them; appends committed meanwhile are never among them.
     @discardableResult
     public func importRecords(_ records: [LogRecord]) throws -> [Applied] {
         try requireWritable()
         var pending: [PendingRecord] = []
-        var skipped: [ClosedRange<UInt64>] = []
-        var next = try highWaterSeq() + 1
         for (index, record) in records.enumerated() {
             try Self.check(record.event, source: record.source, at: index)
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
-            if record.seq > next { skipped.append(next...(record.seq - 1)) }
-            next = max(next, record.seq + 1)
         }
         let applied = try submit(pending, wantsUpdates: true)?.applied ?? []
+        let skipped = try skippedSeqs(by: applied)
         if !skipped.isEmpty {
             // After the records: a crash in between leaves gaps that verify reports, never a
             // gap over seqs that were not imported.
@@ -108,6 +105,20 @@ extension Store {
             }
         }
         return applied
+    }
+
+    /// The seqs that committed imported records skipped: what lies between each and the seq
+    /// given out before it. Read after the commit, since appends of other callers may have
+    /// been committed between an import's call and its records.
+    private func skippedSeqs(by imported: [Applied]) throws -> [ClosedRange<UInt64>] {
+        guard let first = imported.first else { return [] }
+        var skipped: [ClosedRange<UInt64>] = []
+        var previous = try highWaterSeq(below: first.seq)
+        for record in imported {
+            if record.seq > previous + 1 { skipped.append((previous + 1)...(record.seq - 1)) }
+            previous = record.seq
+        }
+        return skipped
     }
 
     /// Commits the requests of a group whose records can have their seqs, and rejects the

@@ -257,6 +257,46 @@ struct EmbedderQATests {
         #expect(store.lastSeq == 20_001)
         #expect(try Store(path: dir.path, options: readOnly()).projection == store.projection)
     }
+
+    @Test("an import that skips seqs records as gaps only seqs nobody has, even with appends beside it")
+    func importGapsBesideAppends() throws {
+        for _ in 0..<10 {
+            let dir = TemporaryDirectory()
+            let store = try Store(path: dir.path)
+            try store.append(notify(id: 1))
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                if worker == 0 {
+                    usleep(2_000)
+                    let record = LogRecord(seq: 1_000_000, recordedAt: 1, source: .library, event: notify("b", id: 1))
+                    #expect(throws: Never.self) { try store.importRecords([record]) }
+                } else {
+                    for index in 0..<500 { _ = try? store.append(notify(id: Int64(index + 2))) }
+                }
+            }
+            let seqs = try store.records().map(\.seq)
+            let gaps = try store.purgedRanges()
+            #expect(gaps.count == 1)
+            #expect(!gaps.contains { gap in seqs.contains { gap.contains($0) } })
+            // Every seq up to the import is a record or in the gap.
+            let before = seqs.filter { $0 < 1_000_000 }
+            #expect(gaps.first == (before.last! + 1)...999_999)
+            #expect(try store.verify().problems.isEmpty)
+        }
+    }
+
+    @Test("imports record the seqs they skip after a purge gap and between their own records")
+    func importGaps() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(notify(id: 1))
+        let records = [5, 6, 9].map { LogRecord(seq: $0, recordedAt: 1, source: .library, event: notify("b", id: Int64($0))) }
+        try store.importRecords(records)
+        #expect(try store.purgedRanges() == [2...4, 7...8])
+        try store.importRecords([LogRecord(seq: 12, recordedAt: 1, source: .library, event: notify("b", id: 12))])
+        #expect(try store.purgedRanges() == [2...4, 7...8, 10...11])
+        #expect(try store.append(notify(id: 2)).seq == 13)
+        #expect(try store.verify().problems.isEmpty)
+    }
 }
 
 /// A flag threads share.
