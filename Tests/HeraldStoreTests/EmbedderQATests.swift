@@ -297,6 +297,53 @@ struct EmbedderQATests {
         #expect(try store.append(notify(id: 2)).seq == 13)
         #expect(try store.verify().problems.isEmpty)
     }
+
+    @Test("cancelling followers while appends hand them events neither deadlocks nor loses events for the others")
+    func cancelFollowersDuringAppends() async throws {
+        let finished = Flag()
+        // Detached and watched from here, so that a deadlock that leaves this task a thread
+        // fails the test rather than hangs it (one that takes every thread still hangs).
+        let rounds = Task.detached {
+            for _ in 0..<10 { try await Self.cancelFollowersRound() }
+            finished.value.store(true, ordering: .releasing)
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !finished.value.load(ordering: .acquiring) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let done = finished.value.load(ordering: .acquiring)
+        #expect(done)
+        if done { try await rounds.value }
+    }
+
+    /// One round of ``cancelFollowersDuringAppends()``: twenty followers, every other one
+    /// cancelled while a thread appends; the others get every event.
+    private static func cancelFollowersRound() async throws {
+        let dir = TemporaryDirectory()
+        var followers: [Task<Int, Never>] = []
+        do {
+            // No fsync: the test is about the followers, and ten rounds of durable appends
+            // are slow on a loaded machine.
+            var options = Store.Options()
+            options.durability = .noSync
+            let store = try Store(path: dir.path, options: options)
+            followers = (0..<20).map { _ in
+                let stream = store.appliedEvents()
+                return Task { await stream.first(1_000_000).count }
+            }
+            let writer = Task.detached {
+                for id in 1...2_000 { try store.append(Event(account: "a", .dismiss(notificationId: Int64(id)))) }
+            }
+            for (index, follower) in followers.enumerated() where index % 2 == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+                follower.cancel()
+            }
+            try await writer.value
+        }
+        for (index, follower) in followers.enumerated() where index % 2 == 1 {
+            #expect(await follower.value == 2_000)
+        }
+    }
 }
 
 /// A flag threads share.
