@@ -69,10 +69,12 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// Commits `records` (in one transaction, possibly shared with other callers' records).
     /// `commit` runs on the leader's thread, one call at a time, with the requests in queue
-    /// order; it returns what each request got, and may hand part of its work to another
-    /// caller of the batch with ``runAside(in:_:)``.
+    /// order; it returns what each request got, or why that request alone failed, or throws
+    /// when the whole batch failed, and may hand part of its work to another caller of the
+    /// batch with ``runAside(in:_:)``.
     func submit(
-        _ records: [PendingRecord], wantsUpdates: Bool, commit: ([Request]) throws -> [Committed]
+        _ records: [PendingRecord], wantsUpdates: Bool,
+        commit: ([Request]) throws -> [Result<Committed, any Error>]
     ) throws -> Committed {
         let request = Request(records, wantsUpdates: wantsUpdates)
         lock.lock()
@@ -113,7 +115,7 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// Commits what is queued (the leader's own request among it), wakes the callers it
     /// finished, and passes leadership to the oldest request queued meanwhile.
-    private func lead(_ commit: ([Request]) throws -> [Committed]) {
+    private func lead(_ commit: ([Request]) throws -> [Result<Committed, any Error>]) {
         lock.lock()
         if lastBatchSize > 1 && queue.count < lastBatchSize {
             // Let the producers that the last commit woke queue up again: yield the CPU
@@ -132,8 +134,8 @@ final class GroupCommitter: @unchecked Sendable {
         lock.unlock()
 
         switch Result(catching: { try commit(batch) }) {
-        case .success(let committed):
-            for (item, result) in zip(batch, committed) { item.result = .success(result) }
+        case .success(let outcomes):
+            for (item, outcome) in zip(batch, outcomes) { item.result = outcome }
             lastCommitFailed = false
         case .failure(let error):
             for item in batch { item.result = .failure(error) }

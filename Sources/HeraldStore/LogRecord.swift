@@ -47,6 +47,14 @@ public struct Source: Hashable, Sendable {
         self.init(format: format, digest: digest.withUnsafeBytes { Array($0.prefix(Self.digestLength)) })
     }
 
+    /// Checks what ``init(format:digest:)`` requires but setting ``digest`` skips: a digest
+    /// is ``digestLength`` bytes, the only length a log record can hold.
+    public func validate() throws(EventError) {
+        if let digest, digest.count != Self.digestLength {
+            throw EventError(field: "source.digest", reason: "must be \(Self.digestLength) bytes, got \(digest.count)")
+        }
+    }
+
     /// Events appended through the library API, with no raw payload.
     public static let library = Source(format: "library")
 

@@ -27,7 +27,7 @@ extension Store {
         // The batch path's steps for one event, without wrapping it in a batch first: that
         // copied the event twice more (each string retained and released), per durable call.
         try requireWritable()
-        try Self.check(event, at: 0)
+        try Self.check(event, source: source, at: 0)
         return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
@@ -53,21 +53,25 @@ extension Store {
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
         for index in batch.indices {
-            try Self.check(batch[index].0, at: index)
+            try Self.check(batch[index].0, source: batch[index].1, at: index)
             pending.append(PendingRecord(event: batch[index].0, source: batch[index].1))
         }
         return pending
     }
 
-    /// Throws ``StoreError/readOnly(path:)`` when the store was opened read-only.
-    private func requireWritable() throws {
+    /// Throws ``StoreError/readOnly(path:)`` when the store was opened read-only: before any
+    /// write transaction, which a read-only environment refuses with a trap.
+    func requireWritable() throws {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
     }
 
-    /// Validates `event`, the `index`th of its batch; throws ``StoreError/invalidEvent(index:_:)``.
-    private static func check(_ event: Event, at index: Int) throws {
+    /// Validates `event` and its `source`, the `index`th of its batch; throws
+    /// ``StoreError/invalidEvent(index:_:)``. A source is checked too: a record it cannot
+    /// be encoded in would read back as damaged, and fail every later open.
+    private static func check(_ event: Event, source: Source, at index: Int) throws {
         do {
             try event.validate()
+            try source.validate()
         } catch {
             throw StoreError.invalidEvent(index: index, error)
         }
@@ -81,20 +85,17 @@ extension Store {
     /// Appends records exported from another store, keeping their seqs, recorded times and
     /// sources (`herald import`). Seqs must increase past ``lastSeq``; the seqs they skip
     /// (an export of one account, or of a purged store) are recorded as gaps, as purge's
-    /// are, so that `verify` accepts them.
+    /// are, so that `verify` accepts them; appends committed meanwhile are never among them.
     @discardableResult
     public func importRecords(_ records: [LogRecord]) throws -> [Applied] {
         try requireWritable()
         var pending: [PendingRecord] = []
-        var skipped: [ClosedRange<UInt64>] = []
-        var next = try highWaterSeq() + 1
         for (index, record) in records.enumerated() {
-            try Self.check(record.event, at: index)
+            try Self.check(record.event, source: record.source, at: index)
             pending.append(PendingRecord(event: record.event, source: record.source, seq: record.seq, recordedAt: record.recordedAt))
-            if record.seq > next { skipped.append(next...(record.seq - 1)) }
-            next = max(next, record.seq + 1)
         }
         let applied = try submit(pending, wantsUpdates: true)?.applied ?? []
+        let skipped = try skippedSeqs(by: applied)
         if !skipped.isEmpty {
             // After the records: a crash in between leaves gaps that verify reports, never a
             // gap over seqs that were not imported.
@@ -106,32 +107,74 @@ extension Store {
         return applied
     }
 
-    /// Writes the records of `requests` in one transaction and applies them; runs on the group
-    /// leader only.
+    /// The seqs that committed imported records skipped: what lies between each and the seq
+    /// given out before it. Read after the commit, since appends of other callers may have
+    /// been committed between an import's call and its records.
+    private func skippedSeqs(by imported: [Applied]) throws -> [ClosedRange<UInt64>] {
+        guard let first = imported.first else { return [] }
+        var skipped: [ClosedRange<UInt64>] = []
+        var previous = try highWaterSeq(below: first.seq)
+        for record in imported {
+            if record.seq > previous + 1 { skipped.append((previous + 1)...(record.seq - 1)) }
+            previous = record.seq
+        }
+        return skipped
+    }
+
+    /// Commits the requests of a group whose records can have their seqs, and rejects the
+    /// others alone: an import whose seqs do not follow the log's fails by itself, not the
+    /// appends that share its group. Runs on the group leader only; throws when the commit
+    /// fails, which fails the whole group.
+    private func commit(_ requests: [GroupCommitter.Request]) throws -> [Result<GroupCommitter.Committed, any Error>] {
+        let (seqs, rejected) = assignSeqs(requests)
+        guard !rejected.isEmpty else { return try commit(requests, seqs: seqs).map { .success($0) } }
+        let accepted = requests.indices.filter { rejected[$0] == nil }.map { requests[$0] }
+        var committed = try (accepted.isEmpty ? [] : commit(accepted, seqs: seqs)).makeIterator()
+        return requests.indices.map { index in rejected[index].map { .failure($0) } ?? .success(committed.next()!) }
+    }
+
+    /// The seqs of the records of `requests`, in queue order: the next ones, or an import's
+    /// own, which must increase past the last; and, by index, the requests rejected (whose
+    /// records take none) with the reason.
+    private func assignSeqs(_ requests: [GroupCommitter.Request]) -> (seqs: [UInt64], rejected: [Int: any Error]) {
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(requests.reduce(0) { $0 + $1.payload.count })
+        var rejected: [Int: any Error] = [:]
+        var previous = lastSeq
+        for (position, request) in requests.enumerated() {
+            let start = (count: seqs.count, previous: previous)
+            do {
+                try request.payload.withUnsafeBufferPointer { records in
+                    for index in records.indices {
+                        let seq = records[index].seq ?? previous + 1
+                        guard seq > previous else {
+                            throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
+                        }
+                        guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
+                        seqs.append(seq)
+                        previous = seq
+                    }
+                }
+            } catch {
+                rejected[position] = error
+                seqs.removeSubrange(start.count...)
+                previous = start.previous
+            }
+        }
+        return (seqs, rejected)
+    }
+
+    /// Writes the records of `requests` under `seqs` in one transaction and applies them.
     ///
     /// A lone bulk request that wants no updates is replayed while a second thread writes it
     /// (``commitReplayingAlongside(_:seqs:)``). When the batch holds other callers' requests,
     /// one of them applies it to the projection meanwhile (see ``ApplyAhead``), so the
     /// projection work overlaps the fsync instead of following it.
-    private func commit(_ requests: [GroupCommitter.Request]) throws -> [GroupCommitter.Committed] {
-        let total = requests.reduce(0) { $0 + $1.payload.count }
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(total)
-        var previous = lastSeq
-        for request in requests {
-            try request.payload.withUnsafeBufferPointer { records in
-                for index in records.indices {
-                    let seq = records[index].seq ?? previous + 1
-                    guard seq > previous else {
-                        throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
-                    }
-                    guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
-                    seqs.append(seq)
-                    previous = seq
-                }
-            }
-        }
-        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum {
+    private func commit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws -> [GroupCommitter.Committed] {
+        let total = seqs.count
+        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum,
+            hasRoomToApplyAhead(recordCount: total)
+        {
             return [try commitReplayingAlongside(requests[0], seqs: seqs)]
         }
         guard requests.count > 1 else {
@@ -164,8 +207,9 @@ extension Store {
     /// Whether the map has room for a commit of `recordCount` records without growing, with a
     /// wide margin. Growing the map waits for every transaction of the process to end, and a
     /// `forEachRecord` closure (inside a read transaction) that reads the state would wait
-    /// for the applier, which waits for the commit: so near a full map, batches are applied
-    /// after their commit instead.
+    /// for the applier (or the leader replaying alongside, which holds the state lock too),
+    /// which waits for the commit: so near a full map, batches are applied after their
+    /// commit instead.
     private func hasRoomToApplyAhead(recordCount: Int) -> Bool {
         let info = environment.info()
         return info.usedBytes + max(4 << 20, recordCount << 10) <= info.mapSize

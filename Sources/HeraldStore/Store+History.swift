@@ -67,6 +67,21 @@ extension Store {
         max(try committedLastSeq(), try history().base, try purgedRanges().last?.upperBound ?? 0)
     }
 
+    /// The highest seq given out before `seq`: ``highWaterSeq()`` as it stood when `seq` was
+    /// appended. Only later seqs can be appended, and compaction and purge run alone, so it
+    /// does not change after that.
+    func highWaterSeq(below seq: UInt64) throws -> UInt64 {
+        let record = try environment.read { txn in
+            try txn.withCursor(databases.log) { cursor in
+                let entry = try cursor.seek(atLeast: SeqKey(seq).bytes) == nil ? try cursor.last() : try cursor.previous()
+                return entry.flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0
+            }
+        }
+        let base = try history().base
+        let purged = try purgedRanges().last { $0.upperBound < seq }?.upperBound ?? 0
+        return max(record, base < seq ? base : 0, purged)
+    }
+
     /// The archive, opened on first use; `nil` when the store has none (and `create` is false).
     func archive(create: Bool = false) throws -> Archive? {
         try archiveHandle.withLock { handle in

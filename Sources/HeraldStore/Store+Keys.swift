@@ -69,9 +69,11 @@ extension Store {
         }
     }
 
-    /// Removes a key; returns whether it existed.
+    /// Removes a key; returns whether it existed. Throws ``StoreError/readOnly(path:)`` on a
+    /// read-only store.
     @discardableResult
     public func removeKey(id: Int64) throws -> Bool {
+        try requireWritable()
         guard let database = try existingAuxiliary(.keys) else { return false }
         return try environment.write { txn in try txn.delete(database, key: SeqKey(UInt64(bitPattern: id)).bytes) }
     }

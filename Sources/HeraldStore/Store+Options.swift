@@ -22,7 +22,8 @@ extension Store {
         public var projection = Projection.Configuration()
         /// Rebuild the projection at open. A damaged record then makes the open fail with
         /// ``StoreError/damagedRecord(path:seq:reason:)``; turn it off to inspect such a store
-        /// (`herald verify` does) with the projection left empty.
+        /// (`herald verify` does) with the projection left empty. Appends then apply to the
+        /// empty projection, and no snapshot is taken of it.
         public var replayOnOpen = true
         /// Take a snapshot automatically every this many events (0: never). The commit that
         /// crosses the interval copies the state (O(1)); the store encodes and writes it on a

@@ -115,8 +115,10 @@ extension Store {
     }
 
     /// Removes one quarantined payload (after a successful retry); returns whether it existed.
+    /// Throws ``StoreError/readOnly(path:)`` on a read-only store.
     @discardableResult
     public func removeQuarantined(id: UInt64) throws -> Bool {
+        try requireWritable()
         guard let database = try existingAuxiliary(.quarantine) else { return false }
         return try environment.write { txn in try txn.delete(database, key: SeqKey(id).bytes) }
     }

@@ -32,7 +32,8 @@ extension Store {
     }
 
     /// Calls `body` with each record in `from...through`, in order, in one read transaction,
-    /// until `body` returns false.
+    /// until `body` returns false. An append from `body` cannot grow the map, and throws
+    /// ``StoreError/lmdb(_:)`` (map full) when it would have to.
     public func forEachRecord(
         from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
     ) throws {

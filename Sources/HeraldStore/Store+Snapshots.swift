@@ -14,11 +14,19 @@ extension Store {
     ///
     /// The state is copied under the lock (a copy-on-write value, O(1)); it is encoded and
     /// written outside it, so appends go on meanwhile. An automatic snapshot in flight is
-    /// finished first: snapshots are written one at a time.
+    /// finished first: snapshots are written one at a time. A store opened with group-limit
+    /// overrides (whose state no plain open would rebuild) or without
+    /// ``Options/replayOnOpen`` (which holds no state to write) throws
+    /// ``StoreError/snapshotUnavailable(path:reason:)``.
     @discardableResult
     public func snapshot() throws -> UInt64 {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
-        precondition(snapshotsFitConfiguration, "a store opened with group-limit overrides takes no snapshots")
+        guard snapshotsFitConfiguration else {
+            throw StoreError.snapshotUnavailable(path: path, reason: "it was opened with group-limit overrides")
+        }
+        guard state.withLock({ $0.holdsHistory }) else {
+            throw StoreError.snapshotUnavailable(path: path, reason: "it was opened without replaying its history")
+        }
         let seq = try snapshotWriter.writeNow { state.withLock { ($0.projection, $0.lastSeq) } }
         state.withLock { $0.lastSnapshotSeq = max($0.lastSnapshotSeq, seq) }
         return seq

@@ -10,10 +10,12 @@ extension Store {
         var projection: Projection
         /// The seq of the last event applied.
         var lastSeq: UInt64 = 0
-        /// Live followers of ``Store/appliedEvents()``.
-        var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
         /// The seq of the newest snapshot written or started; the interval counts from it.
         var lastSnapshotSeq: UInt64 = 0
+        /// Whether `projection` is the state of the whole history: false after an open
+        /// without replay (``Options/replayOnOpen``) until a rebuild. Only then may a
+        /// snapshot be taken of it, since opens trust snapshots over the log.
+        var holdsHistory = true
 
         init(configuration: Projection.Configuration) {
             projection = Projection(configuration: configuration)
@@ -40,30 +42,35 @@ extension Store {
     }
 
     /// A stream of every event applied from now on, with its updates, in seq order. The
-    /// stream buffers without limit, so a slow reader never slows appends down.
+    /// stream buffers without limit, so a slow reader never slows appends down. It does not
+    /// keep the store alive: once the store is released, the stream ends after the events
+    /// it buffered.
     public func appliedEvents() -> AsyncStream<Applied> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Applied>.makeStream(bufferingPolicy: .unbounded)
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        state.withLock { $0.subscribers[id] = continuation }
+        // The handler must not take the state lock (see `Followers`).
+        continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
+        // Added with the state locked, between two commits: the follower gets every event of
+        // the commits after it, and none of those before.
+        state.withLock { _ in followers.add(continuation, id: id) }
         return stream
     }
 
     /// Catches a read-only store up with what other processes committed since; returns the
-    /// events applied.
+    /// events applied. Concurrent calls apply each event once. On a writable store, which no
+    /// other process can write to, it does nothing: its own appends apply their events.
     @discardableResult
     public func refresh() throws -> [Applied] {
+        guard options.readOnly else { return [] }
         let from = lastSeq + 1
         var records: [LogRecord] = []
         try forEachRecord(from: from) { records.append($0); return true }
         return state.withLock { state in
-            let applied = apply(records.lazy.map { ($0.seq, $0.event) }, to: &state.projection)
+            // Another refresh may have applied some of them since `from` was read.
+            let unapplied = records.lazy.filter { [last = state.lastSeq] in $0.seq > last }
+            let applied = apply(unapplied.map { ($0.seq, $0.event) }, to: &state.projection)
             if let last = applied.last { state.lastSeq = last.seq }
-            for result in applied {
-                for continuation in state.subscribers.values { continuation.yield(result) }
-            }
+            followers.yield(applied)
             return applied
         }
     }
@@ -123,6 +130,7 @@ extension Store {
     /// Replaces the in-memory state's projection and seqs with recovered ones (followers stay).
     func restore(_ recovered: Recovered, to state: inout State) {
         state.projection = recovered.projection
+        state.holdsHistory = true
         state.lastSeq = recovered.lastSeq
         state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
     }
@@ -159,13 +167,14 @@ extension Store {
         var committed: [GroupCommitter.Committed] = []
         committed.reserveCapacity(requests.count)
         var published: [Applied] = []
+        let followed = !followers.isEmpty
         var index = 0
         for request in requests {
             let range = index..<(index + request.payload.count)
             index = range.upperBound
-            if request.wantsUpdates || !state.subscribers.isEmpty {
+            if request.wantsUpdates || followed {
                 let applied = apply(zip(seqs[range], request.payload.lazy.map { $0.event }), to: &state.projection)
-                if !state.subscribers.isEmpty { published.append(contentsOf: applied) }
+                if followed { published.append(contentsOf: applied) }
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
             } else {
                 // Nobody looks at the updates: skip computing them.
@@ -180,9 +189,7 @@ extension Store {
     /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
     /// and starts a snapshot when the interval has passed.
     func publish(_ published: [Applied], to state: inout State) {
-        for applied in published {
-            for continuation in state.subscribers.values { continuation.yield(applied) }
-        }
+        followers.yield(published)
         startSnapshotIfIntervalPassed(&state)
     }
 
@@ -194,7 +201,7 @@ extension Store {
     func startSnapshotIfIntervalPassed(_ state: inout State) {
         let interval = options.snapshotInterval
         if interval > 0, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval, snapshotsFitConfiguration,
-            snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
+            state.holdsHistory, snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
         {
             state.lastSnapshotSeq = state.lastSeq
         }

@@ -29,6 +29,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case historyCompacted(path: String, base: UInt64)
     /// The operation needs a writable store.
     case readOnly(path: String)
+    /// ``Store/snapshot()`` cannot write the state: the store's projection is not the state
+    /// of its history.
+    case snapshotUnavailable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -56,6 +59,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path): history up to seq \(base) was compacted without an archive; only later points can be rebuilt"
         case .readOnly(let path):
             "store \(path) is open read-only"
+        case .snapshotUnavailable(let path, let reason):
+            "store \(path) cannot take a snapshot: \(reason)"
         }
     }
 }

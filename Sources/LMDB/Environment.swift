@@ -125,7 +125,9 @@ public final class Environment: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it when `body` returns.
     ///
     /// Durable on return under the default ``Durability/full``. If the map fills up, the
-    /// transaction is aborted, the map is doubled and `body` runs again.
+    /// transaction is aborted, the map is doubled and `body` runs again; but when the calling
+    /// thread is inside another transaction of this environment (a write from a read's
+    /// closure), the map cannot grow and `MDB_MAP_FULL` is thrown.
     public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         precondition(!options.readOnly, "write on a read-only environment: \(path)")
         while true {
@@ -205,7 +207,19 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Throws `code` (the error that calls for a map resize) when the calling thread is
+    /// inside a transaction of this environment, such as a write started in a read's
+    /// closure: the resize waits for every transaction to end, its own too, so it would
+    /// wait forever.
+    private func requireNoTransactionOnThisThread(_ code: Int32) throws(LMDBError) {
+        guard resizeLock.isHeldSharedByCurrentThread else { return }
+        throw LMDBError(
+            code: code, operation: "mdb_env_set_mapsize (the map must be resized, but this thread is inside a transaction)",
+            path: path)
+    }
+
     private func grow() throws(LMDBError) {
+        try requireNoTransactionOnThisThread(LMDBError.mapFull)
         try resizeLock.withExclusive { () throws(LMDBError) in
             let current = info().mapSize
             let step = min(current, 1 << 30)
@@ -214,6 +228,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     private func adoptMapSize() throws(LMDBError) {
+        try requireNoTransactionOnThisThread(LMDBError.mapResized)
         // lmdb.h: "This function may be called with a size of zero to adopt the new size."
         try resizeLock.withExclusive { () throws(LMDBError) in
             try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", path: path)
