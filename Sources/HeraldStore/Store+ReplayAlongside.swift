@@ -26,7 +26,7 @@ extension Store {
         thread.name = "herald.commit"
         thread.start()
         return try state.withLock { state in
-            guard state.subscribers.isEmpty else {
+            guard followers.isEmpty else {
                 try writing.outcome().get()
                 return didCommit([request], seqs: seqs, to: &state)[0]
             }

@@ -10,8 +10,6 @@ extension Store {
         var projection: Projection
         /// The seq of the last event applied.
         var lastSeq: UInt64 = 0
-        /// Live followers of ``Store/appliedEvents()``.
-        var subscribers: [UUID: AsyncStream<Applied>.Continuation] = [:]
         /// The seq of the newest snapshot written or started; the interval counts from it.
         var lastSnapshotSeq: UInt64 = 0
         /// Whether `projection` is the state of the whole history: false after an open
@@ -50,22 +48,12 @@ extension Store {
     public func appliedEvents() -> AsyncStream<Applied> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Applied>.makeStream(bufferingPolicy: .unbounded)
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        state.withLock { $0.subscribers[id] = continuation }
+        // The handler must not take the state lock (see `Followers`).
+        continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
+        // Added with the state locked, between two commits: the follower gets every event of
+        // the commits after it, and none of those before.
+        state.withLock { _ in followers.add(continuation, id: id) }
         return stream
-    }
-
-    /// Ends the streams of ``appliedEvents()``; called when the store is released, so that
-    /// no follower waits forever for events that can no longer come.
-    func finishFollowers() {
-        // Finished outside the lock: a stream's termination handler takes it.
-        let followers = state.withLock { state in
-            defer { state.subscribers.removeAll() }
-            return Array(state.subscribers.values)
-        }
-        for continuation in followers { continuation.finish() }
     }
 
     /// Catches a read-only store up with what other processes committed since; returns the
@@ -82,9 +70,7 @@ extension Store {
             let unapplied = records.lazy.filter { [last = state.lastSeq] in $0.seq > last }
             let applied = apply(unapplied.map { ($0.seq, $0.event) }, to: &state.projection)
             if let last = applied.last { state.lastSeq = last.seq }
-            for result in applied {
-                for continuation in state.subscribers.values { continuation.yield(result) }
-            }
+            followers.yield(applied)
             return applied
         }
     }
@@ -181,13 +167,14 @@ extension Store {
         var committed: [GroupCommitter.Committed] = []
         committed.reserveCapacity(requests.count)
         var published: [Applied] = []
+        let followed = !followers.isEmpty
         var index = 0
         for request in requests {
             let range = index..<(index + request.payload.count)
             index = range.upperBound
-            if request.wantsUpdates || !state.subscribers.isEmpty {
+            if request.wantsUpdates || followed {
                 let applied = apply(zip(seqs[range], request.payload.lazy.map { $0.event }), to: &state.projection)
-                if !state.subscribers.isEmpty { published.append(contentsOf: applied) }
+                if followed { published.append(contentsOf: applied) }
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
             } else {
                 // Nobody looks at the updates: skip computing them.
@@ -202,9 +189,7 @@ extension Store {
     /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
     /// and starts a snapshot when the interval has passed.
     func publish(_ published: [Applied], to state: inout State) {
-        for applied in published {
-            for continuation in state.subscribers.values { continuation.yield(applied) }
-        }
+        followers.yield(published)
         startSnapshotIfIntervalPassed(&state)
     }
 

@@ -26,6 +26,8 @@ public final class Store: Sendable {
     let committer = GroupCommitter()
     /// What the store keeps in memory; the group leader changes it after each commit.
     let state: Mutex<State>
+    /// The followers of ``appliedEvents()``, handed events with `state` locked.
+    let followers = Followers()
     /// Encodes and writes the snapshots, the automatic ones in the background.
     let snapshotWriter: SnapshotWriter
     /// Auxiliary database handles opened so far (see ``AuxiliaryHandles``).
@@ -99,7 +101,7 @@ public final class Store: Sendable {
         // Let the automatic snapshot in flight, if any, finish while the environment is open;
         // the environment and the writer lock close after this, as the properties go.
         snapshotWriter.waitUntilIdle()
-        finishFollowers()
+        followers.finishAll()
     }
 
     private static func openDatabases(_ environment: Environment, create: Bool, path: String) throws -> Databases {

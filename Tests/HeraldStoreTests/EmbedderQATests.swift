@@ -297,6 +297,41 @@ struct EmbedderQATests {
         #expect(try store.append(notify(id: 2)).seq == 13)
         #expect(try store.verify().problems.isEmpty)
     }
+
+    @Test("cancelling followers while appends hand them events neither deadlocks nor loses events for the others")
+    func cancelFollowersDuringAppends() async throws {
+        // A deadlock hangs the test (no watch helps: the stuck threads can be the pool's).
+        for _ in 0..<5 { try await Self.cancelFollowersRound() }
+    }
+
+    /// One round of ``cancelFollowersDuringAppends()``: twenty followers, every other one
+    /// cancelled while a thread appends; the others get every event.
+    private static func cancelFollowersRound() async throws {
+        let dir = TemporaryDirectory()
+        var followers: [Task<Int, Never>] = []
+        do {
+            // No fsync: the test is about the followers, and rounds of durable appends
+            // are slow on a loaded machine.
+            var options = Store.Options()
+            options.durability = .noSync
+            let store = try Store(path: dir.path, options: options)
+            followers = (0..<20).map { _ in
+                let stream = store.appliedEvents()
+                return Task { await stream.first(1_000_000).count }
+            }
+            let writer = Task.detached {
+                for id in 1...2_000 { try store.append(Event(account: "a", .dismiss(notificationId: Int64(id)))) }
+            }
+            for (index, follower) in followers.enumerated() where index % 2 == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+                follower.cancel()
+            }
+            try await writer.value
+        }
+        for (index, follower) in followers.enumerated() where index % 2 == 1 {
+            #expect(await follower.value == 2_000)
+        }
+    }
 }
 
 /// A flag threads share.
