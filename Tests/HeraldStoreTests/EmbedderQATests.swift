@@ -45,7 +45,10 @@ struct EmbedderQATests {
     @Test("concurrent refreshes of a read-only store apply and publish each event once")
     func concurrentRefresh() async throws {
         let dir = TemporaryDirectory()
-        let writer = try Store(path: dir.path)
+        // No fsync: the spinning refreshers should not outlast the appends for long.
+        var options = Store.Options()
+        options.durability = .noSync
+        let writer = try Store(path: dir.path, options: options)
         let reader = try Store(path: dir.path, options: readOnly())
         let follower = reader.appliedEvents()
         let events = randomEvents(count: 3_000, seed: 11)
@@ -69,7 +72,9 @@ struct EmbedderQATests {
     @Test("refreshing a writable store while it appends applies nothing twice")
     func refreshWhileAppending() async throws {
         let dir = TemporaryDirectory()
-        let store = try Store(path: dir.path)
+        var options = Store.Options()
+        options.durability = .noSync
+        let store = try Store(path: dir.path, options: options)
         let events = randomEvents(count: 2_000, seed: 12)
         let done = Flag()
         let refresher = Thread {
