@@ -45,7 +45,10 @@ struct EmbedderQATests {
     @Test("concurrent refreshes of a read-only store apply and publish each event once")
     func concurrentRefresh() async throws {
         let dir = TemporaryDirectory()
-        let writer = try Store(path: dir.path)
+        // No fsync: the spinning refreshers should not outlast the appends for long.
+        var options = Store.Options()
+        options.durability = .noSync
+        let writer = try Store(path: dir.path, options: options)
         let reader = try Store(path: dir.path, options: readOnly())
         let follower = reader.appliedEvents()
         let events = randomEvents(count: 3_000, seed: 11)
@@ -69,7 +72,9 @@ struct EmbedderQATests {
     @Test("refreshing a writable store while it appends applies nothing twice")
     func refreshWhileAppending() async throws {
         let dir = TemporaryDirectory()
-        let store = try Store(path: dir.path)
+        var options = Store.Options()
+        options.durability = .noSync
+        let store = try Store(path: dir.path, options: options)
         let events = randomEvents(count: 2_000, seed: 12)
         let done = Flag()
         let refresher = Thread {
@@ -300,20 +305,8 @@ struct EmbedderQATests {
 
     @Test("cancelling followers while appends hand them events neither deadlocks nor loses events for the others")
     func cancelFollowersDuringAppends() async throws {
-        let finished = Flag()
-        // Detached and watched from here, so that a deadlock that leaves this task a thread
-        // fails the test rather than hangs it (one that takes every thread still hangs).
-        let rounds = Task.detached {
-            for _ in 0..<10 { try await Self.cancelFollowersRound() }
-            finished.value.store(true, ordering: .releasing)
-        }
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !finished.value.load(ordering: .acquiring) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let done = finished.value.load(ordering: .acquiring)
-        #expect(done)
-        if done { try await rounds.value }
+        // A deadlock hangs the test (no watch helps: the stuck threads can be the pool's).
+        for _ in 0..<5 { try await Self.cancelFollowersRound() }
     }
 
     /// One round of ``cancelFollowersDuringAppends()``: twenty followers, every other one
@@ -322,7 +315,7 @@ struct EmbedderQATests {
         let dir = TemporaryDirectory()
         var followers: [Task<Int, Never>] = []
         do {
-            // No fsync: the test is about the followers, and ten rounds of durable appends
+            // No fsync: the test is about the followers, and rounds of durable appends
             // are slow on a loaded machine.
             var options = Store.Options()
             options.durability = .noSync
