@@ -80,18 +80,26 @@ extension Store {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         let database = try auxiliary(.quarantine)
         return try environment.write { txn in
-            var next = try txn.withCursor(database) { cursor in
+            // Past the newest entry and past every id ever given (`meta` `quarantined`), so
+            // an id removed by a retry or a purge is never given again.
+            let newest = try txn.withCursor(database) { cursor in
                 try cursor.last().flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0
-            } + 1
+            }
+            let given = try txn.get(databases.meta, key: Self.quarantinedKey).flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
+            var next = max(newest, given) + 1
             var ids: [UInt64] = []
             for entry in entries {
                 try txn.put(database, key: SeqKey(next).bytes, value: entry.encoded, flags: .append)
                 ids.append(next)
                 next += 1
             }
+            try txn.put(databases.meta, key: Self.quarantinedKey, value: Array(String(next - 1).utf8))
             return ids
         }
     }
+
+    /// The `meta` key holding the highest quarantine id given out, in ASCII decimal.
+    static let quarantinedKey = Array("quarantined".utf8)
 
     /// Every quarantined payload, oldest first.
     public func quarantined() throws -> [QuarantinedPayload] {

@@ -21,6 +21,22 @@ struct EmbedderQATests {
         return options
     }
 
+    @Test("a quarantine id removed by a retry or a purge is never given again, across reopens")
+    func quarantineIdsNotReused() throws {
+        let dir = TemporaryDirectory()
+        let entry = { (line: Int) in QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: line, reason: "r", raw: [1]) }
+        do {
+            let store = try Store(path: dir.path)
+            #expect(try store.quarantine([entry(1), entry(2)]) == [1, 2])
+            #expect(try store.removeQuarantined(id: 2))
+            #expect(try store.quarantine([entry(3)]) == [3])
+            #expect(try store.removeQuarantined(id: 3))
+        }
+        let store = try Store(path: dir.path)
+        #expect(try store.quarantine([entry(4)]) == [4])
+        #expect(try store.quarantined().map(\.id) == [1, 4])
+    }
+
     @Test("removing a key or a quarantined payload from a read-only store throws, not traps")
     func readOnlyRemovals() throws {
         let dir = TemporaryDirectory()
