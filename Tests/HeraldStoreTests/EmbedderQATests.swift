@@ -15,6 +15,13 @@ struct EmbedderQATests {
             chat: "user:5", kind: .message, id: id, date: 1_754_385_290, title: "Alice", body: body)))
     }
 
+    /// Options without fsync, for tests whose spinning threads should not outlast the appends.
+    private func noSync() -> Store.Options {
+        var options = Store.Options()
+        options.durability = .noSync
+        return options
+    }
+
     private func readOnly() -> Store.Options {
         var options = Store.Options()
         options.readOnly = true
@@ -61,10 +68,7 @@ struct EmbedderQATests {
     @Test("concurrent refreshes of a read-only store apply and publish each event once")
     func concurrentRefresh() async throws {
         let dir = TemporaryDirectory()
-        // No fsync: the spinning refreshers should not outlast the appends for long.
-        var options = Store.Options()
-        options.durability = .noSync
-        let writer = try Store(path: dir.path, options: options)
+        let writer = try Store(path: dir.path, options: noSync())
         let reader = try Store(path: dir.path, options: readOnly())
         let follower = reader.appliedEvents()
         let events = randomEvents(count: 3_000, seed: 11)
@@ -88,9 +92,7 @@ struct EmbedderQATests {
     @Test("refreshing a writable store while it appends applies nothing twice")
     func refreshWhileAppending() async throws {
         let dir = TemporaryDirectory()
-        var options = Store.Options()
-        options.durability = .noSync
-        let store = try Store(path: dir.path, options: options)
+        let store = try Store(path: dir.path, options: noSync())
         let events = randomEvents(count: 2_000, seed: 12)
         let done = Flag()
         let refresher = Thread {
