@@ -9,7 +9,7 @@ extension Store {
 
     /// Opens (creating) an auxiliary database; needs a writable store.
     func auxiliary(_ which: AuxiliaryDatabase) throws -> Database {
-        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        try requireWritable()
         return try openAuxiliary(which, create: true)!
     }
 

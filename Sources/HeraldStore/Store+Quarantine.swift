@@ -77,7 +77,6 @@ extension Store {
     @discardableResult
     public func quarantine(_ entries: [QuarantinedPayload]) throws -> [UInt64] {
         guard !entries.isEmpty else { return [] }
-        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
         let database = try auxiliary(.quarantine)
         return try environment.write { txn in
             // Past the newest entry and past every id ever given (`meta` `quarantined`), so

@@ -20,7 +20,7 @@ extension Store {
     /// ``StoreError/snapshotUnavailable(path:reason:)``.
     @discardableResult
     public func snapshot() throws -> UInt64 {
-        guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        try requireWritable()
         guard snapshotsFitConfiguration else {
             throw StoreError.snapshotUnavailable(path: path, reason: "it was opened with group-limit overrides")
         }
