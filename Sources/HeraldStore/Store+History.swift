@@ -27,14 +27,18 @@ extension Store {
     /// Reads the history facts from `meta` inside the caller's transaction; static, so that
     /// the ``SnapshotWriter`` can prune without the store.
     static func history(_ txn: borrowing Transaction, meta: Database, path: String) throws -> History {
-        func number(_ key: [UInt8]) throws -> UInt64 {
-            guard let bytes = try txn.get(meta, key: key) else { return 0 }
-            guard let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
-                throw StoreError.unsupportedFormat(path: path, found: "meta `\(String(decoding: key, as: UTF8.self))` is not a number")
-            }
-            return value
+        History(
+            base: try metaNumber(Self.baseKey, txn, meta: meta, path: path),
+            archivedThrough: try metaNumber(Self.archivedKey, txn, meta: meta, path: path))
+    }
+
+    /// The ASCII decimal number under `key` in `meta`; 0 when absent.
+    static func metaNumber(_ key: [UInt8], _ txn: borrowing Transaction, meta: Database, path: String) throws -> UInt64 {
+        guard let bytes = try txn.get(meta, key: key) else { return 0 }
+        guard let value = UInt64(String(decoding: bytes, as: UTF8.self)) else {
+            throw StoreError.unsupportedFormat(path: path, found: "meta `\(String(decoding: key, as: UTF8.self))` is not a number")
         }
-        return History(base: try number(Self.baseKey), archivedThrough: try number(Self.archivedKey))
+        return value
     }
 
     /// Writes the history facts into `meta`, inside the caller's transaction.

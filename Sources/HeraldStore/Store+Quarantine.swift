@@ -84,7 +84,7 @@ extension Store {
             let newest = try txn.withCursor(database) { cursor in
                 try cursor.last().flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0
             }
-            let given = try txn.get(databases.meta, key: Self.quarantinedKey).flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
+            let given = try Self.metaNumber(Self.quarantinedKey, txn, meta: databases.meta, path: path)
             var next = max(newest, given) + 1
             var ids: [UInt64] = []
             for entry in entries {
