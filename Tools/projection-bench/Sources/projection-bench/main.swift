@@ -53,7 +53,7 @@ func events(seed: UInt64) -> AnyIterator<Event> {
     }
 }
 
-let only = environment["ONLY"]  // "memory", "replay" or "apply": run that phase (for profiling)
+let only = environment["ONLY"]  // "memory", "replay", "floor" or "apply": run up to that phase (for profiling)
 
 // Memory first, on a stream (each event freed after use), before anything else is allocated.
 if only == nil || only == "memory" {
@@ -95,6 +95,27 @@ elapsed = cpuSeconds() - start
 print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO"))
 
 if only == "replay" { exit(0) }
+
+// The floor (Floor.swift) on the same events, interleaved with replays of them, best of
+// three each: the machine's speed drifts, so only figures from one run compare.
+var floorSeconds = Double.infinity
+var replaySeconds = elapsed
+var held = 0
+for _ in 0..<3 {
+    var floor = Floor()
+    start = cpuSeconds()
+    for index in stream.indices { floor.apply(stream[index]) }
+    floorSeconds = min(floorSeconds, cpuSeconds() - start)
+    held = floor.held
+    var again = Projection()
+    start = cpuSeconds()
+    for index in stream.indices { again.replay(stream[index], seq: UInt64(index + 1)) }
+    again.settleView()
+    replaySeconds = min(replaySeconds, cpuSeconds() - start)
+}
+print(String(format: "floor:  %d events in %.3f s CPU = %.2f M events/s (%d records held); replay (best of 4) %.2f M events/s, %.1f× the floor's time",
+    count, floorSeconds, Double(count) / floorSeconds / 1e6, held, Double(count) / replaySeconds / 1e6, replaySeconds / floorSeconds))
+if only == "floor" { exit(0) }
 
 // Batches of 10,000, as a bulk append replays them: two threads (accounts split between
 // them), so the wall clock.
