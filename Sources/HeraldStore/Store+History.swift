@@ -103,6 +103,8 @@ extension Store {
     /// with `includingArchive`, records that compaction moved to the archive come first, so
     /// the whole history is read. A damaged record throws naming its seq, after `body` has
     /// had every record before it. A long run is read and decoded on a second thread.
+    /// `body` runs inside a read transaction: as with ``forEachRecord(from:through:_:)``, it
+    /// must not wait for an append on another thread.
     public func forEachRecord(
         includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
     ) throws {

@@ -33,7 +33,10 @@ extension Store {
 
     /// Calls `body` with each record in `from...through`, in order, in one read transaction,
     /// until `body` returns false. An append from `body` cannot grow the map, and throws
-    /// ``StoreError/lmdb(_:)`` (map full) when it would have to.
+    /// ``StoreError/lmdb(_:)`` (map full) when it would have to. `body` must not wait for an
+    /// append on another thread either: growing the map waits for every transaction of the
+    /// process to end, this one included, so that wait would never end. Collect what you
+    /// need with ``records(from:through:)`` and append after it returns instead.
     public func forEachRecord(
         from: UInt64 = 1, through: UInt64 = .max, _ body: (LogRecord) throws -> Bool
     ) throws {
