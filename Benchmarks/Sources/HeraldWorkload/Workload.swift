@@ -250,22 +250,7 @@ public struct Workload: Sendable {
     }
 }
 
-/// SplitMix64: a tiny, fast, well-distributed generator; fully determined by its seed.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// Creates a generator from `seed`.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A uniform value in 0..<1.
     public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 }

@@ -1,0 +1,1 @@
+../../../Tests/HeraldTestSupport/SplitMix64.swift
