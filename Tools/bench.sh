@@ -10,6 +10,7 @@
 #   --quick   small sizes (200 k events, 2 k single appends); under 5 minutes once built.
 #   default   10 M-event log (batched append, rebuild, restart), 5 k single appends,
 #             8×2 500 concurrent appends, 1 M ingest lines, 1 M-event compaction.
+#   both      end with the projection alone against its floor (1 M events, ~20 s).
 # Temporary stores go under ${TMPDIR:-/tmp} and are removed at the end.
 # Needs: gcc, liblmdb-dev, libsodium-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
 set -euo pipefail
@@ -18,7 +19,7 @@ baselines=${HERALD_BASELINES:-$root/../shared/bench}
 args=()
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) args+=("$arg") ;;
   esac
 done
@@ -47,3 +48,9 @@ gcc -O2 -o "$work/sqlite_append" "$baselines/sqlite_append.c" -lsqlite3
 
 "$bench" run --herald "$herald" --lmdb-baseline "$work/lmdb_append" --sqlite-baseline "$work/sqlite_append" \
   --tmp "${TMPDIR:-/tmp}" ${args[@]+"${args[@]}"}
+
+# The projection alone (issue #3's 5 M events/s row, which has no store baseline): its replay
+# against the floor, the least work any projection of the workload must do per event
+# (Tools/projection-bench/Sources/projection-bench/Floor.swift), interleaved in one process.
+echo "· the projection alone and its floor: Tools/projection-bench, 1 M events" >&2
+(cd "$root/Tools/projection-bench" && swift build -c release >&2 && ONLY=floor .build/release/projection-bench 1000000) | grep '^floor:'
