@@ -10,7 +10,7 @@
 // of the cost, not a projection.
 //
 // Its state is as small as that work allows: names in open-addressing tables of 8-byte
-// hashes (FNV-1a), one 32-byte record per chat, 24-byte notification records on a free list,
+// hashes (FNV-1a), one 24-byte record per chat, 24-byte notification records on a free list,
 // and texts in a 64 KiB ring per account (6.4 MB over 100 accounts, about the live texts of
 // Herald's own pages on this workload).
 
