@@ -70,8 +70,11 @@ extension Store {
         return history.isComplete ? nil : history.base
     }
 
-    /// The seq of the last record recorded at or before `time` (milliseconds since the
-    /// epoch), or `nil` when every record is later.
+    /// The seq of the last record before the first one recorded after `time` (milliseconds
+    /// since the epoch), or `nil` when the first record is already later: the log as it
+    /// stood at `time`. With a clock that never goes back this is the last record recorded
+    /// at or before `time`. After the clock went back, records stamped earlier but appended
+    /// after the first later one are left out, since they came after `time` in fact.
     public func lastSeq(recordedAtOrBefore time: Int64) throws -> UInt64? {
         var found: UInt64?
         try forEachRecord(includingArchive: true) { record in

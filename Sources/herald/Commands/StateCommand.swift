@@ -11,8 +11,9 @@ struct StateCommand: ParsableCommand {
         abstract: "Show active notification groups and unread counts, now or at any point in history.",
         discussion: """
             --at takes a seq (e.g. 1200), a time in ISO 8601 (2026-11-21T10:00:00Z) or
-            Unix seconds (@1763719200): the state right after that event, or after the
-            last event recorded at or before that time.
+            Unix seconds (@1763719200): the state right after that event, or just before
+            the first event recorded after that time (the log as it stood then, even if
+            the clock went back later).
 
             Examples:
               herald state --store ./herald.db
