@@ -46,6 +46,32 @@ struct LogTests {
         #expect(try reopened.records(from: 501).isEmpty)
     }
 
+    @Test("the seq at a time is the log up to the first record stamped later, even when the clock went back")
+    func seqAtTime() throws {
+        let dir = TemporaryDirectory()
+        // Stamps of seqs 1…5: the clock goes back between seqs 3 and 4.
+        let stamps = Stamps([1_000, 2_000, 3_000, 1_500, 4_000])
+        var options = Store.Options()
+        options.clock = { stamps.next() }
+        let store = try Store(path: dir.path, options: options)
+        for event in randomEvents(count: 5, seed: 3) { try store.append(event) }
+        #expect(try store.records().map(\.recordedAt) == [1_000, 2_000, 3_000, 1_500, 4_000])
+        #expect(try store.lastSeq(recordedAtOrBefore: 999) == nil)
+        #expect(try store.lastSeq(recordedAtOrBefore: 1_000) == 1)
+        // Seq 4 is stamped 1,500 but was appended after seq 3 (3,000): at 2,500 it did not exist.
+        #expect(try store.lastSeq(recordedAtOrBefore: 2_500) == 2)
+        #expect(try store.lastSeq(recordedAtOrBefore: 3_999) == 4)
+        #expect(try store.lastSeq(recordedAtOrBefore: 4_000) == 5)
+    }
+
+    /// A clock reading from a list of stamps, for ``seqAtTime()``.
+    final class Stamps: @unchecked Sendable {
+        // @unchecked: appends run one at a time in the test, each reading the clock once.
+        private var stamps: [Int64]
+        init(_ stamps: [Int64]) { self.stamps = stamps }
+        func next() -> Int64 { stamps.count > 1 ? stamps.removeFirst() : stamps[0] }
+    }
+
     @Test("a batch with one invalid event appends nothing")
     func batchAtomicity() throws {
         let dir = TemporaryDirectory()
