@@ -71,6 +71,7 @@ let package = Package(
         ),
         // What the test targets share (a seeded generator).
         .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "CLMDB"]),
         .testTarget(name: "HeraldEventsTests", dependencies: ["HeraldEvents", "HeraldTestSupport"]),
         .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents", "HeraldTestSupport"]),
         .testTarget(

@@ -6,7 +6,8 @@ import LMDB
 ///
 /// The archive has a `log` database and a `meta` database whose `format` is
 /// `herald-archive 1`. It is written only by compaction (which commits it before the log
-/// deletes what it moved) and by purge.
+/// deletes what it moved) and by purge. Stores of one process that open the same archive
+/// share its LMDB environment, as they share the store's (see `LMDB.Environment`).
 final class Archive: Sendable {
     /// The archive directory, `DIR/archive`.
     let path: String

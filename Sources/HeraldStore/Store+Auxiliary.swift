@@ -24,7 +24,8 @@ extension Store {
 
     /// Auxiliary database handles opened so far, shared by the store and its
     /// ``SnapshotWriter``. lmdb.h: "This function must not be called from multiple concurrent
-    /// transactions in the same process", so opens go through here.
+    /// transactions in the same process", so opens go through here (and, across the stores of
+    /// this process that share the environment, through `Environment.openDatabase`'s lock).
     final class AuxiliaryHandles: Sendable {
         private let handles = Mutex<[String: Database]>([:])
 

@@ -33,7 +33,9 @@ extension Store {
     /// Crash-safe at every step: the archive commits before the log deletes; the new base is
     /// recorded before the first delete; the compacting copy is fsynced, then renamed over
     /// `data.mdb` (atomic), and an interrupted copy is removed at the next open. Readers that
-    /// were open during the swap keep the old file until they reopen.
+    /// were open during the swap keep the old file until they reopen, read-only stores of this
+    /// process included (compaction shares their environment, and stores opened after the
+    /// swap open the new file).
     @discardableResult
     public static func compact(
         path: String, through seq: UInt64? = nil, archive: Bool = false, options: Options = Options()
@@ -70,7 +72,9 @@ extension Store {
                 try writeCompactCopy(of: archive.environment, in: archive.path)
                 directories.append(archive.path)
             }
-        }  // The store and its environments close here, before their files are replaced.
+        }  // The store releases its environments here, before their files are replaced. They
+        // close unless a read-only store of this process shares them; that one keeps the old
+        // files, as a reader in another process would, and later opens get the new ones.
         for directory in directories { try swapInCompactCopy(directory) }
         withExtendedLifetime(lock) {}
         return report

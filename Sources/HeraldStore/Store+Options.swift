@@ -6,7 +6,10 @@ import Logging
 extension Store {
     /// How to open a store.
     public struct Options: Sendable {
-        /// Open read-only: no writer lock is taken and nothing can be appended.
+        /// Open read-only: no writer lock is taken and nothing can be appended. Every write
+        /// path of the store checks it and throws ``StoreError/readOnly(path:)``. Beside other
+        /// stores of this process on the same directory, it shares their LMDB environment
+        /// (see ``Store``).
         public var readOnly = false
         /// Create the store when the directory holds none (writable opens only).
         public var create = true

@@ -14,6 +14,15 @@ import Logging
 /// Open it with ``init(path:options:)``; append with ``append(_:source:)`` or
 /// ``append(_:)``; read records with ``records(from:through:)``. One process at a time may
 /// open a store for writing; any number may open it read-only and see committed events.
+///
+/// In one process, a store may be open several times: one writable and any number of
+/// read-only stores on the same directory (however its path is spelled). They share one
+/// LMDB environment, as LMDB allows a database to be open only once per process (see
+/// `LMDB.Environment.init(path:options:)`), so each sees the others' commits as soon as they
+/// are made, and releasing one leaves the others, and the locks other processes rely on,
+/// intact. Open the writable one first, or at least not while a read-only one is open on
+/// files this process could not open for writing: that open fails with
+/// `LMDBError.incompatibleOpen` (inside ``StoreError/lmdb(_:)``), naming the path.
 public final class Store: Sendable {
     /// The store directory.
     public let path: String

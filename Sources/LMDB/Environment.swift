@@ -11,22 +11,40 @@ import Darwin
 /// Transactions are scoped to closures: ``read(_:)`` and ``write(_:)``. A write commits when
 /// its closure returns and aborts when it throws; when the map is full, the environment grows
 /// the map and runs the closure again, so a write closure must do the same thing each time.
+///
+/// Each `Environment` is one opener's handle. LMDB allows a database to be open only once per
+/// process (closing a second `MDB_env` on the same files drops the locks the first holds), so
+/// every `Environment` opened on the same directory in this process, however its path is
+/// spelled, shares one `MDB_env`, which is closed when the last of them is released. See
+/// ``init(path:options:)`` for which opens can share.
 public final class Environment: @unchecked Sendable {
     // @unchecked: an MDB_env is safe to share between threads. Opened with MDB_NOTLS, read
     // transactions are not tied to threads; write transactions are serialized by LMDB itself
-    // and never leave the closure that made them. `resizeLock` keeps map growth away from
-    // every live transaction of this process. `preallocatedEnd` is only touched inside write
-    // transactions, which LMDB runs one at a time.
+    // (across every opener of the shared environment) and never leave the closure that made
+    // them. `resizeLock`, the shared environment's, keeps map growth away from every live
+    // transaction of this process, whichever opener runs it.
     let handle: OpaquePointer
-    /// The directory of the environment.
+    /// The environment this opener shares with the others of its directory in this process.
+    let shared: SharedEnvironment
+    /// The directory of the environment, as this opener spelled it.
     public let path: String
-    /// The options it was opened with.
+    /// The options this opener asked for. The shared environment's map size and durability
+    /// may differ (see ``init(path:options:)``).
     public let options: Options
-    let resizeLock = ReadWriteLock()
-    /// Where the zeros written by the last `Transaction.preallocate(limit:)` end, in bytes.
-    var preallocatedEnd = 0
+    /// The shared environment's lock, held here too so that transactions reach it directly.
+    let resizeLock: ReadWriteLock
+    /// Where the zeros written by the last `Transaction.preallocate(limit:)` end, in bytes;
+    /// kept by the shared environment, whose write transactions run one at a time.
+    var preallocatedEnd: Int {
+        get { shared.preallocatedEnd }
+        set { shared.preallocatedEnd = newValue }
+    }
 
     /// How a commit reaches the disk.
+    ///
+    /// A setting of the whole environment (its `MDB_NOSYNC` and `MDB_NOMETASYNC` flags), so
+    /// writable openers that share one get the strongest any of them asked for (see
+    /// ``init(path:options:)``).
     public enum Durability: Sendable, Hashable {
         /// fsync at every commit: a crash of the process or of the machine loses nothing
         /// that was committed. The default.
@@ -42,70 +60,78 @@ public final class Environment: @unchecked Sendable {
 
     /// How to open an environment.
     public struct Options: Sendable, Hashable {
-        /// The initial map size in bytes; it grows automatically on `MDB_MAP_FULL`.
+        /// The initial map size in bytes; it grows automatically on `MDB_MAP_FULL`. A writable
+        /// open of an environment already open in this process grows the map to it when it is
+        /// smaller; a read-only one takes the map as it is.
         public var mapSize: Int = 256 << 20
-        /// The number of named databases (`mdb_env_set_maxdbs`).
+        /// The number of named databases (`mdb_env_set_maxdbs`). LMDB fixes it when it opens
+        /// the environment, so an open asking for more than the one already open in this
+        /// process was opened with fails (``LMDBError/incompatibleOpen``).
         public var maxDatabases: UInt32 = 16
-        /// The number of reader slots (`mdb_env_set_maxreaders`).
+        /// The number of reader slots (`mdb_env_set_maxreaders`). Only the open that creates
+        /// the lock file sets it: LMDB takes the reader table of a lock file in use as it is,
+        /// whatever a later open asks, and so does an open that shares an open environment.
         public var maxReaders: UInt32 = 126
-        /// `MDB_RDONLY`: no writes through this handle.
+        /// No writes through this opener: ``write(_:)`` traps and databases are not created.
+        /// LMDB itself opens the environment `MDB_RDONLY` only when its files cannot be
+        /// opened for writing (see ``init(path:options:)``).
         public var readOnly = false
-        /// See ``Durability``.
+        /// See ``Durability``. Read-only openers commit nothing, so theirs only counts until a
+        /// writable opener joins.
         public var durability: Durability = .full
+        /// Tests only: a read-only first open uses `MDB_RDONLY` even when the files could be
+        /// opened for writing, as it must when they cannot (which root, running the tests,
+        /// never meets).
+        var forcesReadOnlyEnvironment = false
         /// Creates the default options.
         public init() {}
     }
 
-    /// Opens (creating if needed) the environment in directory `path`, then clears stale
-    /// reader slots left by dead processes (`mdb_reader_check`).
+    /// Opens (creating if needed) the environment in directory `path`, or joins the one this
+    /// process already has open there, then clears stale reader slots left by dead processes
+    /// (`mdb_reader_check`, at the first open).
     ///
-    /// A read-only open of a directory whose lock file cannot be created or written (a store
-    /// on read-only media, or a copy the caller may not write) opens without the lock file
-    /// (`MDB_NOLOCK`): reading then takes no part in LMDB's reader table, so no process may
-    /// write to that environment meanwhile, which read-only media and missing permissions
-    /// already make unlikely.
+    /// An environment is open at most once per process: an open of a directory (found by its
+    /// device and inode, so `dir`, `dir/.` and a symbolic link to `dir` are one) that this
+    /// process already has open shares that environment, and the last opener to be released
+    /// closes it. Opens are compatible, and share, as follows:
+    /// - Read-only opens share any environment. A read-only first open has LMDB open the
+    ///   environment for writing all the same when `data.mdb` exists and its files can be
+    ///   opened for writing, so that a writable open later in this process can share it; this
+    ///   opener still cannot write (``Options/readOnly``).
+    /// - A writable open shares any environment LMDB did not open `MDB_RDONLY`. One that LMDB
+    ///   holds `MDB_RDONLY` (a read-only first open whose files could not be opened for
+    ///   writing) cannot be shared for writing, nor opened a second time, so the open throws
+    ///   ``LMDBError/incompatibleOpen``, naming the path: release the read-only openers first.
+    /// - Durability belongs to the environment: the first writable opener's is taken, and a
+    ///   later writable opener can only make it stronger, never weaker, so that no writer's
+    ///   commits are less durable than it asked; it stays so until the environment closes.
+    ///   A writable opener asking for a larger ``Options/mapSize`` grows the map to it. Making
+    ///   either change waits for every transaction of this process on the environment to end,
+    ///   so it throws ``LMDBError/incompatibleOpen`` when the calling thread is inside one.
+    /// - ``Options/maxDatabases`` above the open environment's throws
+    ///   ``LMDBError/incompatibleOpen``; ``Options/maxReaders`` of a later open is ignored.
+    ///
+    /// A read-only first open of a directory whose lock file cannot be created or written (a
+    /// store on read-only media, or a copy the caller may not write) opens without the lock
+    /// file (`MDB_NOLOCK`): reading then takes no part in LMDB's reader table, so no process
+    /// may write to that environment meanwhile, which read-only media and missing permissions
+    /// already make unlikely. Later read-only opens share it; writable ones fail as above.
+    ///
+    /// When `data.mdb` was replaced since the environment was opened (compaction renames a
+    /// compacted copy over it), the open environment keeps the old file for its openers, as a
+    /// reader in another process would, and a new open opens the new file afresh.
     public init(path: String, options: Options = Options()) throws(LMDBError) {
-        var flags = UInt32(MDB_NOTLS)
-        if options.readOnly { flags |= UInt32(MDB_RDONLY) }
-        switch options.durability {
-        case .full: break
-        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
-        case .noSync: flags |= UInt32(MDB_NOSYNC)
-        }
-        let handle: OpaquePointer
-        do {
-            handle = try Self.open(path, options: options, flags: flags)
-        } catch where options.readOnly && (error.code == EACCES || error.code == EROFS) {
-            handle = try Self.open(path, options: options, flags: flags | UInt32(MDB_NOLOCK))
-        }
-        self.handle = handle
+        let shared = try EnvironmentRegistry.acquire(path: path, options: options)
+        self.shared = shared
+        self.handle = shared.handle
+        self.resizeLock = shared.resizeLock
         self.path = path
         self.options = options
     }
 
-    /// Creates, configures and opens one environment handle; discards it when any step fails.
-    private static func open(_ path: String, options: Options, flags: UInt32) throws(LMDBError) -> OpaquePointer {
-        var env: OpaquePointer?
-        try check(mdb_env_create(&env), "mdb_env_create", path: path)
-        guard let env else { preconditionFailure("mdb_env_create returned no handle") }
-        do {
-            try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
-            try check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs", path: path)
-            try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders", path: path)
-            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", path: path)
-            var dead: Int32 = 0
-            try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
-        } catch {
-            // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called
-            // to discard the MDB_env handle."
-            mdb_env_close(env)
-            throw error
-        }
-        return env
-    }
-
     deinit {
-        mdb_env_close(handle)
+        EnvironmentRegistry.release(shared)
     }
 
     /// Runs `body` in a read-only transaction, which sees the last commit at its start.
@@ -171,9 +197,15 @@ public final class Environment: @unchecked Sendable {
             lastTransactionId: envInfo.me_last_txnid)
     }
 
-    /// Flushes buffers to disk (`mdb_env_sync` with force), for the non-durable modes.
+    /// Flushes buffers to disk (`mdb_env_sync` with force), for the non-durable modes. A
+    /// read-only opener has nothing to flush and gets `EACCES`, as LMDB answers for an
+    /// `MDB_RDONLY` environment, even when it shares a writable one.
     public func sync() throws(LMDBError) {
-        try check(mdb_env_sync(handle, 1), "mdb_env_sync", path: path)
+        guard !options.readOnly else { throw LMDBError(code: EACCES, operation: "mdb_env_sync", path: path) }
+        // Shared: the flags it reads are changed only under the exclusive lock.
+        try resizeLock.withShared { () throws(LMDBError) in
+            try check(mdb_env_sync(handle, 1), "mdb_env_sync", path: path)
+        }
     }
 
     /// Writes a copy of the environment into the empty directory `destination`.
@@ -189,11 +221,18 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens a named database, creating it when `create` is true (needs a writable
     /// environment). Returns `nil` when it does not exist and `create` is false.
+    ///
+    /// Opens of every opener of the shared environment run one at a time, each in its own
+    /// transaction (lmdb.h: a transaction that opens a database "must finish (either commit or
+    /// abort) before any other transaction in the process may use this function"), so call
+    /// it outside any transaction of this environment.
     public func openDatabase(_ name: String, create: Bool = false) throws -> Database? {
         let open = { (txn: borrowing Transaction) throws -> Database? in
             try txn.openDatabase(name, create: create)
         }
-        return options.readOnly || !create ? try readCommitting(open) : try write(open)
+        return try shared.databaseOpenLock.withLock { _ throws -> Database? in
+            options.readOnly || !create ? try readCommitting(open) : try write(open)
+        }
     }
 
     /// A read-only transaction that is committed, not aborted, so that database handles it
@@ -218,6 +257,8 @@ public final class Environment: @unchecked Sendable {
             path: path)
     }
 
+    /// Grows the map of the shared environment, with every transaction of every opener
+    /// excluded.
     private func grow() throws(LMDBError) {
         try requireNoTransactionOnThisThread(LMDBError.mapFull)
         try resizeLock.withExclusive { () throws(LMDBError) in
@@ -227,6 +268,8 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Adopts the map size another process grew the map to, with every transaction of every
+    /// opener excluded.
     private func adoptMapSize() throws(LMDBError) {
         try requireNoTransactionOnThisThread(LMDBError.mapResized)
         // lmdb.h: "This function may be called with a size of zero to adopt the new size."

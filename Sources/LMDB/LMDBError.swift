@@ -1,6 +1,8 @@
 // LMDB is the one layer of Herald that touches LMDB pointers. Every `mdb_*` call lives in
 // this module and every return code goes through `check(_:_:path:)`. Above it, bytes are
-// borrowed through closures and transactions are scoped to closures.
+// borrowed through closures and transactions are scoped to closures. It also keeps LMDB's
+// rule that an environment is open at most once per process: every `Environment` opened on
+// one directory shares one `MDB_env` (see `EnvironmentRegistry`).
 
 import CLMDB
 
@@ -18,16 +20,20 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
     /// The environment's path.
     public var path: String
+    /// Why, in words, when this wrapper refused the operation itself and LMDB's text for
+    /// `code` would not say it (see ``incompatibleOpen``); `nil` for LMDB's own errors.
+    public var reason: String?
 
-    /// Creates an error for a failed `operation`.
-    public init(code: Int32, operation: String, path: String) {
+    /// Creates an error for a failed `operation`; `reason` replaces LMDB's text for `code`.
+    public init(code: Int32, operation: String, path: String, reason: String? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
+        self.reason = reason
     }
 
-    /// LMDB's own text for the code (`mdb_strerror`).
-    public var message: String { String(cString: mdb_strerror(code)) }
+    /// ``reason`` when there is one, else LMDB's own text for the code (`mdb_strerror`).
+    public var message: String { reason ?? String(cString: mdb_strerror(code)) }
 
     public var description: String { "\(path): \(operation) failed: \(message) (\(code))" }
 
@@ -37,6 +43,11 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let mapResized: Int32 = MDB_MAP_RESIZED
     /// `MDB_KEYEXIST`: the key is already present (or out of order with `append`).
     public static let keyExists: Int32 = MDB_KEYEXIST
+    /// `EBUSY`, with operation `open` and a ``reason``: the environment is already open in this
+    /// process in a way this open cannot share (a writable open while LMDB holds it
+    /// `MDB_RDONLY`, or more named databases than it was opened with), and LMDB allows one
+    /// open per process. See ``Environment/init(path:options:)``.
+    public static let incompatibleOpen: Int32 = EBUSY
     /// `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`: the data file is damaged.
     public var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
 }
