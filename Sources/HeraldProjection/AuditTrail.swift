@@ -54,6 +54,34 @@ public struct AuditTrail: Sendable {
         self.target = target
     }
 
+    /// Starts a trail for `target` in `account` whose first event follows `projection`
+    /// (a replay that begins at a snapshot, because compaction dropped the history before
+    /// it without an archive).
+    ///
+    /// The trail learns the account's groups, live (active and dismissed) notifications,
+    /// visible notifications and view options as they stand in `projection`, so that what
+    /// later events do to them is explained: started empty, it would miss every effect on a
+    /// notification or group that existed at the snapshot (a read clearing them would be
+    /// "no effect"), take a group brought back for one newly shown, and quote the default
+    /// `groupCountMax` and `groupSizeMax` rather than the account's.
+    public init(account: String, target: Target, startingFrom projection: Projection) {
+        self.init(account: account, target: target)
+        guard var state = projection.accountsByName[account] else { return }
+        state.settleView()
+        groupCountMax = state.groupCountMax
+        groupSizeMax = state.groupSizeMax
+        for group in state.groups {
+            let chat = state.chats[Int(group.chat)].name
+            groups[group.id] = (group.type, chat)
+            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, true) }
+            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, false) }
+        }
+        for index in state.visible {
+            let group = state.groups[Int(index)]
+            visible[group.id] = Set(group.active.suffix(state.groupSizeMax).map(\.id))
+        }
+    }
+
     func isTarget(notification id: Int64) -> Bool {
         guard let info = notifications[id] else {
             if case .notification(let wanted) = target { return wanted == id }
