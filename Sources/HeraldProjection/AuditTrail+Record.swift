@@ -23,7 +23,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "groupCreated", groupId: groupId, text: "group \(groupId) created for the \(type.rawValue) of \(chat)"))
                 }
             case .created(let id, let groupId, let chat, let kind, let objectId):
-                notifications[id] = (groupId, chat, objectId, true)
+                notifications[id] = (groupId, chat, objectId, kind, true)
                 createdNow.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "created", notificationId: id, groupId: groupId,
@@ -61,7 +61,7 @@ extension AuditTrail {
                 notifications[id]?.active = false
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
-                    effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event))"))
+                    effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event, kind: notifications[id]?.kind))"))
                 }
             case .accountReset:
                 let wiped = notifications.keys.filter { isTarget(notification: $0) && notifications[$0]!.active }.sorted()
@@ -162,7 +162,12 @@ extension AuditTrail {
         }
     }
 
-    static func explain(_ reason: ClearReason, _ event: Event) -> String {
+    /// Why a notification of `kind` was cleared for `reason` by `event`.
+    ///
+    /// A `chatSettings` may turn mentions and pinned messages off at once; which of the two
+    /// cleared the notification is told by its kind (a pinned notification is cleared only
+    /// by `disablePinned`, a mention or reaction only by `disableMentions`), not by the event.
+    static func explain(_ reason: ClearReason, _ event: Event, kind: NotificationKind?) -> String {
         switch (reason, event.payload) {
         case (.read, .read(_, let maxId)): "the chat was read up to #\(maxId)"
         case (.read, .readReactions): "the reactions were seen"
@@ -171,7 +176,7 @@ extension AuditTrail {
         case (.deleted, _): "deleted"
         case (.ended, _): "the call ended or was answered elsewhere"
         case (.muted, _): "the chat was muted"
-        case (.settings, .chatSettings(let s)) where s.disablePinned == true: "pinned-message notifications were turned off for the chat"
+        case (.settings, _) where kind == .pinned: "pinned-message notifications were turned off for the chat"
         case (.settings, _): "mention notifications were turned off for the chat"
         case (.replaced, _): "a newer pinned message replaced it"
         }

@@ -42,7 +42,7 @@ public struct AuditTrail: Sendable {
     /// The entries so far, in log order.
     public internal(set) var entries: [Entry] = []
 
-    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, active: Bool)] = [:]
+    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, active: Bool)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     var visible: [Int64: Set<Int64>] = [:]
     var groupCountMax = 10
@@ -73,8 +73,8 @@ public struct AuditTrail: Sendable {
         for group in state.groups {
             let chat = state.chats[Int(group.chat)].name
             groups[group.id] = (group.type, chat)
-            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, true) }
-            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, false) }
+            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, true) }
+            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, false) }
         }
         for index in state.visible {
             let group = state.groups[Int(index)]

@@ -246,6 +246,23 @@ struct CommandTests {
         #expect(kinds.contains("created") && kinds.contains("cleared"))
     }
 
+    @Test("audit tells a mention turned off from a pin turned off when one chatSettings does both")
+    func auditSettingsClearReasonFollowsTheKind() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"mention","id":1,"date":100,"title":"m"}
+            {"type":"notify","account":"a","chat":"c","kind":"pinned","id":2,"date":101,"title":"p"}
+            {"type":"chatSettings","account":"a","chat":"c","disableMentions":true,"disablePinned":true}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let mention = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"])
+        #expect(mention.stdout.contains("notification 1 cleared: mention notifications were turned off for the chat"), "\(mention.stdout)")
+        let pinned = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"])
+        #expect(pinned.stdout.contains("notification 2 cleared: pinned-message notifications were turned off for the chat"), "\(pinned.stdout)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
