@@ -55,7 +55,12 @@ extension AuditTrail {
                     } else {
                         how = "dismissed by the user"
                     }
-                    effects.append(Effect(kind: "dismissed", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) \(how); it still counts in its group's total while unread"))
+                    // SEMANTICS §7: a messages or mentions group counts its dismissed
+                    // notifications, a calls or secretChat group only its active ones.
+                    let groupId = notifications[id]?.groupId
+                    let count = groupId.flatMap { groups[$0]?.type.countsDismissed } == false
+                        ? "it no longer counts in its group's total" : "it still counts in its group's total while unread"
+                    effects.append(Effect(kind: "dismissed", notificationId: id, groupId: groupId, text: "notification \(id) \(how); \(count)"))
                 }
             case .cleared(let id, let reason):
                 notifications[id]?.active = false

@@ -263,6 +263,27 @@ struct CommandTests {
         #expect(pinned.stdout.contains("notification 2 cleared: pinned-message notifications were turned off for the chat"), "\(pinned.stdout)")
     }
 
+    @Test("audit of a dismissed call says it left its group's total, which counts only active calls")
+    func auditDismissedCallLeavesTheTotal() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"call","id":9,"date":100,"title":"call"}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":101,"title":"hi"}
+            {"type":"dismiss","account":"a","notificationId":1}
+            {"type":"dismiss","account":"a","notificationId":2}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout
+        #expect(Shared.lines(updates)[2].contains(#""totalCount":0"#), "\(updates)")
+        let call = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"])
+        #expect(call.stdout.contains("notification 1 dismissed by the user; it no longer counts in its group's total"), "\(call.stdout)")
+        #expect(Shared.lines(updates)[3].contains(#""totalCount":1"#), "\(updates)")
+        let message = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"])
+        #expect(message.stdout.contains("notification 2 dismissed by the user; it still counts in its group's total while unread"), "\(message.stdout)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
