@@ -75,6 +75,7 @@ extension AuditTrail {
                 }
                 changedStatus.formUnion(notifications.keys)
                 notifications.removeAll()
+                neverShown.removeAll()
                 groups.removeAll()
                 groupCountMax = 10
                 groupSizeMax = 10
@@ -134,16 +135,21 @@ extension AuditTrail {
             }
             for notification in update.added where isTarget(notification: notification.id) {
                 let id = notification.id
+                // A notification created out of view appears for the first time: `shown`,
+                // not `shownAgain`.
+                let firstTime = neverShown.remove(id) != nil
                 if createdNow.contains(id) {
                     let sound = update.isSilent || notification.silent ? "silently" : "with sound"
                     effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
                 } else if wasVisible[update.groupId] == false {
-                    var text = "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    var text = firstTime
+                        ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
+                        : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
                     if !left.isEmpty { text += " when \(describe(left)) left the view" }
-                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
                 } else {
-                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown again: newer notifications left group \(update.groupId), making room (silently)"))
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
+                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): newer notifications left group \(update.groupId), making room (silently)"))
                 }
             }
             if isTarget(group: update.groupId) && update.added.isEmpty && update.removedIds.isEmpty {
@@ -153,6 +159,21 @@ extension AuditTrail {
         for case .notification(let update) in updates where isTarget(notification: update.notification.id) {
             effects.append(Effect(kind: "contentUpdate", notificationId: update.notification.id, groupId: update.groupId,
                 text: "clients told the new content of notification \(update.notification.id)"))
+        }
+        // A notification created where the client does not see it (its group is not among
+        // the top groupCountMax, SEMANTICS §8) says so, rather than leaving "created" to
+        // read as shown.
+        for id in createdNow.sorted() where isTarget(notification: id) {
+            guard let groupId = notifications[id]?.groupId, visible[groupId]?.contains(id) != true else { continue }
+            neverShown.insert(id)
+            var text = "notification \(id) not shown: "
+            if groupCountMax == 0 {
+                text += "groupCountMax=0 shows no group"
+            } else {
+                text += "group \(groupId) is not among the top groupCountMax=\(groupCountMax) groups, ordered by the date of their newest notification"
+                if case .notify(let notify) = event.payload { text += " (this one's is \(notify.date))" }
+            }
+            effects.append(Effect(kind: "notShown", notificationId: id, groupId: groupId, text: text))
         }
         return effects
     }

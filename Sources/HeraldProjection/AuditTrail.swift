@@ -27,9 +27,11 @@ public struct AuditTrail: Sendable {
 
     /// One effect of an event on the target.
     public struct Effect: Hashable, Sendable {
-        /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `hidden`,
-        /// `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`, `cleared`,
-        /// `wiped`, `groupCreated`, `groupTotal`, `noEffect`.
+        /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `notShown`,
+        /// `hidden`, `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`,
+        /// `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown` is a
+        /// notification's first appearance (as it is created, or later when it was created
+        /// out of view, `notShown`); `shownAgain` a return after it was hidden.
         public var kind: String
         public var notificationId: Int64?
         public var groupId: Int64?
@@ -45,6 +47,8 @@ public struct AuditTrail: Sendable {
     var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, active: Bool)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     var visible: [Int64: Set<Int64>] = [:]
+    /// Target notifications created out of view and not shown since (`notShown`).
+    var neverShown: Set<Int64> = []
     var groupCountMax = 10
     var groupSizeMax = 10
 

@@ -284,6 +284,32 @@ struct CommandTests {
         #expect(message.stdout.contains("notification 2 dismissed by the user; it still counts in its group's total while unread"), "\(message.stdout)")
     }
 
+    @Test("audit says a notification created out of view was not shown, and later shown for the first time, not again")
+    func auditNotificationCreatedOutOfView() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Group 2's only notification is older than group 1's: with groupCountMax=1 it is
+        // created hidden, and appears only when group 1 leaves.
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":200}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":100}
+            {"type":"read","account":"a","chat":"c1","maxId":1}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[2].contains(#""updates":[]"#), "\(updates)")
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2", "--json"])
+        let effects = try Shared.lines(audit.stdout).map { line in
+            ((try Shared.json(line) as! [String: Any])["effects"] as! [[String: Any]]).map { $0["kind"] as! String }
+        }
+        #expect(effects == [["created", "notShown"], ["shown"]], "\(audit.stdout)")
+        let text = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"]).stdout
+        #expect(text.contains("notification 2 not shown: group 2 is not among the top groupCountMax=1 groups"), "\(text)")
+        #expect(text.contains("notification 2 shown for the first time: group 2 came into the top groupCountMax=1 when group 1 (c1) left the view"), "\(text)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()

@@ -11,9 +11,10 @@ struct AuditCommand: ParsableCommand {
         abstract: "Explain the history of one object, notification or group: every event that touched it and why.",
         discussion: """
             Each line is one event (seq, recorded time, source format) and what it did:
-            created as notification N in group G, shown, hidden because group G left the
-            top groupCountMax when group H got a newer notification, shown again,
-            dismissed by the user, cleared by a read up to X, wiped by a revoke.
+            created as notification N in group G, shown (or not shown, and why), hidden
+            because group G left the top groupCountMax when group H got a newer
+            notification, shown again, dismissed by the user, cleared by a read up to X,
+            wiped by a revoke.
 
             Examples:
               herald audit --account tg:14124122 --chat user:62814 --object 590047
@@ -93,7 +94,7 @@ struct AuditCommand: ParsableCommand {
     private static func colour(_ effect: AuditTrail.Effect) -> String {
         switch effect.kind {
         case "shown", "shownAgain", "created": Terminal.styled(effect.text, .green)
-        case "hidden", "dismissed", "cleared", "wiped": Terminal.styled(effect.text, .yellow)
+        case "hidden", "notShown", "dismissed", "cleared", "wiped": Terminal.styled(effect.text, .yellow)
         case "ignored", "noEffect": Terminal.styled(effect.text, .dim)
         default: effect.text
         }
