@@ -145,8 +145,17 @@ extension AuditTrail {
                     var text = firstTime
                         ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
                         : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
-                    if !left.isEmpty { text += " when \(describe(left)) left the view" }
+                    if case .options = event.payload {
+                        text += " after the view options changed"
+                    } else if !left.isEmpty {
+                        text += " when \(describe(left)) left the view"
+                    }
                     effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
+                } else if case .options = event.payload {
+                    // Only a larger groupSizeMax brings back a notification of a group
+                    // that stays in view; no notification left it.
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
+                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed (silently)"))
                 } else {
                     effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
                         text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): newer notifications left group \(update.groupId), making room (silently)"))

@@ -310,6 +310,30 @@ struct CommandTests {
         #expect(text.contains("notification 2 shown for the first time: group 2 came into the top groupCountMax=1 when group 1 (c1) left the view"), "\(text)")
     }
 
+    @Test("audit of notifications an options event brings back names the options, not newer notifications leaving")
+    func auditShownAgainByOptions() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1,"groupSizeMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":101}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":102}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":3,"date":103}
+            {"type":"options","account":"a","groupSizeMax":3}
+            {"type":"options","account":"a","groupCountMax":2}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[5].contains(#""added":[{"id":1"#) && updates[5].contains(#""removedIds":[]"#), "\(updates)")
+        let size = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"]).stdout
+        #expect(!size.contains("newer notifications left"), "\(size)")
+        #expect(size.contains("notification 1 shown again: group 1 now shows its groupSizeMax=3 newest active notifications after the view options changed"), "\(size)")
+        let count = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "3"]).stdout
+        #expect(count.contains("notification 3 shown again: group 2 came back into the top groupCountMax=2 after the view options changed"), "\(count)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
