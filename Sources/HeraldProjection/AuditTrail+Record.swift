@@ -145,8 +145,13 @@ extension AuditTrail {
                     var text = firstTime
                         ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
                         : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    // A group that gets a newer notification comes back by itself (and may
+                    // push another out): that is the cause, not the group that left.
+                    let newer = createdNow.filter { notifications[$0]?.groupId == update.groupId }.sorted()
                     if case .options = event.payload {
                         text += " after the view options changed"
+                    } else if !newer.isEmpty {
+                        text += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
                     } else if !left.isEmpty {
                         text += " when \(describe(left)) left the view"
                     }

@@ -334,6 +334,24 @@ struct CommandTests {
         #expect(count.contains("notification 3 shown again: group 2 came back into the top groupCountMax=2 after the view options changed"), "\(count)")
     }
 
+    @Test("audit of a group that comes back because it got a newer notification gives that as the cause")
+    func auditGroupBackByNewerNotification() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1,"groupSizeMax":2}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":101}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":102}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"]).stdout
+        #expect(audit.contains("notification 1 shown again: group 1 came back into the top groupCountMax=1 when it got newer notification 3"), "\(audit)")
+        let other = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"]).stdout
+        #expect(other.contains("notification 2 hidden: group 2 left the top groupCountMax=1 groups when group 1 (c1) got a newer notification"), "\(other)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
