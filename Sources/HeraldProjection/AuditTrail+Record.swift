@@ -7,6 +7,7 @@ extension AuditTrail {
         var effects: [Effect] = []
         var createdNow: Set<Int64> = []
         var changedStatus: Set<Int64> = []
+        var reset = false
 
         switch event.payload {
         case .options(let count, let size):
@@ -74,15 +75,21 @@ extension AuditTrail {
                     effects.append(Effect(kind: "wiped", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) wiped: the session was revoked and the account reset"))
                 }
                 changedStatus.formUnion(notifications.keys)
-                notifications.removeAll()
-                neverShown.removeAll()
-                groups.removeAll()
-                groupCountMax = 10
-                groupSizeMax = 10
+                reset = true
             }
         }
 
         effects += visibilityEffects(outcome.updates, createdNow: createdNow, changedStatus: changedStatus, event: event)
+        if reset {
+            // Forgotten only now: the revoke's updates remove what the client was shown, and
+            // those removals belong to the target (a group's or chat's notifications) only
+            // while the trail still knows whose they were.
+            notifications.removeAll()
+            neverShown.removeAll()
+            groups.removeAll()
+            groupCountMax = 10
+            groupSizeMax = 10
+        }
 
         if effects.isEmpty && names(event) {
             effects.append(Effect(kind: "noEffect", text: "no effect on the target"))

@@ -352,6 +352,25 @@ struct CommandTests {
         #expect(other.contains("notification 2 hidden: group 2 left the top groupCountMax=1 groups when group 1 (c1) got a newer notification"), "\(other)")
     }
 
+    @Test("audit of a group or chat shows a revoke removing its notifications from view, as the notification's own audit does")
+    func auditRevokeRemovesFromViewForEveryTarget() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":100}
+            {"type":"revoke","account":"a"}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[1].contains(#""removedIds":[1]"#), "\(updates)")
+        for target in [["--notification", "1"], ["--group", "1"], ["--chat", "c"], ["--chat", "c", "--object", "1"]] {
+            let audit = try CLI.run(["audit", "--store", store, "--account", "a"] + target).stdout
+            #expect(audit.contains("notification 1 wiped: the session was revoked"), "\(target): \(audit)")
+            #expect(audit.contains("notification 1 removed from view"), "\(target): \(audit)")
+        }
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
