@@ -371,6 +371,22 @@ struct CommandTests {
         }
     }
 
+    @Test("audit of an account no event names is a usage error listing the accounts, as state's is")
+    func auditUnknownAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
+        let typo = try CLI.run(["audit", "--store", store, "--account", "tg:2", "--group", "1"])
+        #expect(typo.status == 1, "\(typo.stdout)")
+        #expect(typo.stderr.contains("no account 'tg:2'") && typo.stderr.contains("accounts: tg:1"), "\(typo.stderr)")
+        #expect(try CLI.run(["state", "--store", store, "--account", "tg:2"]).status == 1)
+        // A known account with nothing on the target still gets its (empty) timeline.
+        let untouched = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "9"])
+        #expect(untouched.status == 0 && untouched.stdout.contains("no event touched it"), "\(untouched.stderr)")
+        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:1"]).status == 0)
+        #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "1"]).status == 1)
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
