@@ -127,10 +127,16 @@ extension AuditTrail {
                 } else if groupLeft {
                     var text = "notification \(id) hidden: group \(update.groupId) left the top groupCountMax=\(groupCountMax) groups"
                     let others = appeared.filter { $0 != update.groupId }
+                    // Only a group that got a notification from this event "got a newer
+                    // notification"; others moved ahead because this group's newest active
+                    // notification left (dismissed, cleared) or an upgrade changed a date.
+                    let gotNewer = others.filter { group in createdNow.contains { notifications[$0]?.groupId == group } }
                     if case .options = event.payload {
                         text += " after the view options changed"
+                    } else if !gotNewer.isEmpty {
+                        text += " when \(describe(gotNewer)) got a newer notification"
                     } else if !others.isEmpty {
-                        text += " when \(describe(others)) got a newer notification"
+                        text += " when \(describe(others)) moved ahead of it, ordered by the date of each group's newest active notification"
                     }
                     effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: text))
                 } else {

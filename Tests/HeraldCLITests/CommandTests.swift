@@ -387,6 +387,27 @@ struct CommandTests {
         #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "1"]).status == 1)
     }
 
+    @Test("audit of a group pushed out because its newest notification left does not say the other group got a newer one")
+    func auditGroupLeftWhenItsNewestLeft() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Group 1 leads with notification 3 (date 300); dismissing it leaves its newest
+        // active at date 100, behind group 2's 200, which got nothing.
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":200}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":300}
+            {"type":"dismiss","account":"a","notificationId":3}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1", "--json"]).stdout
+        let dismissed = try #require(Shared.lines(audit).last)
+        #expect(dismissed.hasPrefix(#"{"seq":5,"#) && !dismissed.contains("got a newer notification"), "\(audit)")
+        #expect(dismissed.contains("notification 1 hidden: group 1 left the top groupCountMax=1 groups when group 2 (c2) moved ahead of it"), "\(audit)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()
