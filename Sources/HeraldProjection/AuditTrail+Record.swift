@@ -7,6 +7,7 @@ extension AuditTrail {
         var effects: [Effect] = []
         var createdNow: Set<Int64> = []
         var changedStatus: Set<Int64> = []
+        var reset = false
 
         switch event.payload {
         case .options(let count, let size):
@@ -23,7 +24,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "groupCreated", groupId: groupId, text: "group \(groupId) created for the \(type.rawValue) of \(chat)"))
                 }
             case .created(let id, let groupId, let chat, let kind, let objectId):
-                notifications[id] = (groupId, chat, objectId, true)
+                notifications[id] = (groupId, chat, objectId, kind, true)
                 createdNow.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "created", notificationId: id, groupId: groupId,
@@ -55,13 +56,18 @@ extension AuditTrail {
                     } else {
                         how = "dismissed by the user"
                     }
-                    effects.append(Effect(kind: "dismissed", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) \(how); it still counts in its group's total while unread"))
+                    // SEMANTICS §7: a messages or mentions group counts its dismissed
+                    // notifications, a calls or secretChat group only its active ones.
+                    let groupId = notifications[id]?.groupId
+                    let count = groupId.flatMap { groups[$0]?.type.countsDismissed } == false
+                        ? "it no longer counts in its group's total" : "it still counts in its group's total while unread"
+                    effects.append(Effect(kind: "dismissed", notificationId: id, groupId: groupId, text: "notification \(id) \(how); \(count)"))
                 }
             case .cleared(let id, let reason):
                 notifications[id]?.active = false
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
-                    effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event))"))
+                    effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event, kind: notifications[id]?.kind))"))
                 }
             case .accountReset:
                 let wiped = notifications.keys.filter { isTarget(notification: $0) && notifications[$0]!.active }.sorted()
@@ -69,14 +75,21 @@ extension AuditTrail {
                     effects.append(Effect(kind: "wiped", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) wiped: the session was revoked and the account reset"))
                 }
                 changedStatus.formUnion(notifications.keys)
-                notifications.removeAll()
-                groups.removeAll()
-                groupCountMax = 10
-                groupSizeMax = 10
+                reset = true
             }
         }
 
         effects += visibilityEffects(outcome.updates, createdNow: createdNow, changedStatus: changedStatus, event: event)
+        if reset {
+            // Forgotten only now: the revoke's updates remove what the client was shown, and
+            // those removals belong to the target (a group's or chat's notifications) only
+            // while the trail still knows whose they were.
+            notifications.removeAll()
+            neverShown.removeAll()
+            groups.removeAll()
+            groupCountMax = 10
+            groupSizeMax = 10
+        }
 
         if effects.isEmpty && names(event) {
             effects.append(Effect(kind: "noEffect", text: "no effect on the target"))
@@ -114,10 +127,16 @@ extension AuditTrail {
                 } else if groupLeft {
                     var text = "notification \(id) hidden: group \(update.groupId) left the top groupCountMax=\(groupCountMax) groups"
                     let others = appeared.filter { $0 != update.groupId }
+                    // Only a group that got a notification from this event "got a newer
+                    // notification"; others moved ahead because this group's newest active
+                    // notification left (dismissed, cleared) or an upgrade changed a date.
+                    let gotNewer = others.filter { group in createdNow.contains { notifications[$0]?.groupId == group } }
                     if case .options = event.payload {
                         text += " after the view options changed"
+                    } else if !gotNewer.isEmpty {
+                        text += " when \(describe(gotNewer)) got a newer notification"
                     } else if !others.isEmpty {
-                        text += " when \(describe(others)) got a newer notification"
+                        text += " when \(describe(others)) moved ahead of it, ordered by the date of each group's newest active notification"
                     }
                     effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: text))
                 } else {
@@ -129,16 +148,35 @@ extension AuditTrail {
             }
             for notification in update.added where isTarget(notification: notification.id) {
                 let id = notification.id
+                // A notification created out of view appears for the first time: `shown`,
+                // not `shownAgain`.
+                let firstTime = neverShown.remove(id) != nil
                 if createdNow.contains(id) {
                     let sound = update.isSilent || notification.silent ? "silently" : "with sound"
                     effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
                 } else if wasVisible[update.groupId] == false {
-                    var text = "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
-                    if !left.isEmpty { text += " when \(describe(left)) left the view" }
-                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
+                    var text = firstTime
+                        ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
+                        : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    // A group that gets a newer notification comes back by itself (and may
+                    // push another out): that is the cause, not the group that left.
+                    let newer = createdNow.filter { notifications[$0]?.groupId == update.groupId }.sorted()
+                    if case .options = event.payload {
+                        text += " after the view options changed"
+                    } else if !newer.isEmpty {
+                        text += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
+                    } else if !left.isEmpty {
+                        text += " when \(describe(left)) left the view"
+                    }
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
+                } else if case .options = event.payload {
+                    // Only a larger groupSizeMax brings back a notification of a group
+                    // that stays in view; no notification left it.
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
+                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed (silently)"))
                 } else {
-                    effects.append(Effect(kind: "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown again: newer notifications left group \(update.groupId), making room (silently)"))
+                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
+                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): newer notifications left group \(update.groupId), making room (silently)"))
                 }
             }
             if isTarget(group: update.groupId) && update.added.isEmpty && update.removedIds.isEmpty {
@@ -148,6 +186,21 @@ extension AuditTrail {
         for case .notification(let update) in updates where isTarget(notification: update.notification.id) {
             effects.append(Effect(kind: "contentUpdate", notificationId: update.notification.id, groupId: update.groupId,
                 text: "clients told the new content of notification \(update.notification.id)"))
+        }
+        // A notification created where the client does not see it (its group is not among
+        // the top groupCountMax, SEMANTICS §8) says so, rather than leaving "created" to
+        // read as shown.
+        for id in createdNow.sorted() where isTarget(notification: id) {
+            guard let groupId = notifications[id]?.groupId, visible[groupId]?.contains(id) != true else { continue }
+            neverShown.insert(id)
+            var text = "notification \(id) not shown: "
+            if groupCountMax == 0 {
+                text += "groupCountMax=0 shows no group"
+            } else {
+                text += "group \(groupId) is not among the top groupCountMax=\(groupCountMax) groups, ordered by the date of their newest notification"
+                if case .notify(let notify) = event.payload { text += " (this one's is \(notify.date))" }
+            }
+            effects.append(Effect(kind: "notShown", notificationId: id, groupId: groupId, text: text))
         }
         return effects
     }
@@ -162,7 +215,12 @@ extension AuditTrail {
         }
     }
 
-    static func explain(_ reason: ClearReason, _ event: Event) -> String {
+    /// Why a notification of `kind` was cleared for `reason` by `event`.
+    ///
+    /// A `chatSettings` may turn mentions and pinned messages off at once; which of the two
+    /// cleared the notification is told by its kind (a pinned notification is cleared only
+    /// by `disablePinned`, a mention or reaction only by `disableMentions`), not by the event.
+    static func explain(_ reason: ClearReason, _ event: Event, kind: NotificationKind?) -> String {
         switch (reason, event.payload) {
         case (.read, .read(_, let maxId)): "the chat was read up to #\(maxId)"
         case (.read, .readReactions): "the reactions were seen"
@@ -171,7 +229,7 @@ extension AuditTrail {
         case (.deleted, _): "deleted"
         case (.ended, _): "the call ended or was answered elsewhere"
         case (.muted, _): "the chat was muted"
-        case (.settings, .chatSettings(let s)) where s.disablePinned == true: "pinned-message notifications were turned off for the chat"
+        case (.settings, _) where kind == .pinned: "pinned-message notifications were turned off for the chat"
         case (.settings, _): "mention notifications were turned off for the chat"
         case (.replaced, _): "a newer pinned message replaced it"
         }

@@ -27,9 +27,11 @@ public struct AuditTrail: Sendable {
 
     /// One effect of an event on the target.
     public struct Effect: Hashable, Sendable {
-        /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `hidden`,
-        /// `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`, `cleared`,
-        /// `wiped`, `groupCreated`, `groupTotal`, `noEffect`.
+        /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `notShown`,
+        /// `hidden`, `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`,
+        /// `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown` is a
+        /// notification's first appearance (as it is created, or later when it was created
+        /// out of view, `notShown`); `shownAgain` a return after it was hidden.
         public var kind: String
         public var notificationId: Int64?
         public var groupId: Int64?
@@ -42,9 +44,11 @@ public struct AuditTrail: Sendable {
     /// The entries so far, in log order.
     public internal(set) var entries: [Entry] = []
 
-    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, active: Bool)] = [:]
+    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, active: Bool)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     var visible: [Int64: Set<Int64>] = [:]
+    /// Target notifications created out of view and not shown since (`notShown`).
+    var neverShown: Set<Int64> = []
     var groupCountMax = 10
     var groupSizeMax = 10
 
@@ -52,6 +56,34 @@ public struct AuditTrail: Sendable {
     public init(account: String, target: Target) {
         self.account = account
         self.target = target
+    }
+
+    /// Starts a trail for `target` in `account` whose first event follows `projection`
+    /// (a replay that begins at a snapshot, because compaction dropped the history before
+    /// it without an archive).
+    ///
+    /// The trail learns the account's groups, live (active and dismissed) notifications,
+    /// visible notifications and view options as they stand in `projection`, so that what
+    /// later events do to them is explained: started empty, it would miss every effect on a
+    /// notification or group that existed at the snapshot (a read clearing them would be
+    /// "no effect"), take a group brought back for one newly shown, and quote the default
+    /// `groupCountMax` and `groupSizeMax` rather than the account's.
+    public init(account: String, target: Target, startingFrom projection: Projection) {
+        self.init(account: account, target: target)
+        guard var state = projection.accountsByName[account] else { return }
+        state.settleView()
+        groupCountMax = state.groupCountMax
+        groupSizeMax = state.groupSizeMax
+        for group in state.groups {
+            let chat = state.chats[Int(group.chat)].name
+            groups[group.id] = (group.type, chat)
+            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, true) }
+            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, false) }
+        }
+        for index in state.visible {
+            let group = state.groups[Int(index)]
+            visible[group.id] = Set(group.active.suffix(state.groupSizeMax).map(\.id))
+        }
     }
 
     func isTarget(notification id: Int64) -> Bool {

@@ -15,11 +15,13 @@ extension Store {
     /// events are skipped, since accounts never influence each other. When compaction
     /// dropped history without an archive (``historyDroppedThrough()``), the replay starts
     /// from the snapshot at the compaction base, as every other replay does, so ids and
-    /// groups are the real ones; the events before it cannot be explained.
+    /// groups are the real ones; the events before it cannot be explained, but the trail
+    /// starts from the snapshot's state of the account, so what later events do to the
+    /// notifications and groups it held is.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial
-        var trail = AuditTrail(account: account, target: target)
+        var trail = AuditTrail(account: account, target: target, startingFrom: initial)
         var records: [UInt64: LogRecord] = [:]
         try forEachRecord(includingArchive: true, from: start + 1) { record in
             guard record.event.account == account else { return true }

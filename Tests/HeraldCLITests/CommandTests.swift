@@ -246,6 +246,168 @@ struct CommandTests {
         #expect(kinds.contains("created") && kinds.contains("cleared"))
     }
 
+    @Test("audit tells a mention turned off from a pin turned off when one chatSettings does both")
+    func auditSettingsClearReasonFollowsTheKind() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"mention","id":1,"date":100,"title":"m"}
+            {"type":"notify","account":"a","chat":"c","kind":"pinned","id":2,"date":101,"title":"p"}
+            {"type":"chatSettings","account":"a","chat":"c","disableMentions":true,"disablePinned":true}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let mention = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"])
+        #expect(mention.stdout.contains("notification 1 cleared: mention notifications were turned off for the chat"), "\(mention.stdout)")
+        let pinned = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"])
+        #expect(pinned.stdout.contains("notification 2 cleared: pinned-message notifications were turned off for the chat"), "\(pinned.stdout)")
+    }
+
+    @Test("audit of a dismissed call says it left its group's total, which counts only active calls")
+    func auditDismissedCallLeavesTheTotal() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"call","id":9,"date":100,"title":"call"}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":101,"title":"hi"}
+            {"type":"dismiss","account":"a","notificationId":1}
+            {"type":"dismiss","account":"a","notificationId":2}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout
+        #expect(Shared.lines(updates)[2].contains(#""totalCount":0"#), "\(updates)")
+        let call = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"])
+        #expect(call.stdout.contains("notification 1 dismissed by the user; it no longer counts in its group's total"), "\(call.stdout)")
+        #expect(Shared.lines(updates)[3].contains(#""totalCount":1"#), "\(updates)")
+        let message = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"])
+        #expect(message.stdout.contains("notification 2 dismissed by the user; it still counts in its group's total while unread"), "\(message.stdout)")
+    }
+
+    @Test("audit says a notification created out of view was not shown, and later shown for the first time, not again")
+    func auditNotificationCreatedOutOfView() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Group 2's only notification is older than group 1's: with groupCountMax=1 it is
+        // created hidden, and appears only when group 1 leaves.
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":200}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":100}
+            {"type":"read","account":"a","chat":"c1","maxId":1}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[2].contains(#""updates":[]"#), "\(updates)")
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2", "--json"])
+        let effects = try Shared.lines(audit.stdout).map { line in
+            ((try Shared.json(line) as! [String: Any])["effects"] as! [[String: Any]]).map { $0["kind"] as! String }
+        }
+        #expect(effects == [["created", "notShown"], ["shown"]], "\(audit.stdout)")
+        let text = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"]).stdout
+        #expect(text.contains("notification 2 not shown: group 2 is not among the top groupCountMax=1 groups"), "\(text)")
+        #expect(text.contains("notification 2 shown for the first time: group 2 came into the top groupCountMax=1 when group 1 (c1) left the view"), "\(text)")
+    }
+
+    @Test("audit of notifications an options event brings back names the options, not newer notifications leaving")
+    func auditShownAgainByOptions() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1,"groupSizeMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":101}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":102}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":3,"date":103}
+            {"type":"options","account":"a","groupSizeMax":3}
+            {"type":"options","account":"a","groupCountMax":2}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[5].contains(#""added":[{"id":1"#) && updates[5].contains(#""removedIds":[]"#), "\(updates)")
+        let size = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"]).stdout
+        #expect(!size.contains("newer notifications left"), "\(size)")
+        #expect(size.contains("notification 1 shown again: group 1 now shows its groupSizeMax=3 newest active notifications after the view options changed"), "\(size)")
+        let count = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "3"]).stdout
+        #expect(count.contains("notification 3 shown again: group 2 came back into the top groupCountMax=2 after the view options changed"), "\(count)")
+    }
+
+    @Test("audit of a group that comes back because it got a newer notification gives that as the cause")
+    func auditGroupBackByNewerNotification() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1,"groupSizeMax":2}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":101}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":102}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1"]).stdout
+        #expect(audit.contains("notification 1 shown again: group 1 came back into the top groupCountMax=1 when it got newer notification 3"), "\(audit)")
+        let other = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "2"]).stdout
+        #expect(other.contains("notification 2 hidden: group 2 left the top groupCountMax=1 groups when group 1 (c1) got a newer notification"), "\(other)")
+    }
+
+    @Test("audit of a group or chat shows a revoke removing its notifications from view, as the notification's own audit does")
+    func auditRevokeRemovesFromViewForEveryTarget() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":100}
+            {"type":"revoke","account":"a"}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let updates = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(updates[1].contains(#""removedIds":[1]"#), "\(updates)")
+        for target in [["--notification", "1"], ["--group", "1"], ["--chat", "c"], ["--chat", "c", "--object", "1"]] {
+            let audit = try CLI.run(["audit", "--store", store, "--account", "a"] + target).stdout
+            #expect(audit.contains("notification 1 wiped: the session was revoked"), "\(target): \(audit)")
+            #expect(audit.contains("notification 1 removed from view"), "\(target): \(audit)")
+        }
+    }
+
+    @Test("audit of an account no event names is a usage error listing the accounts, as state's is")
+    func auditUnknownAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
+        let typo = try CLI.run(["audit", "--store", store, "--account", "tg:2", "--group", "1"])
+        #expect(typo.status == 1, "\(typo.stdout)")
+        #expect(typo.stderr.contains("no account 'tg:2'") && typo.stderr.contains("accounts: tg:1"), "\(typo.stderr)")
+        #expect(try CLI.run(["state", "--store", store, "--account", "tg:2"]).status == 1)
+        // A known account with nothing on the target still gets its (empty) timeline.
+        let untouched = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "9"])
+        #expect(untouched.status == 0 && untouched.stdout.contains("no event touched it"), "\(untouched.stderr)")
+        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:1"]).status == 0)
+        #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "1"]).status == 1)
+    }
+
+    @Test("audit of a group pushed out because its newest notification left does not say the other group got a newer one")
+    func auditGroupLeftWhenItsNewestLeft() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Group 1 leads with notification 3 (date 300); dismissing it leaves its newest
+        // active at date 100, behind group 2's 200, which got nothing.
+        let events = """
+            {"type":"options","account":"a","groupCountMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":200}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":2,"date":300}
+            {"type":"dismiss","account":"a","notificationId":3}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--notification", "1", "--json"]).stdout
+        let dismissed = try #require(Shared.lines(audit).last)
+        #expect(dismissed.hasPrefix(#"{"seq":5,"#) && !dismissed.contains("got a newer notification"), "\(audit)")
+        #expect(dismissed.contains("notification 1 hidden: group 1 left the top groupCountMax=1 groups when group 2 (c2) moved ahead of it"), "\(audit)")
+    }
+
     @Test("ingest of real payload files in every format, with auto detection")
     func realPayloads() throws {
         let dir = TemporaryDirectory()

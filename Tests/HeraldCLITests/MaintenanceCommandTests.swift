@@ -95,6 +95,34 @@ struct MaintenanceCommandTests {
         #expect(try CLI.run(["replay", "--store", store, "--from", "2"]).stderr.isEmpty)
     }
 
+    @Test("audit after compaction without an archive explains what later events did to the snapshot's notifications")
+    func auditAfterCompactionKnowsTheSnapshotState() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let event = { (json: String) in #"{"account":"a",\#(json)}"# }
+        let before = [
+            event(#""type":"options","groupCountMax":2,"groupSizeMax":2"#),
+            event(#""type":"notify","chat":"c1","kind":"message","id":1,"date":100"#),
+            event(#""type":"notify","chat":"c1","kind":"message","id":2,"date":101"#),
+            event(#""type":"notify","chat":"c2","kind":"message","id":1,"date":102"#),
+            event(#""type":"notify","chat":"c3","kind":"message","id":1,"date":103"#),
+        ]
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: before.joined(separator: "\n") + "\n").status == 0)
+        #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        // Group 1 (c1) is hidden at the snapshot: c2 and c3 hold the top groupCountMax=2.
+        let after = [event(#""type":"delete","chat":"c3","ids":[1]"#), event(#""type":"read","chat":"c1","maxId":2"#)]
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: after.joined(separator: "\n") + "\n").status == 0)
+        let group = try CLI.run(["audit", "--store", store, "--account", "a", "--group", "1"])
+        #expect(group.status == 0, "\(group.stderr)")
+        #expect(group.stdout.contains("notification 1 shown again: group 1 came back into the top groupCountMax=2 when group 3 (c3) left the view"), "\(group.stdout)")
+        #expect(group.stdout.contains("notification 1 cleared: the chat was read up to #2"), "\(group.stdout)")
+        #expect(group.stdout.contains("notification 2 cleared: the chat was read up to #2"), "\(group.stdout)")
+        let chat = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c1"])
+        #expect(!chat.stdout.contains("no effect"), "the read cleared c1's notifications: \(chat.stdout)")
+        #expect(chat.stdout.contains("notification 2 cleared"), "\(chat.stdout)")
+    }
+
     @Test("purge removes an account from every file and leaves the others intact")
     func purge() throws {
         let dir = TemporaryDirectory()

@@ -11,9 +11,10 @@ struct AuditCommand: ParsableCommand {
         abstract: "Explain the history of one object, notification or group: every event that touched it and why.",
         discussion: """
             Each line is one event (seq, recorded time, source format) and what it did:
-            created as notification N in group G, shown, hidden because group G left the
-            top groupCountMax when group H got a newer notification, shown again,
-            dismissed by the user, cleared by a read up to X, wiped by a revoke.
+            created as notification N in group G, shown (or not shown, and why), hidden
+            because group G left the top groupCountMax when group H got a newer
+            notification, shown again, dismissed by the user, cleared by a read up to X,
+            wiped by a revoke.
 
             Examples:
               herald audit --account tg:14124122 --chat user:62814 --object 590047
@@ -59,6 +60,15 @@ struct AuditCommand: ParsableCommand {
     func run() throws {
         let source = try store.openForReading { $0.replayOnOpen = false }
         let lines = try source.audit(account: account, target: target)
+        if lines.isEmpty {
+            // As `state --account` does: an account no event names (a mistyped name, a purged
+            // account) is a usage error that lists the accounts, not an empty timeline that
+            // reads as "the account exists and nothing touched this".
+            let projection = try source.projection(at: try source.highWaterSeq())
+            if projection.account(account) == nil {
+                throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(source.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
+            }
+        }
         if let base = try source.historyDroppedThrough() {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
@@ -93,7 +103,7 @@ struct AuditCommand: ParsableCommand {
     private static func colour(_ effect: AuditTrail.Effect) -> String {
         switch effect.kind {
         case "shown", "shownAgain", "created": Terminal.styled(effect.text, .green)
-        case "hidden", "dismissed", "cleared", "wiped": Terminal.styled(effect.text, .yellow)
+        case "hidden", "notShown", "dismissed", "cleared", "wiped": Terminal.styled(effect.text, .yellow)
         case "ignored", "noEffect": Terminal.styled(effect.text, .dim)
         default: effect.text
         }
