@@ -71,7 +71,7 @@ let package = Package(
         ),
         // What the test targets share (a seeded generator).
         .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "CLMDB"]),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "CLMDB", "HeraldTestSupport"]),
         .testTarget(name: "HeraldEventsTests", dependencies: ["HeraldEvents", "HeraldTestSupport"]),
         .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents", "HeraldTestSupport"]),
         .testTarget(
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldTestSupport", "CSodium"]),
         .testTarget(
             name: "HeraldCLITests",
-            dependencies: ["herald", "HeraldEvents", "HeraldStore"]
+            dependencies: ["herald", "HeraldEvents", "HeraldStore", "HeraldTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import HeraldEvents
 import Synchronization
 import Testing
 @testable import herald
+import HeraldTestSupport
 
 /// `herald ingest` decodes the next batch while the previous one commits (`BatchAppender`).
 @Suite("Ingest appends batches on a second thread")

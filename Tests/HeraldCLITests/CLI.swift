@@ -61,20 +61,6 @@ enum CLI {
     }
 }
 
-/// A fresh directory, removed when the value dies.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "herald-cli-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func child(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// The shared spec folder, read in place.
 enum Shared {
     static let root = URL(fileURLWithPath: #filePath)

@@ -4,6 +4,7 @@ import HeraldIngest
 import HeraldStore
 import Testing
 @testable import herald
+import HeraldTestSupport
 
 @Suite("herald commands and their error paths")
 struct CommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 @Suite("herald state and replay on the conformance cases")
 struct ConformanceCLITests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 @Suite("herald ingest: stored keys and framing")
 struct IngestCommandTests {

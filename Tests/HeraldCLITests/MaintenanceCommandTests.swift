@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 @Suite("herald snapshot, compact, purge and verify")
 struct MaintenanceCommandTests {

@@ -5,6 +5,7 @@ import HeraldProjection
 import LMDB
 import Synchronization
 import Testing
+import HeraldTestSupport
 
 /// The library API as an app that embeds the store uses it: read-only stores, followers,
 /// refreshes, options that leave the projection empty, invalid input.

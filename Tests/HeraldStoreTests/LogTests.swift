@@ -3,6 +3,7 @@ import HeraldEvents
 import HeraldStore
 import LMDB
 import Testing
+import HeraldTestSupport
 
 @Suite("Event log")
 struct LogTests {

@@ -3,6 +3,7 @@ import HeraldProjection
 import HeraldStore
 import LMDB
 import Testing
+import HeraldTestSupport
 
 /// Replays long enough that reading and decoding run on a second thread (above
 /// `Store.pipelinedRunMinimum`, 32,768 records) give what a plain sequential replay gives,

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HeraldStore
+import HeraldTestSupport
 
 /// Bulk batches (at least `Store.replayAlongsideMinimum`, 1,024 events) are written on a second
 /// thread while the leader replays them: the projection must still equal a replay of the log,

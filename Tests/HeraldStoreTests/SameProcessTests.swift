@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import HeraldTestSupport
 #endif
 
 /// Stores opened on one directory more than once in one process: a writable store beside

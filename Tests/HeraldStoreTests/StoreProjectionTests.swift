@@ -3,6 +3,7 @@ import HeraldEvents
 import HeraldProjection
 import HeraldStore
 import Testing
+import HeraldTestSupport
 
 /// The conformance cases of ../shared/spec, read in place.
 enum Conformance {

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import HeraldTestSupport
 #endif
 
 /// Environments opened on one directory more than once in one process share one `MDB_env`

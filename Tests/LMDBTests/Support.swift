@@ -1,33 +1,6 @@
 import Foundation
 import LMDB
-
-/// A fresh directory under the system's temporary folder, removed when the value dies.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ name: String = "lmdb-test") {
-        path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// Runs a program and returns its exit status and its standard output and error.
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
+import HeraldTestSupport
 
 /// The pids in `path/lock.mdb`'s reader table, as another process (`mdb_stat -r`) reads it.
 /// Its exit status is not checked: `mdb_stat -r` exits 1 even when it lists the table.
