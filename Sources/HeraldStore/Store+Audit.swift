@@ -18,19 +18,26 @@ extension Store {
     /// groups are the real ones; the events before it cannot be explained, but the trail
     /// starts from the snapshot's state of the account, so what later events do to the
     /// notifications and groups it held is.
+    ///
+    /// Throws ``StoreError/unknownAccount(path:account:)`` when no event of that history
+    /// names `account` (a mistyped or purged account), so that an empty timeline always
+    /// means an account whose events never touched the target.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial
         var trail = AuditTrail(account: account, target: target, startingFrom: initial)
         var records: [UInt64: LogRecord] = [:]
+        var named = initial.accounts.contains(account)
         try forEachRecord(includingArchive: true, from: start + 1) { record in
             guard record.event.account == account else { return true }
+            named = true
             let outcome = projection.apply(record.event, seq: record.seq)
             let before = trail.entries.count
             trail.record(seq: record.seq, event: record.event, outcome: outcome)
             if trail.entries.count > before { records[record.seq] = record }
             return true
         }
+        guard named else { throw StoreError.unknownAccount(path: path, account: account) }
         return trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) }
     }
 }

@@ -32,6 +32,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// ``Store/snapshot()`` cannot write the state: the store's projection is not the state
     /// of its history.
     case snapshotUnavailable(path: String, reason: String)
+    /// No event of the store's history (nor the snapshot it starts from) names the account.
+    case unknownAccount(path: String, account: String)
 
     public var description: String {
         switch self {
@@ -61,6 +63,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path) is open read-only"
         case .snapshotUnavailable(let path, let reason):
             "store \(path) cannot take a snapshot: \(reason)"
+        case .unknownAccount(let path, let account):
+            "store \(path) holds no account '\(account)'"
         }
     }
 }

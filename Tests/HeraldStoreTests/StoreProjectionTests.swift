@@ -52,6 +52,21 @@ struct StoreProjectionTests {
         #expect(try Conformance.json(reopened.projection.stateJSON()) == expected)
     }
 
+    @Test("an audit of an account no event names throws unknownAccount; of a named one, an empty timeline when nothing touched the target")
+    func auditOfUnknownAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(Event(account: "a", .notify(.init(chat: "c", kind: .message, id: 1, date: 100))))
+        #expect(try store.audit(account: "a", target: .notification(99)).isEmpty)
+        #expect(try store.audit(account: "a", target: .notification(1)).count == 1)
+        #expect {
+            _ = try store.audit(account: "b", target: .notification(1))
+        } throws: { error in
+            guard case StoreError.unknownAccount(let path, let account) = error else { return false }
+            return path == dir.path && account == "b"
+        }
+    }
+
     @Test("followers receive every applied event in order")
     func followers() async throws {
         let dir = TemporaryDirectory()

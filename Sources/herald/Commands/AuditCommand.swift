@@ -59,15 +59,16 @@ struct AuditCommand: ParsableCommand {
 
     func run() throws {
         let source = try store.openForReading { $0.replayOnOpen = false }
-        let lines = try source.audit(account: account, target: target)
-        if lines.isEmpty {
+        let lines: [Store.AuditLine]
+        do {
+            lines = try source.audit(account: account, target: target)
+        } catch StoreError.unknownAccount {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
-            // reads as "the account exists and nothing touched this".
+            // reads as "the account exists and nothing touched this". Only this error path
+            // builds the state, for the list.
             let projection = try source.projection(at: try source.highWaterSeq())
-            if projection.account(account) == nil {
-                throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(source.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
-            }
+            throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(source.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
         }
         if let base = try source.historyDroppedThrough() {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
