@@ -80,9 +80,8 @@ public struct AuditTrail: Sendable {
             for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, true) }
             for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, false) }
         }
-        for index in state.visible {
-            let group = state.groups[Int(index)]
-            visible[group.id] = Set(group.active.suffix(state.groupSizeMax).map(\.id))
+        for group in projection.activeNotifications(account: account) {
+            visible[group.groupId] = Set(group.notifications.map(\.id))
         }
     }
 
