@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LMDB
+import Synchronization
 
 /// The one-writer-process rule: an exclusive `flock` on `herald.lock` in the store
 /// directory, held while a writable store is open. The file holds the holder's pid, only to
@@ -10,13 +12,32 @@ import Darwin
 /// when the process dies, so a crash never leaves a store locked.
 final class WriterLock: Sendable {
     private let descriptor: Int32
+    /// The lock file's identity: its key in ``heldHere``.
+    private let identity: FileIdentity
 
     static let fileName = "herald.lock"
+
+    /// The lock files this process holds a `WriterLock` on. A second
+    /// writable open of a store this process already writes is refused at once: `flock`
+    /// alone cannot tell it from a lock that a closed store left with a child being spawned,
+    /// which is worth waiting for.
+    private static let heldHere = Mutex<Set<FileIdentity>>([])
 
     init(directory: String) throws(StoreError) {
         let path = directory + "/" + Self.fileName
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.system(path: path, operation: "open", errno: errno) }
+        guard let identity = FileIdentity(descriptor: fd) else {
+            let code = errno
+            close(fd)
+            throw StoreError.system(path: path, operation: "fstat", errno: code)
+        }
+        // Claimed before `flock`, so two threads of this process opening the same store at
+        // once cannot both take the wait below for the other's lock.
+        guard Self.heldHere.withLock({ $0.insert(identity).inserted }) else {
+            close(fd)
+            throw StoreError.locked(path: directory, holder: "a store open in this process, pid \(getpid())")
+        }
         // The holder is this very process when a store it just closed left the lock with a
         // child being spawned: between fork and exec the child shares the open file (O_CLOEXEC
         // acts only at exec). That lasts milliseconds, so wait for it, up to a second.
@@ -32,6 +53,7 @@ final class WriterLock: Sendable {
                 continue
             }
             close(fd)
+            Self.heldHere.withLock { _ = $0.remove(identity) }
             if code == EWOULDBLOCK {
                 throw StoreError.locked(path: directory, holder: pid.isEmpty ? nil : "pid \(pid)")
             }
@@ -41,9 +63,13 @@ final class WriterLock: Sendable {
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, pid, pid.count, 0)
         descriptor = fd
+        self.identity = identity
     }
 
     deinit {
+        // Released before the lock: an open racing with this one then finds the lock still
+        // held by its own process and waits for it, instead of being refused.
+        Self.heldHere.withLock { _ = $0.remove(identity) }
         close(descriptor)
     }
 }

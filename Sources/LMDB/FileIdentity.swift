@@ -9,16 +9,17 @@ import Darwin
 /// Two paths name the same file exactly when their identities are equal, however they are
 /// spelled (`dir`, `dir/`, `dir/.`, `a/../dir`, a symbolic link to `dir`). The
 /// ``EnvironmentRegistry`` keys open environments by their directory's identity, because
-/// LMDB's locks belong to files, not to the paths used to open them.
-struct FileIdentity: Hashable, Sendable {
+/// LMDB's locks belong to files, not to the paths used to open them; the store's writer
+/// lock keys its lock file the same way.
+public struct FileIdentity: Hashable, Sendable {
     /// `st_dev`: the device holding the file.
-    var device: UInt64
+    public var device: UInt64
     /// `st_ino`: the file's inode number on that device.
-    var inode: UInt64
+    public var inode: UInt64
 
     /// The identity of the file `path` names, following symbolic links; `nil` (with `errno`
     /// set) when it cannot be read.
-    init?(path: String) {
+    public init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         self.init(status)
@@ -26,7 +27,7 @@ struct FileIdentity: Hashable, Sendable {
 
     /// The identity of the file open as `descriptor`; `nil` (with `errno` set) when it
     /// cannot be read.
-    init?(descriptor: Int32) {
+    public init?(descriptor: Int32) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         self.init(status)

@@ -2,6 +2,7 @@ import Foundation
 import HeraldEvents
 import HeraldStore
 import LMDB
+import Synchronization
 import Testing
 import HeraldTestSupport
 
@@ -131,8 +132,10 @@ struct LogTests {
         #expect {
             _ = try Store(path: dir.path)
         } throws: { error in
-            guard case StoreError.locked(let path, _) = error else { return false }
-            return path == dir.path && "\(error)".contains(dir.path)
+            // Refused as a writer of this very process, not after waiting for the lock as
+            // for a closed store's lock still shared with a child being spawned.
+            guard case StoreError.locked(let path, let holder) = error else { return false }
+            return path == dir.path && "\(error)".contains(dir.path) && holder?.contains("in this process") == true
         }
         // A reader is welcome while the writer is open, and sees its commits.
         try first.append(Event(account: "a", .revoke))
@@ -143,6 +146,31 @@ struct LogTests {
         try first.append(Event(account: "a", .revoke))
         #expect(try reader.committedLastSeq() == 2)
         #expect(throws: StoreError.self) { try reader.append(Event(account: "a", .revoke)) }
+    }
+
+    @Test("of writers opened at once by threads of one process, one wins; after it closes, the store opens again")
+    func racingWriters() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path
+        try Store(path: path).append(Event(account: "a", .revoke))
+        let opened = Mutex<[Store]>([]), refused = Mutex<[StoreError]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try Store(path: path)
+                opened.withLock { $0.append(store) }
+            } catch {
+                refused.withLock { $0.append(error as! StoreError) }
+            }
+        }
+        #expect(opened.withLock { $0.count } == 1)
+        let errors = refused.withLock { $0 }
+        #expect(errors.count == 3)
+        for error in errors {
+            guard case .locked(_, let holder) = error else { Issue.record("\(error)"); continue }
+            #expect(holder?.contains("in this process") == true)
+        }
+        opened.withLock { $0.removeAll() }
+        #expect(try Store(path: dir.path).committedLastSeq() == 1)
     }
 
     @Test("opening a missing store read-only says so")
