@@ -105,8 +105,12 @@ extension Store {
     static func swapInCompactCopy(_ directory: String) throws {
         let temporary = directory + "/" + compactionDirectory
         guard FileSystem.exists(temporary + "/data.mdb") else { return }
-        try FileSystem.replace(directory + "/data.mdb", with: temporary + "/data.mdb")
-        try FileSystem.remove(directory + "/lock.mdb")
+        // No store of this process opens the directory between the two steps, with the new
+        // data file and the old lock file, which a read-only store still open here may use.
+        try Environment.withOpensHeld {
+            try FileSystem.replace(directory + "/data.mdb", with: temporary + "/data.mdb")
+            try FileSystem.remove(directory + "/lock.mdb")
+        }
         try FileSystem.remove(temporary)
     }
 

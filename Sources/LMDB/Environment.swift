@@ -208,6 +208,15 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` while no environment of this process opens or closes, for replacing an
+    /// environment's files in several steps (a data file, then its lock file) that an open
+    /// in between would find half done: it would open the new data file with the lock file
+    /// of an environment still open, so two environments of this process would share one lock
+    /// file, which LMDB forbids. Keep `body` short: every open and close in the process waits.
+    public static func withOpensHeld(_ body: () throws -> Void) throws {
+        try EnvironmentRegistry.withOpensHeld(body)
+    }
+
     /// Writes a copy of the environment into the empty directory `destination`.
     ///
     /// With `compact`, free pages are omitted and pages renumbered (`MDB_CP_COMPACT`): the

@@ -61,6 +61,12 @@ enum EnvironmentRegistry {
         }
     }
 
+    /// Runs `body` with the registry locked: no environment of this process opens or closes
+    /// meanwhile (see ``Environment/withOpensHeld(_:)``).
+    static func withOpensHeld(_ body: () throws -> Void) throws {
+        try environments.withLock { _ in try body() }
+    }
+
     /// How many openers use the environment open for directory `path`, 0 when none is (for
     /// tests and diagnostics).
     static func openers(of path: String) -> Int {

@@ -241,6 +241,45 @@ struct SharedEnvironmentTests {
         #expect(pids.contains(String(getpid())), "reader table seen by mdb_stat: \(pids)")
     }
 
+    @Test("an open on another thread waits while withOpensHeld replaces the files, and gets the new data file")
+    func opensHeldDuringSwap() throws {
+        let dir = TemporaryDirectory()
+        let copy = TemporaryDirectory()
+        let path = dir.path
+        var old: Environment? = try Environment(path: path, options: options())
+        try old!.put("db", "a", "copied")
+        try old!.copy(to: copy.path, compact: true)
+        try old!.put("db", "b", "old only")
+        let midSwap = Atomic(false)
+        let entered = DispatchSemaphore(value: 0)
+        let openedMidSwap = Atomic(true)
+        let sawOldFile = Atomic(true)
+        let opener = DispatchGroup()
+        opener.enter()
+        Thread {
+            defer { opener.leave() }
+            entered.wait()
+            guard let environment = try? Environment(path: path, options: options(readOnly: true)) else { return }
+            openedMidSwap.store(midSwap.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            sawOldFile.store((try? environment.get("db", "b")) != nil, ordering: .sequentiallyConsistent)
+        }.start()
+        try Environment.withOpensHeld {
+            midSwap.store(true, ordering: .sequentiallyConsistent)
+            #expect(rename(copy.path + "/data.mdb", path + "/data.mdb") == 0)
+            entered.signal()
+            // Time for the other thread's open to run, had it not to wait.
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(unlink(path + "/lock.mdb") == 0)
+            midSwap.store(false, ordering: .sequentiallyConsistent)
+        }
+        opener.wait()
+        let (during, oldFile) = (openedMidSwap.load(ordering: .sequentiallyConsistent), sawOldFile.load(ordering: .sequentiallyConsistent))
+        #expect(!during)
+        #expect(!oldFile)
+        #expect(try old!.get("db", "b") == "old only")
+        old = nil
+    }
+
     @Test("opens and releases racing on many threads share one environment and never close it under a user")
     func racingOpens() throws {
         let dir = TemporaryDirectory()
