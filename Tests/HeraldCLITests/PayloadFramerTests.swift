@@ -62,6 +62,45 @@ struct PayloadFramerTests {
         #expect(framed.map(\.1) == [1, 2, 6])
     }
 
+    @Test func linesAfterAStrayBraceAreNotHeldBack() {
+        // As `herald ingest -` reads a live stream: each line is framed when it arrives.
+        var framer = PayloadFramer()
+        guard case .gathering = framer.feed(ArraySlice("{".utf8), number: 1) else { Issue.record("`{` opens a gathering"); return }
+        guard case .gathering = framer.feed(ArraySlice(#"  "type": "notify","#.utf8), number: 2) else { Issue.record("a member goes on"); return }
+        guard case .payloads(let framed) = framer.feed(ArraySlice(Self.good.utf8), number: 3) else {
+            Issue.record("a one-line payload directly inside an object ends the gathering")
+            return
+        }
+        #expect(framed.map { String(decoding: $0.payload, as: UTF8.self) } == ["{", #"  "type": "notify","#, Self.good])
+        #expect(framed.map(\.line) == [1, 2, 3])
+        #expect(!framer.isGathering)
+        // A stray `{` followed by a pretty-printed document: the stray line is let go as soon
+        // as the document's `{` shows it was not one, and the document is framed whole.
+        _ = framer.feed(ArraySlice("{".utf8), number: 4)
+        guard case .payloads(let stray) = framer.feed(ArraySlice("{".utf8), number: 5) else {
+            Issue.record("a `{` directly inside an object ends the gathering")
+            return
+        }
+        #expect(stray.map(\.line) == [4])
+        #expect(framer.isGathering)
+        _ = framer.feed(ArraySlice(#""type": "revoke", "account": "a""#.utf8), number: 6)
+        guard case .payload(let document, let line) = framer.feed(ArraySlice("}".utf8), number: 7) else {
+            Issue.record("the document is one payload")
+            return
+        }
+        #expect(line == 5 && String(decoding: document, as: UTF8.self) == "{\n\"type\": \"revoke\", \"account\": \"a\"\n}")
+    }
+
+    @Test func documentsWithValuesOnTheirOwnLinesInlineObjectsAndBlankLinesStayWhole() {
+        let documents = [
+            "{\n  \"type\":\n  \"revoke\",\n  \"x\":\n  {\n    \"y\": 1\n  },\n  \"account\": \"a\"\n}",
+            "{\n  \"x\": {\n    \"y\": [\n      {\"z\": 1},\n      2\n    ]\n  },\n\n  \"account\": \"a\"\n}",
+        ]
+        for document in documents {
+            #expect(Self.frame(document + "\n" + Self.good).map(\.0) == [document, Self.good])
+        }
+    }
+
     @Test func oneLinePayloadsPassThrough() {
         #expect(Self.frame("\(Self.good)\n{\"a\":\n[1,\n]").map(\.1) == [1, 2, 3, 4])
     }

@@ -12,7 +12,12 @@ import HeraldIngest
 ///   the other kind, more than ``limit`` bytes, the end of the input first, or a document
 ///   that does not parse) falls back to its lines one by one, each with its own line number,
 ///   except that a complete, well-formed document found inside is still one payload. So a
-///   stray `{` costs its own line and never swallows the good lines after it.
+///   stray `{` costs its own line and never swallows the good lines after it;
+/// - directly inside an object, a line must begin a member (`"name": ...`), close the object,
+///   or be the value of a member whose line ended with `:`. Any other line (a one-line
+///   payload, say) shows that the gathering is not a pretty-printed document: its lines fall
+///   back at once, and that line is framed afresh, so lines after a stray `{` are not held
+///   back either (for `herald ingest -` reading a live stream, that matters as much).
 struct PayloadFramer {
     /// The largest payload gathered over several lines before giving up on it.
     static let limit = Ingest.maxPayloadBytes
@@ -47,8 +52,14 @@ struct PayloadFramer {
     private var openers: [Opener] = []
     /// Complete nested documents (first and last line index), disjoint and in order.
     private var documents: [ClosedRange<Int>] = []
+    /// The brackets open after the last gathered line, innermost last (`{` or `[`, outside
+    /// strings): their count is the nesting.
+    private var open: [UInt8] = []
+    /// Whether the last gathered line ended with `:`, so that this one is a member's value.
+    private var awaitsValue = false
+
     /// The nesting after the last gathered line.
-    private var depth = 0
+    private var depth: Int { open.count }
 
     /// Whether a multi-line payload is being gathered.
     var isGathering: Bool { !lines.isEmpty }
@@ -59,27 +70,30 @@ struct PayloadFramer {
         if lines.isEmpty {
             // The common case: a line that is a whole payload on its own.
             guard case .opener(let closer) = shape else { return .payload(line, line: number) }
-            depth = 0
             openers = []
             documents = []
             add(line, number: number)
-            open(closer)
+            openDocument(closer)
             return .gathering
+        }
+        if open.last == UInt8(ascii: "{"), !awaitsValue, !Self.mayComeInsideObject(line) {
+            return fallBack(thenFeed: line, number: number)
         }
         pending.append(UInt8(ascii: "\n"))
         add(line, number: number)
+        awaitsValue = Self.endsWithColon(line)
         switch shape {
         case .opener(let closer):
-            open(closer)
+            openDocument(closer)
         case .closer(let byte):
-            depth -= 1
+            _ = open.popLast()
             if let last = openers.last, last.depth == depth {
                 openers.removeLast()
                 if last.closer == byte { closeDocument(from: last.index) }
                 if openers.isEmpty { return finishGathering(whole: last.closer == byte && last.index == 0) }
             }
         case .other:
-            depth += Self.nesting(of: line)
+            Self.track(line, in: &open)
             // Openers at or above the nesting reached were closed by something other than
             // their lone closer: they were not documents.
             while let last = openers.last, depth <= last.depth { openers.removeLast() }
@@ -102,9 +116,21 @@ struct PayloadFramer {
         lines.append((start..<pending.count, number))
     }
 
-    private mutating func open(_ closer: UInt8) {
+    private mutating func openDocument(_ closer: UInt8) {
         openers.append(Opener(index: lines.count - 1, depth: depth, closer: closer))
-        depth += 1
+        open.append(closer == UInt8(ascii: "}") ? UInt8(ascii: "{") : UInt8(ascii: "["))
+    }
+
+    /// Ends a gathering that `line` shows is no document: its lines one by one, then what
+    /// `line` itself is, framed afresh (it may open a gathering of its own).
+    private mutating func fallBack(thenFeed line: ArraySlice<UInt8>, number: Int) -> Step {
+        guard case .payloads(var framed) = finishGathering(whole: false) else { preconditionFailure("a partial gathering is never one payload") }
+        switch feed(line, number: number) {
+        case .payload(let payload, let line): framed.append((payload, line))
+        case .payloads(let more): framed += more
+        case .gathering: break
+        }
+        return .payloads(framed)
     }
 
     /// Records the document from line `index` to the last line, replacing those inside it.
@@ -121,7 +147,8 @@ struct PayloadFramer {
             lines = []
             openers = []
             documents = []
-            depth = 0
+            open = []
+            awaitsValue = false
         }
         if whole, Ingest.isWellFormedJSON(pending) { return .payload(pending[...], line: lines[0].number) }
         var framed: [Framed] = []
@@ -168,9 +195,31 @@ struct PayloadFramer {
         }
     }
 
-    /// How much `line` changes the nesting: brackets opened minus closed, outside strings.
-    private static func nesting(of line: ArraySlice<UInt8>) -> Int {
-        var change = 0
+    /// Whether `line` may come directly inside an object, not after a `:`: it is blank,
+    /// begins a member (with its name, a string) or closes a bracket. A line beginning with
+    /// `{`, `[` or a bare value cannot.
+    private static func mayComeInsideObject(_ line: ArraySlice<UInt8>) -> Bool {
+        switch line.first(where: { !isBlank($0) }) {
+        case nil, UInt8(ascii: "\""), UInt8(ascii: "}"), UInt8(ascii: "]"): true
+        default: false
+        }
+    }
+
+    /// Whether `line`, before trailing blanks, ends with `:`, so that a member's value
+    /// follows on the next line (JSON strings do not span lines, so a name's closing quote
+    /// comes before it).
+    private static func endsWithColon(_ line: ArraySlice<UInt8>) -> Bool {
+        line.last(where: { !isBlank($0) }) == UInt8(ascii: ":")
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// Applies `line`'s brackets to `open`: each `{` or `[` outside strings pushed, each
+    /// closer popping one (a closer with nothing open is dropped: the nesting cannot fall
+    /// below zero, and the gathering ends there anyway).
+    private static func track(_ line: ArraySlice<UInt8>, in open: inout [UInt8]) {
         var inString = false
         var escaped = false
         for byte in line {
@@ -180,11 +229,10 @@ struct PayloadFramer {
             }
             switch byte {
             case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): change += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): change -= 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open.append(byte)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = open.popLast()
             default: break
             }
         }
-        return change
     }
 }
