@@ -512,6 +512,48 @@ struct CommandTests {
         #expect(entries.count == 1 && entries[0].contains(#""line":1"#), "\(entries)")
     }
 
+    @Test("ingest of a live stream commits and acknowledges each line when it waits for the next, even after a stray {")
+    func liveStreamIsAcknowledgedAsItComes() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.executable)
+        // The default batch size: nothing but waiting for input may cut a batch here.
+        process.arguments = ["ingest", "--store", store, "--print-seqs", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Should an acknowledgement never come, end the wait instead of hanging the suite.
+        let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        var acknowledged = ""
+        func awaitAck(_ seq: Int) {
+            while !acknowledged.contains("ack \(seq)\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                acknowledged += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        func event(_ id: Int) -> String {
+            #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#(id),"date":1}"# + "\n"
+        }
+        try input.fileHandleForWriting.write(contentsOf: Data(event(1).utf8))
+        awaitAck(1)
+        #expect(acknowledged == "ack 1\n")
+        // A stray `{`, then a one-line payload: the payload is not held for a document.
+        try input.fileHandleForWriting.write(contentsOf: Data(("{\n" + event(2)).utf8))
+        awaitAck(2)
+        #expect(acknowledged == "ack 1\nack 2\n")
+        try input.fileHandleForWriting.close()
+        acknowledged += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 3, "the stray { is a rejected line")
+        #expect(acknowledged == "ack 1\nack 2\n")
+    }
+
     @Test("keys remove takes negative key ids as keys list prints them")
     func removeNegativeKeyId() throws {
         let dir = TemporaryDirectory()

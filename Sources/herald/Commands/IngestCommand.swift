@@ -11,9 +11,13 @@ struct IngestCommand: ParsableCommand {
         discussion: """
             Valid lines are appended in order, in batches. Each bad line is reported as
             FILE:LINE: field: reason, kept in the store's quarantine and never enters the
-            log; with --all-or-nothing nothing is appended if any line is bad. A
+            log; with --all-or-nothing nothing is appended if any line is bad. Reading a
+            stream (a pipe, -), whatever has arrived is committed whenever ingest would wait
+            for more, so a live feed is stored (and acknowledged) as it comes. A
             pretty-printed JSON document runs from a line that is just { (or [) to the line
-            that is just the matching } (or ]); if it does not parse, its lines count one by one.
+            that is just the matching } (or ]); if it does not parse, or a line inside an
+            object cannot be part of one (a one-line payload after a stray {), its lines
+            count one by one.
 
             Example:
               herald ingest --store ./herald.db --format herald events.jsonl

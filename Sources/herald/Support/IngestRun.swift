@@ -140,7 +140,9 @@ struct IngestRun {
                 bar.update("\(submitted) events")
             }
         }
-        while let line = try reader.next() {
+        // A stream read as it is written has what it sent so far committed (and, with
+        // --print-seqs, acknowledged) whenever the reader would wait for more.
+        while let line = try reader.next(whenIdle: { if !allOrNothing { try flush() } }) {
             switch framer.feed(line, number: reader.lineNumber) {
             case .payload(let payload, let number): try handle(payload, line: number)
             case .payloads(let framed): for (payload, number) in framed { try handle(payload, line: number) }

@@ -34,7 +34,11 @@ struct LineReader {
     }
 
     /// The next line, without its terminator, or `nil` at the end of input.
-    mutating func next() throws -> ArraySlice<UInt8>? {
+    ///
+    /// Before it waits for input that has not arrived yet (a pipe or terminal whose writer
+    /// is slower than the reader), it calls `idle`: a live stream's reader can commit what it
+    /// has read instead of holding it until more comes. A regular file never waits.
+    mutating func next(whenIdle idle: () throws -> Void = {}) throws -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
@@ -53,8 +57,16 @@ struct LineReader {
                 lineNumber += 1
                 return line
             }
+            if !hasInputReady() { try idle() }
             try fill()
         }
+    }
+
+    /// Whether a read would return at once (bytes, the end of input, or an error) rather
+    /// than wait.
+    private func hasInputReady() -> Bool {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, 0) != 0
     }
 
     private mutating func fill() throws {
