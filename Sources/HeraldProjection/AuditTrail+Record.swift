@@ -24,7 +24,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "groupCreated", groupId: groupId, text: "group \(groupId) created for the \(type.rawValue) of \(chat)"))
                 }
             case .created(let id, let groupId, let chat, let kind, let objectId):
-                notifications[id] = (groupId, chat, objectId, kind, true)
+                notifications[id] = (groupId, chat, objectId, kind, .active)
                 createdNow.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "created", notificationId: id, groupId: groupId,
@@ -47,7 +47,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "edited", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) content edited"))
                 }
             case .dismissed(let id):
-                notifications[id]?.active = false
+                notifications[id]?.status = .dismissed
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
                     let how: String
@@ -64,15 +64,20 @@ extension AuditTrail {
                     effects.append(Effect(kind: "dismissed", notificationId: id, groupId: groupId, text: "notification \(id) \(how); \(count)"))
                 }
             case .cleared(let id, let reason):
-                notifications[id]?.active = false
+                notifications[id]?.status = .cleared
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event, kind: notifications[id]?.kind))"))
                 }
             case .accountReset:
-                let wiped = notifications.keys.filter { isTarget(notification: $0) && notifications[$0]!.active }.sorted()
-                for id in wiped {
-                    effects.append(Effect(kind: "wiped", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) wiped: the session was revoked and the account reset"))
+                // SEMANTICS §6: the account returns to the empty state. Of its notifications
+                // the state holds the live ones, active and dismissed (a cleared one was
+                // dropped when it cleared): the revoke wipes both kinds.
+                for id in notifications.keys.sorted() where isTarget(notification: id) {
+                    guard let (groupId, _, _, _, status) = notifications[id], status != .cleared else { continue }
+                    var text = "notification \(id) wiped: the session was revoked and the account reset"
+                    if status == .dismissed { text += "; it had been dismissed (out of view, but still part of the account's state)" }
+                    effects.append(Effect(kind: "wiped", notificationId: id, groupId: groupId, text: text))
                 }
                 changedStatus.formUnion(notifications.keys)
                 reset = true
@@ -122,7 +127,7 @@ extension AuditTrail {
         for case .group(let update) in updates {
             let groupLeft = left.contains(update.groupId)
             for id in update.removedIds where isTarget(notification: id) {
-                if changedStatus.contains(id) || notifications[id]?.active == false {
+                if changedStatus.contains(id) || notifications[id].map({ $0.status != .active }) ?? false {
                     effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: "notification \(id) removed from view"))
                 } else if groupLeft {
                     var text = "notification \(id) hidden: group \(update.groupId) left the top groupCountMax=\(groupCountMax) groups"

@@ -31,7 +31,9 @@ public struct AuditTrail: Sendable {
         /// `hidden`, `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`,
         /// `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown` is a
         /// notification's first appearance (as it is created, or later when it was created
-        /// out of view, `notShown`); `shownAgain` a return after it was hidden.
+        /// out of view, `notShown`); `shownAgain` a return after it was hidden. `wiped` is a
+        /// live notification, active or dismissed, that a `revoke` dropped with the
+        /// account's state.
         public var kind: String
         public var notificationId: Int64?
         public var groupId: Int64?
@@ -44,7 +46,18 @@ public struct AuditTrail: Sendable {
     /// The entries so far, in log order.
     public internal(set) var entries: [Entry] = []
 
-    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, active: Bool)] = [:]
+    /// A notification's status as the trail last saw it (SEMANTICS §5).
+    enum Status: Hashable, Sendable {
+        /// In its group and may be shown.
+        case active
+        /// Dismissed by the user: out of view, but still kept in its group (and the
+        /// account's state) until it is cleared or the account revoked.
+        case dismissed
+        /// Gone for good: the projection no longer holds it.
+        case cleared
+    }
+
+    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, status: Status)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     var visible: [Int64: Set<Int64>] = [:]
     /// Target notifications created out of view and not shown since (`notShown`).
@@ -77,8 +90,8 @@ public struct AuditTrail: Sendable {
         for group in state.groups {
             let chat = state.chats[Int(group.chat)].name
             groups[group.id] = (group.type, chat)
-            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, true) }
-            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, false) }
+            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, .active) }
+            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, .dismissed) }
         }
         for group in projection.activeNotifications(account: account) {
             visible[group.groupId] = Set(group.notifications.map(\.id))

@@ -14,7 +14,8 @@ struct AuditCommand: ParsableCommand {
             created as notification N in group G, shown (or not shown, and why), hidden
             because group G left the top groupCountMax when group H got a newer
             notification, shown again, dismissed by the user, cleared by a read up to X,
-            wiped by a revoke.
+            wiped by a revoke (which wipes dismissed notifications too, as they are still
+            in the account's state; cleared ones are gone already).
 
             Examples:
               herald audit --account tg:14124122 --chat user:62814 --object 590047
