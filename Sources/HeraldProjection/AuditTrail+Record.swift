@@ -91,6 +91,7 @@ extension AuditTrail {
             // while the trail still knows whose they were.
             notifications.removeAll()
             neverShown.removeAll()
+            outOfViewAtBase.removeAll()
             groups.removeAll()
             groupCountMax = 10
             groupSizeMax = 10
@@ -153,36 +154,34 @@ extension AuditTrail {
             }
             for notification in update.added where isTarget(notification: notification.id) {
                 let id = notification.id
-                // A notification created out of view appears for the first time: `shown`,
-                // not `shownAgain`.
-                let firstTime = neverShown.remove(id) != nil
                 if createdNow.contains(id) {
                     let sound = update.isSilent || notification.silent ? "silently" : "with sound"
                     effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
-                } else if wasVisible[update.groupId] == false {
-                    var text = firstTime
-                        ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
-                        : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    continue
+                }
+                let appearance = appearance(of: id)
+                var cause: String
+                if wasVisible[update.groupId] == false {
+                    cause = "group \(update.groupId) \(appearance.groupArrival) the top groupCountMax=\(groupCountMax)"
                     // A group that gets a newer notification comes back by itself (and may
                     // push another out): that is the cause, not the group that left.
                     let newer = createdNow.filter { notifications[$0]?.groupId == update.groupId }.sorted()
                     if case .options = event.payload {
-                        text += " after the view options changed"
+                        cause += " after the view options changed"
                     } else if !newer.isEmpty {
-                        text += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
+                        cause += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
                     } else if !left.isEmpty {
-                        text += " when \(describe(left)) left the view"
+                        cause += " when \(describe(left)) left the view"
                     }
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
                 } else if case .options = event.payload {
                     // Only a larger groupSizeMax brings back a notification of a group
                     // that stays in view; no notification left it.
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed (silently)"))
+                    cause = "group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed"
                 } else {
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): newer notifications left group \(update.groupId), making room (silently)"))
+                    cause = "newer notifications left group \(update.groupId), making room"
                 }
+                effects.append(Effect(kind: appearance.kind, notificationId: id, groupId: update.groupId,
+                    text: "notification \(id) \(appearance.verb): \(cause) (silently)\(appearance.caveat)"))
             }
             if isTarget(group: update.groupId) && update.added.isEmpty && update.removedIds.isEmpty {
                 effects.append(Effect(kind: "groupTotal", groupId: update.groupId, text: "group \(update.groupId) total is now \(update.totalCount)"))

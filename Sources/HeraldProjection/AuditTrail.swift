@@ -28,12 +28,14 @@ public struct AuditTrail: Sendable {
     /// One effect of an event on the target.
     public struct Effect: Hashable, Sendable {
         /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `notShown`,
-        /// `hidden`, `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`,
-        /// `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown` is a
-        /// notification's first appearance (as it is created, or later when it was created
-        /// out of view, `notShown`); `shownAgain` a return after it was hidden. `wiped` is a
-        /// live notification, active or dismissed, that a `revoke` dropped with the
-        /// account's state.
+        /// `hidden`, `shownAgain`, `shownAfterBase`, `upgraded`, `edited`, `contentUpdate`,
+        /// `dismissed`, `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown`
+        /// is a notification's first appearance (as it is created, or later when it was
+        /// created out of view, `notShown`); `shownAgain` a return after it was hidden;
+        /// `shownAfterBase` the first appearance after the base snapshot of a notification
+        /// out of view there, which may or may not have been shown before it (see
+        /// ``init(account:target:startingFrom:at:)``). `wiped` is a live notification, active
+        /// or dismissed, that a `revoke` dropped with the account's state.
         public var kind: String
         public var notificationId: Int64?
         public var groupId: Int64?
@@ -62,6 +64,11 @@ public struct AuditTrail: Sendable {
     var visible: [Int64: Set<Int64>] = [:]
     /// Target notifications created out of view and not shown since (`notShown`).
     var neverShown: Set<Int64> = []
+    /// Target notifications active but out of view at the snapshot the trail started from,
+    /// and not shown since: whether they were shown before it is not in the log.
+    var outOfViewAtBase: Set<Int64> = []
+    /// The seq of that snapshot; 0 when the trail starts with the log.
+    var baseSeq: UInt64 = 0
     var groupCountMax = 10
     var groupSizeMax = 10
 
@@ -71,18 +78,21 @@ public struct AuditTrail: Sendable {
         self.target = target
     }
 
-    /// Starts a trail for `target` in `account` whose first event follows `projection`
-    /// (a replay that begins at a snapshot, because compaction dropped the history before
-    /// it without an archive).
+    /// Starts a trail for `target` in `account` whose first event follows `projection`, the
+    /// state after event `seq` (a replay that begins at a snapshot, because compaction
+    /// dropped the history before it without an archive).
     ///
     /// The trail learns the account's groups, live (active and dismissed) notifications,
     /// visible notifications and view options as they stand in `projection`, so that what
     /// later events do to them is explained: started empty, it would miss every effect on a
     /// notification or group that existed at the snapshot (a read clearing them would be
     /// "no effect"), take a group brought back for one newly shown, and quote the default
-    /// `groupCountMax` and `groupSizeMax` rather than the account's.
-    public init(account: String, target: Target, startingFrom projection: Projection) {
+    /// `groupCountMax` and `groupSizeMax` rather than the account's. A notification active
+    /// but out of view in `projection` that comes into view later is `shownAfterBase`,
+    /// quoting `seq`: the log cannot tell whether it was shown before.
+    public init(account: String, target: Target, startingFrom projection: Projection, at seq: UInt64) {
         self.init(account: account, target: target)
+        baseSeq = seq
         guard var state = projection.accountsByName[account] else { return }
         state.settleView()
         groupCountMax = state.groupCountMax
@@ -95,6 +105,9 @@ public struct AuditTrail: Sendable {
         }
         for group in projection.activeNotifications(account: account) {
             visible[group.groupId] = Set(group.notifications.map(\.id))
+        }
+        for (id, notification) in notifications where notification.status == .active && isTarget(notification: id) {
+            if visible[notification.groupId]?.contains(id) != true { outOfViewAtBase.insert(id) }
         }
     }
 
