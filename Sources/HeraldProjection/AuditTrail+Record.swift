@@ -24,7 +24,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "groupCreated", groupId: groupId, text: "group \(groupId) created for the \(type.rawValue) of \(chat)"))
                 }
             case .created(let id, let groupId, let chat, let kind, let objectId):
-                notifications[id] = (groupId, chat, objectId, kind, true)
+                notifications[id] = (groupId, chat, objectId, kind, .active)
                 createdNow.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "created", notificationId: id, groupId: groupId,
@@ -47,7 +47,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "edited", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) content edited"))
                 }
             case .dismissed(let id):
-                notifications[id]?.active = false
+                notifications[id]?.status = .dismissed
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
                     let how: String
@@ -64,15 +64,20 @@ extension AuditTrail {
                     effects.append(Effect(kind: "dismissed", notificationId: id, groupId: groupId, text: "notification \(id) \(how); \(count)"))
                 }
             case .cleared(let id, let reason):
-                notifications[id]?.active = false
+                notifications[id]?.status = .cleared
                 changedStatus.insert(id)
                 if isTarget(notification: id) {
                     effects.append(Effect(kind: "cleared", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) cleared: \(Self.explain(reason, event, kind: notifications[id]?.kind))"))
                 }
             case .accountReset:
-                let wiped = notifications.keys.filter { isTarget(notification: $0) && notifications[$0]!.active }.sorted()
-                for id in wiped {
-                    effects.append(Effect(kind: "wiped", notificationId: id, groupId: notifications[id]?.groupId, text: "notification \(id) wiped: the session was revoked and the account reset"))
+                // SEMANTICS §6: the account returns to the empty state. Of its notifications
+                // the state holds the live ones, active and dismissed (a cleared one was
+                // dropped when it cleared): the revoke wipes both kinds.
+                for id in notifications.keys.sorted() where isTarget(notification: id) {
+                    guard let (groupId, _, _, _, status) = notifications[id], status != .cleared else { continue }
+                    var text = "notification \(id) wiped: the session was revoked and the account reset"
+                    if status == .dismissed { text += "; it had been dismissed (out of view, but still part of the account's state)" }
+                    effects.append(Effect(kind: "wiped", notificationId: id, groupId: groupId, text: text))
                 }
                 changedStatus.formUnion(notifications.keys)
                 reset = true
@@ -86,6 +91,7 @@ extension AuditTrail {
             // while the trail still knows whose they were.
             notifications.removeAll()
             neverShown.removeAll()
+            outOfViewAtBase.removeAll()
             groups.removeAll()
             groupCountMax = 10
             groupSizeMax = 10
@@ -122,7 +128,7 @@ extension AuditTrail {
         for case .group(let update) in updates {
             let groupLeft = left.contains(update.groupId)
             for id in update.removedIds where isTarget(notification: id) {
-                if changedStatus.contains(id) || notifications[id]?.active == false {
+                if changedStatus.contains(id) || notifications[id].map({ $0.status != .active }) ?? false {
                     effects.append(Effect(kind: "hidden", notificationId: id, groupId: update.groupId, text: "notification \(id) removed from view"))
                 } else if groupLeft {
                     var text = "notification \(id) hidden: group \(update.groupId) left the top groupCountMax=\(groupCountMax) groups"
@@ -148,36 +154,34 @@ extension AuditTrail {
             }
             for notification in update.added where isTarget(notification: notification.id) {
                 let id = notification.id
-                // A notification created out of view appears for the first time: `shown`,
-                // not `shownAgain`.
-                let firstTime = neverShown.remove(id) != nil
                 if createdNow.contains(id) {
                     let sound = update.isSilent || notification.silent ? "silently" : "with sound"
                     effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
-                } else if wasVisible[update.groupId] == false {
-                    var text = firstTime
-                        ? "notification \(id) shown for the first time: group \(update.groupId) came into the top groupCountMax=\(groupCountMax)"
-                        : "notification \(id) shown again: group \(update.groupId) came back into the top groupCountMax=\(groupCountMax)"
+                    continue
+                }
+                let appearance = appearance(of: id)
+                var cause: String
+                if wasVisible[update.groupId] == false {
+                    cause = "group \(update.groupId) \(appearance.groupArrival) the top groupCountMax=\(groupCountMax)"
                     // A group that gets a newer notification comes back by itself (and may
                     // push another out): that is the cause, not the group that left.
                     let newer = createdNow.filter { notifications[$0]?.groupId == update.groupId }.sorted()
                     if case .options = event.payload {
-                        text += " after the view options changed"
+                        cause += " after the view options changed"
                     } else if !newer.isEmpty {
-                        text += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
+                        cause += " when it got newer notification \(newer.map(String.init).joined(separator: ", "))"
                     } else if !left.isEmpty {
-                        text += " when \(describe(left)) left the view"
+                        cause += " when \(describe(left)) left the view"
                     }
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId, text: text + " (silently)"))
                 } else if case .options = event.payload {
                     // Only a larger groupSizeMax brings back a notification of a group
                     // that stays in view; no notification left it.
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed (silently)"))
+                    cause = "group \(update.groupId) now shows its groupSizeMax=\(groupSizeMax) newest active notifications after the view options changed"
                 } else {
-                    effects.append(Effect(kind: firstTime ? "shown" : "shownAgain", notificationId: id, groupId: update.groupId,
-                        text: "notification \(id) shown \(firstTime ? "for the first time" : "again"): newer notifications left group \(update.groupId), making room (silently)"))
+                    cause = "newer notifications left group \(update.groupId), making room"
                 }
+                effects.append(Effect(kind: appearance.kind, notificationId: id, groupId: update.groupId,
+                    text: "notification \(id) \(appearance.verb): \(cause) (silently)\(appearance.caveat)"))
             }
             if isTarget(group: update.groupId) && update.added.isEmpty && update.removedIds.isEmpty {
                 effects.append(Effect(kind: "groupTotal", groupId: update.groupId, text: "group \(update.groupId) total is now \(update.totalCount)"))

@@ -28,10 +28,14 @@ public struct AuditTrail: Sendable {
     /// One effect of an event on the target.
     public struct Effect: Hashable, Sendable {
         /// A stable machine name: `created`, `ignored`, `unread`, `shown`, `notShown`,
-        /// `hidden`, `shownAgain`, `upgraded`, `edited`, `contentUpdate`, `dismissed`,
-        /// `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown` is a
-        /// notification's first appearance (as it is created, or later when it was created
-        /// out of view, `notShown`); `shownAgain` a return after it was hidden.
+        /// `hidden`, `shownAgain`, `shownAfterBase`, `upgraded`, `edited`, `contentUpdate`,
+        /// `dismissed`, `cleared`, `wiped`, `groupCreated`, `groupTotal`, `noEffect`. `shown`
+        /// is a notification's first appearance (as it is created, or later when it was
+        /// created out of view, `notShown`); `shownAgain` a return after it was hidden;
+        /// `shownAfterBase` the first appearance after the base snapshot of a notification
+        /// out of view there, which may or may not have been shown before it (see
+        /// ``init(account:target:startingFrom:at:)``). `wiped` is a live notification, active
+        /// or dismissed, that a `revoke` dropped with the account's state.
         public var kind: String
         public var notificationId: Int64?
         public var groupId: Int64?
@@ -44,11 +48,27 @@ public struct AuditTrail: Sendable {
     /// The entries so far, in log order.
     public internal(set) var entries: [Entry] = []
 
-    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, active: Bool)] = [:]
+    /// A notification's status as the trail last saw it (SEMANTICS §5).
+    enum Status: Hashable, Sendable {
+        /// In its group and may be shown.
+        case active
+        /// Dismissed by the user: out of view, but still kept in its group (and the
+        /// account's state) until it is cleared or the account revoked.
+        case dismissed
+        /// Gone for good: the projection no longer holds it.
+        case cleared
+    }
+
+    var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, status: Status)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     var visible: [Int64: Set<Int64>] = [:]
     /// Target notifications created out of view and not shown since (`notShown`).
     var neverShown: Set<Int64> = []
+    /// Target notifications active but out of view at the snapshot the trail started from,
+    /// and not shown since: whether they were shown before it is not in the log.
+    var outOfViewAtBase: Set<Int64> = []
+    /// The seq of that snapshot; 0 when the trail starts with the log.
+    var baseSeq: UInt64 = 0
     var groupCountMax = 10
     var groupSizeMax = 10
 
@@ -58,18 +78,21 @@ public struct AuditTrail: Sendable {
         self.target = target
     }
 
-    /// Starts a trail for `target` in `account` whose first event follows `projection`
-    /// (a replay that begins at a snapshot, because compaction dropped the history before
-    /// it without an archive).
+    /// Starts a trail for `target` in `account` whose first event follows `projection`, the
+    /// state after event `seq` (a replay that begins at a snapshot, because compaction
+    /// dropped the history before it without an archive).
     ///
     /// The trail learns the account's groups, live (active and dismissed) notifications,
     /// visible notifications and view options as they stand in `projection`, so that what
     /// later events do to them is explained: started empty, it would miss every effect on a
     /// notification or group that existed at the snapshot (a read clearing them would be
     /// "no effect"), take a group brought back for one newly shown, and quote the default
-    /// `groupCountMax` and `groupSizeMax` rather than the account's.
-    public init(account: String, target: Target, startingFrom projection: Projection) {
+    /// `groupCountMax` and `groupSizeMax` rather than the account's. A notification active
+    /// but out of view in `projection` that comes into view later is `shownAfterBase`,
+    /// quoting `seq`: the log cannot tell whether it was shown before.
+    public init(account: String, target: Target, startingFrom projection: Projection, at seq: UInt64) {
         self.init(account: account, target: target)
+        baseSeq = seq
         guard var state = projection.accountsByName[account] else { return }
         state.settleView()
         groupCountMax = state.groupCountMax
@@ -77,11 +100,14 @@ public struct AuditTrail: Sendable {
         for group in state.groups {
             let chat = state.chats[Int(group.chat)].name
             groups[group.id] = (group.type, chat)
-            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, true) }
-            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, false) }
+            for notification in group.active { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, .active) }
+            for notification in group.dismissed { notifications[notification.id] = (group.id, chat, notification.objectId, notification.kind, .dismissed) }
         }
         for group in projection.activeNotifications(account: account) {
             visible[group.groupId] = Set(group.notifications.map(\.id))
+        }
+        for (id, notification) in notifications where notification.status == .active && isTarget(notification: id) {
+            if visible[notification.groupId]?.contains(id) != true { outOfViewAtBase.insert(id) }
         }
     }
 

@@ -17,7 +17,9 @@ extension Store {
     /// from the snapshot at the compaction base, as every other replay does, so ids and
     /// groups are the real ones; the events before it cannot be explained, but the trail
     /// starts from the snapshot's state of the account, so what later events do to the
-    /// notifications and groups it held is.
+    /// notifications and groups it held is (one out of view there that comes into view
+    /// later is `shownAfterBase`, not `shownAgain`: the log cannot tell whether it was
+    /// shown before).
     ///
     /// Throws ``StoreError/unknownAccount(path:account:)`` when no event of that history
     /// names `account` (a mistyped or purged account), so that an empty timeline always
@@ -25,7 +27,7 @@ extension Store {
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial
-        var trail = AuditTrail(account: account, target: target, startingFrom: initial)
+        var trail = AuditTrail(account: account, target: target, startingFrom: initial, at: start)
         var records: [UInt64: LogRecord] = [:]
         var named = initial.accounts.contains(account)
         try forEachRecord(includingArchive: true, from: start + 1) { record in

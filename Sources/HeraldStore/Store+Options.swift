@@ -37,8 +37,10 @@ extension Store {
         /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
         public var snapshotsToKeep = 3
         /// Open from the newest valid snapshot plus the log after it. When false, the open
-        /// replays the whole history (the archive too, when it holds it). Snapshots are also
-        /// ignored whenever ``projection`` overrides group limits, as they were taken without.
+        /// replays the whole history (the archive too, when it holds it); a store compacted
+        /// without an archive has no log before its base snapshot, so that open still starts
+        /// from the base snapshot. Snapshots are also ignored whenever ``projection``
+        /// overrides group limits, as they were taken without.
         public var useSnapshots = true
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -25,7 +25,9 @@ extension Store {
     }
 
     /// The projection right after event `seq`: from the newest valid snapshot at or before
-    /// it (unless `useSnapshots` is false), then the records up to `seq`.
+    /// it (unless `useSnapshots` is false), then the records up to `seq`. A store compacted
+    /// without an archive has no records before its base snapshot: without snapshots it
+    /// starts from that one, and `seq` must not be below it.
     public func projection(at seq: UInt64, useSnapshots: Bool = true) throws -> Projection {
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial

@@ -372,6 +372,47 @@ struct CommandTests {
         }
     }
 
+    @Test(
+        "audit of a revoke names the dismissed notifications it wipes besides the active ones, not those cleared before",
+        arguments: [false, true])
+    func auditRevokeWipesDismissedNotifications(compactedBeforeRevoke: Bool) throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Before the revoke, the account's state holds notification 1 (dismissed) and 2
+        // (active) in group 1; notification 3 was cleared, so the state no longer has it.
+        let events = """
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":2,"date":101}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":3,"date":102}
+            {"type":"dismiss","account":"a","notificationId":1}
+            {"type":"delete","account":"a","chat":"c","ids":[3]}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        if compactedBeforeRevoke {
+            // The audit then learns the dismissed notification from the base snapshot.
+            #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+            #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        }
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: #"{"type":"revoke","account":"a"}"# + "\n").status == 0)
+        let targets: [([String], wiped: [Int])] = [
+            (["--group", "1"], [1, 2]), (["--chat", "c"], [1, 2]), (["--chat", "c", "--object", "1"], [1]), (["--notification", "1"], [1]),
+        ]
+        for (target, wiped) in targets {
+            let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--json"] + target)
+            #expect(audit.status == 0, "\(audit.stderr)")
+            let revoke = try #require(Shared.lines(audit.stdout).last)
+            #expect(revoke.hasPrefix(#"{"seq":6,"#), "\(target): \(audit.stdout)")
+            let effects = (try Shared.json(revoke) as! [String: Any])["effects"] as! [[String: Any]]
+            let ids = effects.filter { $0["kind"] as? String == "wiped" }.map { $0["notificationId"] as? Int }
+            #expect(ids == wiped, "\(target): \(revoke)")
+            #expect(revoke.contains("notification 1 wiped: the session was revoked and the account reset; it had been dismissed"), "\(target): \(revoke)")
+        }
+        let text = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c"]).stdout
+        #expect(text.contains("notification 2 wiped: the session was revoked and the account reset\n"), "\(text)")
+        #expect(!text.contains("notification 3 wiped"), "\(text)")
+    }
+
     @Test("audit of an account no event names is a usage error listing the accounts, as state's is")
     func auditUnknownAccount() throws {
         let dir = TemporaryDirectory()

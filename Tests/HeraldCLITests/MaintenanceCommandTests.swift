@@ -116,12 +116,68 @@ struct MaintenanceCommandTests {
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: after.joined(separator: "\n") + "\n").status == 0)
         let group = try CLI.run(["audit", "--store", store, "--account", "a", "--group", "1"])
         #expect(group.status == 0, "\(group.stderr)")
-        #expect(group.stdout.contains("notification 1 shown again: group 1 came back into the top groupCountMax=2 when group 3 (c3) left the view"), "\(group.stdout)")
+        #expect(group.stdout.contains("notification 1 came into view: group 1 came into the top groupCountMax=2 when group 3 (c3) left the view"), "\(group.stdout)")
         #expect(group.stdout.contains("notification 1 cleared: the chat was read up to #2"), "\(group.stdout)")
         #expect(group.stdout.contains("notification 2 cleared: the chat was read up to #2"), "\(group.stdout)")
         let chat = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c1"])
         #expect(!chat.stdout.contains("no effect"), "the read cleared c1's notifications: \(chat.stdout)")
         #expect(chat.stdout.contains("notification 2 cleared"), "\(chat.stdout)")
+    }
+
+    @Test("audit after compaction without an archive does not call a notification out of view at the base shown again")
+    func auditAfterCompactionShownAfterTheBase() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        // Account a shows one group (groupCountMax=1): at the base, group 2 (c2) is in view;
+        // groups 1 and 3 are not, and the log no longer tells whether they ever were. Account
+        // b shows one notification per group (groupSizeMax=1): its notification 1 is out of
+        // view at the base, behind notification 2.
+        let before = """
+            {"type":"options","account":"a","groupCountMax":1}
+            {"type":"notify","account":"a","chat":"c1","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"a","chat":"c2","kind":"message","id":1,"date":200}
+            {"type":"notify","account":"a","chat":"c3","kind":"message","id":1,"date":50}
+            {"type":"options","account":"b","groupSizeMax":1}
+            {"type":"notify","account":"b","chat":"c","kind":"message","id":1,"date":100}
+            {"type":"notify","account":"b","chat":"c","kind":"message","id":2,"date":101}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: before).status == 0)
+        #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        // Group 4 pushes group 2 out and group 5 is created out of view; then each group in
+        // view is dismissed in turn, bringing in 2 (seen in view after the base), 1, 3 (out
+        // of view at the base) and 5 (created after the base). In b, notification 1 comes
+        // into view, is pushed out by notification 3, and comes back.
+        let after = """
+            {"type":"notify","account":"a","chat":"c4","kind":"message","id":1,"date":300}
+            {"type":"notify","account":"a","chat":"c5","kind":"message","id":1,"date":10}
+            {"type":"dismiss","account":"a","notificationId":4}
+            {"type":"dismiss","account":"a","notificationId":2}
+            {"type":"dismiss","account":"a","notificationId":1}
+            {"type":"dismiss","account":"a","notificationId":3}
+            {"type":"dismiss","account":"b","notificationId":2}
+            {"type":"notify","account":"b","chat":"c","kind":"message","id":3,"date":102}
+            {"type":"dismiss","account":"b","notificationId":3}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: after).status == 0)
+        let audit = { (account: String, target: [String]) in
+            try CLI.run(["audit", "--store", store, "--account", account] + target).stdout
+        }
+        let unknown = "(silently); whether it was shown before the base snapshot at seq 7 is not in the log"
+        for target in [["--notification", "1"], ["--group", "1"], ["--chat", "c1"]] {
+            let first = try audit("a", target)
+            #expect(first.contains("notification 1 came into view: group 1 came into the top groupCountMax=1 when group 2 (c2) left the view \(unknown)"), "\(target): \(first)")
+            #expect(!first.contains("shown again"), "\(target): \(first)")
+        }
+        let json = Shared.lines(try audit("a", ["--notification", "3", "--json"]))
+        #expect(json.first?.contains(#""kind":"shownAfterBase""#) == true, "\(json)")
+        #expect(try audit("a", ["--notification", "2"]).contains("notification 2 shown again: group 2 came back into the top groupCountMax=1 when group 4 (c4) left the view (silently)\n"))
+        #expect(try audit("a", ["--notification", "5"]).contains("notification 5 shown for the first time: group 5 came into the top groupCountMax=1 when group 3 (c3) left the view (silently)\n"))
+        let size = try audit("b", ["--notification", "1"])
+        #expect(size.contains("notification 1 came into view: newer notifications left group 1, making room \(unknown)"), "\(size)")
+        #expect(size.contains("notification 1 shown again: newer notifications left group 1, making room (silently)\n"), "\(size)")
     }
 
     @Test("purge removes an account from every file and leaves the others intact")

@@ -14,7 +14,13 @@ struct AuditCommand: ParsableCommand {
             created as notification N in group G, shown (or not shown, and why), hidden
             because group G left the top groupCountMax when group H got a newer
             notification, shown again, dismissed by the user, cleared by a read up to X,
-            wiped by a revoke.
+            wiped by a revoke (which wipes dismissed notifications too, as they are still
+            in the account's state; cleared ones are gone already).
+
+            After `herald compact` without an archive the audit starts from the base
+            snapshot. A notification out of view there that comes into view later "came
+            into view" (JSON kind shownAfterBase): whether it was shown before the base is
+            not in the log.
 
             Examples:
               herald audit --account tg:14124122 --chat user:62814 --object 590047
@@ -103,7 +109,7 @@ struct AuditCommand: ParsableCommand {
 
     private static func colour(_ effect: AuditTrail.Effect) -> String {
         switch effect.kind {
-        case "shown", "shownAgain", "created": Terminal.styled(effect.text, .green)
+        case "shown", "shownAgain", "shownAfterBase", "created": Terminal.styled(effect.text, .green)
         case "hidden", "notShown", "dismissed", "cleared", "wiped": Terminal.styled(effect.text, .yellow)
         case "ignored", "noEffect": Terminal.styled(effect.text, .dim)
         default: effect.text

@@ -11,8 +11,10 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Re-run the log and print each event, or the updates a client would have received.",
         discussion: """
             The replay always starts from the beginning of history (so the state is
-            right); --from/--to/--account only choose what is printed. --set overrides
-            view options for a what-if replay: nothing is written.
+            right): seq 1, or the base snapshot of a store compacted without an archive,
+            which has no log before it. --from/--to/--account only choose what is
+            printed. --set overrides view options for a what-if replay: nothing is
+            written.
 
             Examples:
               herald replay --store ./herald.db --updates --json
@@ -41,7 +43,13 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON lines (STATE.md forms).")
     var json = false
 
-    @Flag(name: .long, help: "Replay the whole log (a replay never starts from a snapshot; accepted for symmetry).")
+    @Flag(
+        name: .long,
+        help: """
+            Accepted for symmetry: a replay never starts from a snapshot to save time. A store \
+            compacted without an archive has no log before its base snapshot: there the replay \
+            starts from that snapshot, with or without this flag.
+            """)
     var noSnapshots = false
 
     mutating func validate() throws {

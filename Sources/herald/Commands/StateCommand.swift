@@ -32,7 +32,13 @@ struct StateCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the JSON state form (STATE.md).")
     var json = false
 
-    @Flag(name: .long, help: "Rebuild by replaying the whole log instead of starting from a snapshot.")
+    @Flag(
+        name: .long,
+        help: """
+            Rebuild by replaying the log instead of starting from the newest snapshot. A store \
+            compacted without an archive has no log before its base snapshot: there the replay \
+            still starts from that snapshot (and --at cannot go below its seq).
+            """)
     var noSnapshots = false
 
     func run() throws {

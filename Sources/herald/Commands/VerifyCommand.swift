@@ -19,7 +19,13 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(name: .long, help: "Neither check nor use snapshots (but the compaction base, when needed).")
+    @Flag(
+        name: .long,
+        help: """
+            Skip the snapshots: check neither their checksums nor them against the replay. A \
+            store compacted without an archive has no log before its base snapshot: there the \
+            replay still starts from that snapshot, and reports it if it is damaged.
+            """)
     var noSnapshots = false
 
     func run() throws {
