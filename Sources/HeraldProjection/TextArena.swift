@@ -71,7 +71,7 @@ struct TextArena: Sendable {
         pages[page].withUnsafeMutableBytes { buffer in
             let start = buffer.baseAddress.unsafelyUnwrapped + offset
             if let title, titleCount > 0 {
-                let copied = title.utf8.withContiguousStorageIfAvailable { utf8 in
+                let copied: Void? = title.utf8.withContiguousStorageIfAvailable { utf8 in
                     start.copyMemory(from: utf8.baseAddress.unsafelyUnwrapped, byteCount: titleCount)
                 }
                 if copied == nil { start.copyMemory(from: Array(title.utf8), byteCount: titleCount) }
