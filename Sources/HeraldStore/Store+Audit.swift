@@ -22,17 +22,22 @@ extension Store {
     /// shown before).
     ///
     /// Throws ``StoreError/unknownAccount(path:account:)`` when no event of that history
-    /// names `account` (a mistyped or purged account), so that an empty timeline always
-    /// means an account whose events never touched the target.
+    /// names `account` (a mistyped or purged account), and
+    /// ``StoreError/unknownChat(path:account:chat:chats:)`` when none of the account's names
+    /// the target's chat, so that an empty timeline always means a chat or an account whose
+    /// events never touched the target.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial
         var trail = AuditTrail(account: account, target: target, startingFrom: initial, at: start)
         var records: [UInt64: LogRecord] = [:]
         var named = initial.accounts.contains(account)
+        let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
+        var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat == chat } ?? false } ?? true
         try forEachRecord(includingArchive: true, from: start + 1) { record in
             guard record.event.account == account else { return true }
             named = true
+            if !chatNamed, record.event.chat == chat { chatNamed = true }
             let outcome = projection.apply(record.event, seq: record.seq)
             let before = trail.entries.count
             trail.record(seq: record.seq, event: record.event, outcome: outcome)
@@ -40,6 +45,10 @@ extension Store {
             return true
         }
         guard named else { throw StoreError.unknownAccount(path: path, account: account) }
+        guard chatNamed else {
+            let chats = projection.account(account)?.chats.map(\.chat) ?? []
+            throw StoreError.unknownChat(path: path, account: account, chat: chat!, chats: chats)
+        }
         return trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) }
     }
 }

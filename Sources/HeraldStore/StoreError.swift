@@ -34,6 +34,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case snapshotUnavailable(path: String, reason: String)
     /// No event of the store's history (nor the snapshot it starts from) names the account.
     case unknownAccount(path: String, account: String)
+    /// No event of the account's history (nor the snapshot it starts from) names the chat;
+    /// `chats` are the account's chats now, in byte order.
+    case unknownChat(path: String, account: String, chat: String, chats: [String])
 
     public var description: String {
         switch self {
@@ -65,6 +68,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path) cannot take a snapshot: \(reason)"
         case .unknownAccount(let path, let account):
             "store \(path) holds no account '\(account)'"
+        case .unknownChat(let path, let account, let chat, _):
+            "no event of account '\(account)' in store \(path) names chat '\(chat)'"
         }
     }
 }

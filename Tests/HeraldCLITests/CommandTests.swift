@@ -429,6 +429,22 @@ struct CommandTests {
         #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "1"]).status == 1)
     }
 
+    @Test("audit of a chat no event of the account names is a usage error listing its chats")
+    func auditUnknownChat() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.sample).status == 0)
+        let state = try #require(try Shared.json(CLI.run(["state", "--store", store, "--account", "tg:1", "--json"]).stdout) as? [String: Any])
+        let account = try #require((state["accounts"] as? [[String: Any]])?.first)
+        let names = (account["chats"] as? [[String: Any]] ?? []).compactMap { $0["chat"] as? String }
+        #expect(!names.isEmpty)
+        let typo = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--chat", "chat:nope"])
+        #expect(typo.status == 1, "\(typo.stdout)")
+        #expect(typo.stderr.contains("names chat 'chat:nope'") && typo.stderr.contains("its chats: \(names.joined(separator: ", "))"), "\(typo.stderr)")
+        let known = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--chat", names[0], "--object", "999999"])
+        #expect(known.status == 0 && known.stdout.contains("no event touched it"), "\(known.stderr)")
+    }
+
     @Test("audit of a group pushed out because its newest notification left does not say the other group got a newer one")
     func auditGroupLeftWhenItsNewestLeft() throws {
         let dir = TemporaryDirectory()

@@ -67,6 +67,26 @@ struct StoreProjectionTests {
         }
     }
 
+    @Test("an audit of a chat no event of the account names throws unknownChat with its chats; a named one, even a read-only name, gets its timeline")
+    func auditOfUnknownChat() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(Event(account: "a", .notify(.init(chat: "c2", kind: .message, id: 1, date: 100))))
+        try store.append(Event(account: "a", .notify(.init(chat: "c1", kind: .message, id: 1, date: 100))))
+        try store.append(Event(account: "a", .read(chat: "r", maxId: 5)))
+        try store.append(Event(account: "b", .notify(.init(chat: "elsewhere", kind: .message, id: 1, date: 100))))
+        for chat in ["zz", "elsewhere"] {
+            #expect {
+                _ = try store.audit(account: "a", target: .object(chat: chat, objectId: nil))
+            } throws: { error in
+                guard case StoreError.unknownChat(let path, let account, let named, let chats) = error else { return false }
+                return path == dir.path && account == "a" && named == chat && chats == ["c1", "c2", "r"]
+            }
+        }
+        #expect(try store.audit(account: "a", target: .object(chat: "c1", objectId: 7)).isEmpty)
+        #expect(try store.audit(account: "a", target: .object(chat: "r", objectId: nil)).count == 1)
+    }
+
     @Test("followers receive every applied event in order")
     func followers() async throws {
         let dir = TemporaryDirectory()

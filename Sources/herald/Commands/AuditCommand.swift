@@ -75,6 +75,10 @@ struct AuditCommand: ParsableCommand {
             // builds the state, for the list.
             let projection = try source.projection(at: try source.highWaterSeq())
             throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(source.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
+        } catch StoreError.unknownChat(_, _, let chat, let chats) {
+            // Likewise a chat no event of the account names: most likely a mistyped name.
+            let listed = chats.prefix(20).joined(separator: ", ") + (chats.count > 20 ? ", … (\(chats.count) in all)" : "")
+            throw CLIFailure(exitCode: CLIFailure.usage, "no event of account '\(account)' in \(source.path) names chat '\(chat)' (its chats: \(chats.isEmpty ? "none" : listed))")
         }
         if let base = try source.historyDroppedThrough() {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
