@@ -61,6 +61,31 @@ enum CLI {
     }
 }
 
+extension CLI {
+    /// `herald arguments…` started with pipes on stdin and stdout (stderr discarded), to be
+    /// fed and read while it runs.
+    static func start(_ arguments: [String]) throws -> (process: Process, input: FileHandle, output: FileHandle) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, input.fileHandleForWriting, output.fileHandleForReading)
+    }
+
+    /// Reads `output` into `text` until `text` contains `wanted` or the output ends.
+    static func read(_ output: FileHandle, into text: inout String, until wanted: String) {
+        while !text.contains(wanted) {
+            let chunk = output.availableData
+            if chunk.isEmpty { return }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+    }
+}
+
 /// The shared spec folder, read in place.
 enum Shared {
     static let root = URL(fileURLWithPath: #filePath)

@@ -545,26 +545,15 @@ struct CommandTests {
     func quarantineSurvivesKill() throws {
         let dir = TemporaryDirectory()
         let store = dir.child("s")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.executable)
-        process.arguments = ["ingest", "--store", store, "--batch-size", "1", "--print-seqs", "-"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, input, output) = try CLI.start(["ingest", "--store", store, "--batch-size", "1", "--print-seqs", "-"])
         let good = #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1}"#
-        try input.fileHandleForWriting.write(contentsOf: Data(("not json\n" + good + "\n").utf8))
+        try input.write(contentsOf: Data(("not json\n" + good + "\n").utf8))
         // Wait for the good line's acknowledgement, then kill the ingest mid-stream.
-        var acknowledged = Data()
-        while !String(decoding: acknowledged, as: UTF8.self).contains("ack 1") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            acknowledged += chunk
-        }
+        var acknowledged = ""
+        CLI.read(output, into: &acknowledged, until: "ack 1")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(String(decoding: acknowledged, as: UTF8.self).contains("ack 1"))
+        #expect(acknowledged.contains("ack 1"))
         let entries = Shared.lines(try CLI.run(["quarantine", "list", "--store", store, "--json"]).stdout)
         #expect(entries.count == 1 && entries[0].contains(#""line":1"#), "\(entries)")
     }
@@ -573,39 +562,25 @@ struct CommandTests {
     func liveStreamIsAcknowledgedAsItComes() throws {
         let dir = TemporaryDirectory()
         let store = dir.child("s")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.executable)
         // The default batch size: nothing but waiting for input may cut a batch here.
-        process.arguments = ["ingest", "--store", store, "--print-seqs", "-"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, input, output) = try CLI.start(["ingest", "--store", store, "--print-seqs", "-"])
         // Should an acknowledgement never come, end the wait instead of hanging the suite.
         let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         defer { watchdog.cancel() }
         var acknowledged = ""
-        func awaitAck(_ seq: Int) {
-            while !acknowledged.contains("ack \(seq)\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { return }
-                acknowledged += String(decoding: chunk, as: UTF8.self)
-            }
-        }
         func event(_ id: Int) -> String {
             #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#(id),"date":1}"# + "\n"
         }
-        try input.fileHandleForWriting.write(contentsOf: Data(event(1).utf8))
-        awaitAck(1)
+        try input.write(contentsOf: Data(event(1).utf8))
+        CLI.read(output, into: &acknowledged, until: "ack 1\n")
         #expect(acknowledged == "ack 1\n")
         // A stray `{`, then a one-line payload: the payload is not held for a document.
-        try input.fileHandleForWriting.write(contentsOf: Data(("{\n" + event(2)).utf8))
-        awaitAck(2)
+        try input.write(contentsOf: Data(("{\n" + event(2)).utf8))
+        CLI.read(output, into: &acknowledged, until: "ack 2\n")
         #expect(acknowledged == "ack 1\nack 2\n")
-        try input.fileHandleForWriting.close()
-        acknowledged += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try input.close()
+        acknowledged += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 3, "the stray { is a rejected line")
         #expect(acknowledged == "ack 1\nack 2\n")
