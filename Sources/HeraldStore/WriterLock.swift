@@ -17,10 +17,10 @@ final class WriterLock: Sendable {
 
     static let fileName = "herald.lock"
 
-    /// The lock files this process holds a `WriterLock` on. A second
-    /// writable open of a store this process already writes is refused at once: `flock`
-    /// alone cannot tell it from a lock that a closed store left with a child being spawned,
-    /// which is worth waiting for.
+    /// The lock files this process holds a `WriterLock` on. A second writable open of a
+    /// store this process already writes is refused at once: `flock` alone cannot tell it
+    /// from a lock that a closed store left with a child being spawned, which is worth
+    /// waiting for.
     private static let heldHere = Mutex<Set<FileIdentity>>([])
 
     init(directory: String) throws(StoreError) {
