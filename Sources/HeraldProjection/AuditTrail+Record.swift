@@ -159,7 +159,7 @@ extension AuditTrail {
                     effects.append(Effect(kind: "shown", notificationId: id, groupId: update.groupId, text: "notification \(id) shown \(sound) in group \(update.groupId)"))
                     continue
                 }
-                let appearance = appearance(of: id)
+                let appearance = self.appearance(of: id)
                 var cause: String
                 if wasVisible[update.groupId] == false {
                     cause = "group \(update.groupId) \(appearance.groupArrival) the top groupCountMax=\(groupCountMax)"
