@@ -185,7 +185,7 @@ struct PayloadFramer {
     private static func shape(of line: ArraySlice<UInt8>) -> Shape {
         var rest = line
         if rest.starts(with: Ingest.byteOrderMark) { rest = rest.dropFirst(Ingest.byteOrderMark.count) }
-        var content = rest.lazy.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }.makeIterator()
+        var content = rest.lazy.filter { !isBlank($0) }.makeIterator()
         guard let first = content.next(), content.next() == nil else { return .other }
         switch first {
         case UInt8(ascii: "{"): return .opener(UInt8(ascii: "}"))
