@@ -153,20 +153,20 @@ struct LogTests {
         let dir = TemporaryDirectory()
         let path = dir.path
         try Store(path: path).append(Event(account: "a", .revoke))
-        let opened = Mutex<[Store]>([]), refused = Mutex<[StoreError]>([])
+        let opened = Mutex<[Store]>([]), refused = Mutex<[any Error]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
                 let store = try Store(path: path)
                 opened.withLock { $0.append(store) }
             } catch {
-                refused.withLock { $0.append(error as! StoreError) }
+                refused.withLock { $0.append(error) }
             }
         }
         #expect(opened.withLock { $0.count } == 1)
         let errors = refused.withLock { $0 }
         #expect(errors.count == 3)
         for error in errors {
-            guard case .locked(_, let holder) = error else { Issue.record("\(error)"); continue }
+            guard case StoreError.locked(_, let holder) = error else { Issue.record("\(error)"); continue }
             #expect(holder?.contains("in this process") == true)
         }
         opened.withLock { $0.removeAll() }
