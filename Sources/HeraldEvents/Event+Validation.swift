@@ -46,8 +46,17 @@ extension Event {
         }
     }
 
+    /// The longest account or chat name, in UTF-8 bytes.
+    public static let nameLengthMax = 1024
+
+    /// An account or chat name: non-empty, no NUL, at most ``nameLengthMax`` bytes.
     private static func requireNonEmpty(_ value: String, _ field: String) throws(EventError) {
         if value.isEmpty { throw EventError(field: field, reason: "must be a non-empty string") }
+        let length = value.utf8.count
+        if length > nameLengthMax {
+            throw EventError(field: field, reason: "must be at most \(nameLengthMax) bytes of UTF-8, got \(length)")
+        }
+        if value.utf8.contains(0) { throw EventError(field: field, reason: "must not contain a NUL character") }
     }
 
     private static func requirePositive(_ value: Int64, _ field: String) throws(EventError) {

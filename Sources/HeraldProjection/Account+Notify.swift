@@ -108,8 +108,9 @@ extension Account {
             return
         }
         if event.kind == .pinned {
-            let previous = chats[chat].pinnedNotificationId
-            if let (_, isActive, _) = locate(previous), isActive { clear(previous, reason: .replaced) }
+            // SEMANTICS 1.1 §4: the previous pinned notification is replaced whether it is
+            // active or dismissed (`clear` does nothing when it is already cleared).
+            clear(chats[chat].pinnedNotificationId, reason: .replaced)
         }
         let group = self.group(type, chat: chat)
         let id = nextNotificationId

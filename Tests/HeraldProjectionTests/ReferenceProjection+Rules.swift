@@ -67,7 +67,9 @@ extension ReferenceProjection {
             }
             if n.kind == .pinned {
                 for (id, entry) in account.notifications
-                where entry.chat == n.chat && entry.notification.kind == .pinned && entry.notification.status == .active {
+                where entry.chat == n.chat && entry.notification.kind == .pinned
+                    && (entry.notification.status == .active || entry.notification.status == .dismissed)
+                {
                     setStatus(&account, id, .cleared(.replaced))
                 }
             }

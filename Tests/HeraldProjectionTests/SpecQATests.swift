@@ -155,7 +155,7 @@ import Testing
         #expect(account.chats[1].unread == 0)
     }
 
-    @Test("§4 rule 5: a pinned notification replaces the active one only; one secret chat notification per chat")
+    @Test("§4 rule 5 (1.1): a pinned notification replaces the previous one, active or dismissed; one secret chat notification per chat")
     func rule5PinnedAndSecretChats() throws {
         try Self.expectUpdates(
             [
@@ -172,7 +172,8 @@ import Testing
                 [Self.group(1, "mentions", "c", total: 1, silent: false, added: [Self.note(1, "pinned", 1, 100)])],
                 [Self.group(1, "mentions", "c", total: 1, silent: false, added: [Self.note(2, "pinned", 2, 101)], removed: [1])],
                 [Self.group(1, "mentions", "c", total: 1, removed: [2])],
-                [Self.group(1, "mentions", "c", total: 2, silent: false, added: [Self.note(3, "pinned", 3, 102)])],
+                // The dismissed pinned notification 2 is replaced too: it no longer counts.
+                [Self.group(1, "mentions", "c", total: 1, silent: false, added: [Self.note(3, "pinned", 3, 102)])],
                 [Self.group(2, "secretChat", "s", total: 1, silent: false, added: [Self.note(4, "secretChat", 1, 103)])],
                 [],
                 [Self.group(2, "secretChat", "s", total: 0, removed: [4])],
