@@ -3,7 +3,7 @@ import HeraldEvents
 extension AuditTrail {
     /// Feeds one event of the account and the outcome of applying it.
     public mutating func record(seq: UInt64, event: Event, outcome: Outcome) {
-        guard event.account == account else { return }
+        guard event.account.isSameName(as: account) else { return }
         var effects: [Effect] = []
         var createdNow: Set<Int64> = []
         var changedStatus: Set<Int64> = []

@@ -119,21 +119,21 @@ public struct AuditTrail: Sendable {
         switch target {
         case .notification(let wanted): return wanted == id
         case .group(let wanted): return wanted == info.groupId
-        case .object(let chat, let objectId): return chat == info.chat && (objectId == nil || objectId == info.objectId)
+        case .object(let chat, let objectId): return chat.isSameName(as: info.chat) && (objectId == nil || objectId == info.objectId)
         }
     }
 
     func isTarget(group id: Int64) -> Bool {
         switch target {
         case .group(let wanted): return wanted == id
-        case .object(let chat, nil): return groups[id]?.chat == chat
+        case .object(let chat, nil): return groups[id]?.chat.isSameName(as: chat) == true
         case .object, .notification: return false
         }
     }
 
     func isTarget(chat: String, objectId: Int64) -> Bool {
         if case .object(let wantedChat, let wantedObject) = target {
-            return wantedChat == chat && (wantedObject == nil || wantedObject == objectId)
+            return wantedChat.isSameName(as: chat) && (wantedObject == nil || wantedObject == objectId)
         }
         return false
     }
@@ -143,13 +143,15 @@ public struct AuditTrail: Sendable {
     func names(_ event: Event) -> Bool {
         guard case .object(let chat, let objectId) = target else { return false }
         switch event.payload {
-        case .notify(let n): return n.chat == chat && (objectId == nil || n.id == objectId)
-        case .edit(let e): return e.chat == chat && (objectId == nil || e.id == objectId)
-        case .read(let c, let maxId): return c == chat && (objectId == nil || objectId! <= maxId)
-        case .delete(let ids, let c): return (c == nil || c == chat) && (objectId == nil ? c == chat : ids.contains(objectId!))
-        case .readReactions(let c, let ids): return c == chat && (objectId == nil || ids.contains(objectId!))
-        case .endCall(let c, let id): return c == chat && (objectId == nil || id == objectId)
-        case .chatSettings(let s): return s.chat == chat
+        case .notify(let n): return n.chat.isSameName(as: chat) && (objectId == nil || n.id == objectId)
+        case .edit(let e): return e.chat.isSameName(as: chat) && (objectId == nil || e.id == objectId)
+        case .read(let c, let maxId): return c.isSameName(as: chat) && (objectId == nil || objectId! <= maxId)
+        case .delete(let ids, let c):
+            let inChat = c?.isSameName(as: chat) == true
+            return (c == nil || inChat) && (objectId == nil ? inChat : ids.contains(objectId!))
+        case .readReactions(let c, let ids): return c.isSameName(as: chat) && (objectId == nil || ids.contains(objectId!))
+        case .endCall(let c, let id): return c.isSameName(as: chat) && (objectId == nil || id == objectId)
+        case .chatSettings(let s): return s.chat.isSameName(as: chat)
         case .dismiss, .dismissGroup, .options, .revoke, .note: return false
         }
     }

@@ -9,7 +9,7 @@ extension Projection {
         writer.key("seq"); writer.int(seq)
         writer.key("accounts")
         writer.arrayStart()
-        for name in accounts where filter == nil || filter == name {
+        for name in accounts where filter == nil || filter!.isSameName(as: name) {
             if let state = account(name) { state.writeJSON(to: &writer) }
         }
         writer.arrayEnd()

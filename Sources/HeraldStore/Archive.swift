@@ -107,4 +107,14 @@ final class Archive: Sendable {
     func recordCount() throws -> Int {
         try environment.read { txn in try txn.count(log) }
     }
+
+    /// The number of archived records with seq ≤ `through`.
+    func recordCount(through: UInt64) throws -> Int {
+        var count = 0
+        try forEachRawRecord(through: through) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
 }

@@ -83,9 +83,9 @@ final class SnapshotWriter: Sendable {
         let database = try handles.open(.snapshots, create: true, in: environment)!
         try environment.write { txn in
             try txn.put(database, key: SeqKey(seq).bytes, value: value)
-            let base = try Store.history(txn, meta: meta, path: path).base
+            let history = try Store.history(txn, meta: meta, path: path)
             let seqs = try Store.snapshotSeqs(database, txn)
-            for old in seqs.reversed().dropFirst(max(snapshotsToKeep, 1)) where old != base {
+            for old in seqs.reversed().dropFirst(max(snapshotsToKeep, 1)) where old != history.base && old != history.origin {
                 try txn.delete(database, key: SeqKey(old).bytes)
             }
         }

@@ -31,13 +31,13 @@ extension Store {
         var projection = initial
         var trail = AuditTrail(account: account, target: target, startingFrom: initial, at: start)
         var records: [UInt64: LogRecord] = [:]
-        var named = initial.accounts.contains(account)
+        var named = initial.accounts.contains { $0.isSameName(as: account) }
         let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
-        var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat == chat } ?? false } ?? true
+        var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat.isSameName(as: chat) } ?? false } ?? true
         try forEachRecord(includingArchive: true, from: start + 1) { record in
-            guard record.event.account == account else { return true }
+            guard record.event.account.isSameName(as: account) else { return true }
             named = true
-            if !chatNamed, record.event.chat == chat { chatNamed = true }
+            if !chatNamed, let named = record.event.chat, let chat, named.isSameName(as: chat) { chatNamed = true }
             let outcome = projection.apply(record.event, seq: record.seq)
             let before = trail.entries.count
             trail.record(seq: record.seq, event: record.event, outcome: outcome)

@@ -1,7 +1,12 @@
 import LMDB
 
-/// What ``Store/compact(path:through:archive:options:)`` did.
+/// What ``Store/compact(path:through:discardingHistory:dryRun:options:)`` did, or would do.
 public struct CompactionReport: Sendable, Hashable {
+    /// Whether this describes a dry run: nothing was changed.
+    public var dryRun = false
+    /// Whether the dropped records were discarded for good (`--discard-history`) instead of
+    /// moved into the archive.
+    public var historyDiscarded = false
     /// The compaction base before: records up to it had already been dropped.
     public var previousBase: UInt64 = 0
     /// The new base: the seq of the snapshot that now stands for every record up to it.
@@ -10,6 +15,14 @@ public struct CompactionReport: Sendable, Hashable {
     public var recordsRemoved = 0
     /// Records copied into the archive first.
     public var recordsArchived = 0
+    /// Bytes of the records dropped from the log (their stored values).
+    public var bytesRemoved = 0
+    /// Archived records discarded with the history (only with `discardingHistory`).
+    public var archivedRecordsDiscarded = 0
+    /// The snapshots deleted because the new base stands for them.
+    public var snapshotsRemoved: [UInt64] = []
+    /// The seqs dropped from the log: `previousBase+1...base`, or `nil` when nothing is.
+    public var droppedRange: ClosedRange<UInt64>? { base > previousBase ? (previousBase + 1)...base : nil }
     /// The size of `data.mdb` before and after, in bytes.
     public var bytesBefore = 0
     /// The size of `data.mdb` after the compacting copy was swapped in, in bytes.
@@ -22,13 +35,18 @@ extension Store {
     /// Records moved or deleted per transaction, so no transaction grows without bound.
     static let compactionChunk = 50_000
 
-    /// Drops the log records covered by a snapshot, optionally archiving them first, then
-    /// rewrites the data file without free pages. Runs on a closed store: it takes the writer
-    /// lock, so it fails with ``StoreError/locked(path:holder:)`` while a writer is open.
+    /// Moves the log records covered by a snapshot into the archive (or, when asked,
+    /// discards them), then rewrites the data file without free pages. Runs on a closed
+    /// store: it takes the writer lock, so it fails with ``StoreError/locked(path:holder:)``
+    /// while a writer is open.
     ///
     /// - Parameters:
     ///   - seq: the snapshot to compact up to (it becomes the base); default: the newest valid one.
-    ///   - archive: move the dropped records into `DIR/archive/` first.
+    ///   - discardingHistory: drop the records for good instead of archiving them. The
+    ///     snapshot at `seq` then stands for the whole history up to it: records already in
+    ///     the archive up to `seq` are discarded too, and `replay`, `audit` and `state --at`
+    ///     start there. Without it, every record stays readable (archive + log).
+    ///   - dryRun: report what would be dropped, archived and deleted, and change nothing.
     ///
     /// Crash-safe at every step: the archive commits before the log deletes; the new base is
     /// recorded before the first delete; the compacting copy is fsynced, then renamed over
@@ -38,11 +56,23 @@ extension Store {
     /// swap open the new file).
     @discardableResult
     public static func compact(
-        path: String, through seq: UInt64? = nil, archive: Bool = false, options: Options = Options()
+        path: String, through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false,
+        options: Options = Options()
     ) throws -> CompactionReport {
         let before = FileSystem.size(path + "/data.mdb")
+        if dryRun {
+            var options = options
+            options.readOnly = true
+            options.replayOnOpen = false
+            let store = try Store(path: path, options: options)
+            var report = try store.planCompaction(through: seq, discardingHistory: discardingHistory)
+            report.dryRun = true
+            report.bytesBefore = before
+            report.bytesAfter = before
+            return report
+        }
         var report = try withExclusiveStore(path: path, options: options) { store in
-            try store.dropCoveredRecords(through: seq, archive: archive)
+            try store.dropCoveredRecords(through: seq, discardingHistory: discardingHistory)
         }
         report.bytesBefore = before
         report.bytesAfter = FileSystem.size(path + "/data.mdb")
@@ -114,11 +144,13 @@ extension Store {
         try FileSystem.remove(temporary)
     }
 
-    /// The logical half of compaction: archive (optionally) and delete the records up to the
-    /// chosen snapshot, which becomes the base.
-    func dropCoveredRecords(through requested: UInt64?, archive: Bool) throws -> CompactionReport {
+    /// What compacting through `requested` would do, computed without changing anything:
+    /// the target base, the records and bytes it drops, the archived records a discard takes
+    /// with it, and the snapshots it deletes.
+    func planCompaction(through requested: UInt64?, discardingHistory: Bool) throws -> CompactionReport {
         let history = try self.history()
         var report = CompactionReport(previousBase: history.base, base: history.base)
+        report.historyDiscarded = discardingHistory
         let target: UInt64
         if let requested {
             if case .failure(let damage) = try loadSnapshot(seq: requested) {
@@ -127,23 +159,68 @@ extension Store {
             target = requested
         } else {
             guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try highWaterSeq())) else {
-                logger.info("no snapshot to compact to; only reclaiming space")
                 return report
             }
             target = newest.seq
         }
         guard target > history.base else { return report }
-        var next = history
-        if archive {
-            report.recordsArchived = try archiveRecords(after: history.base, through: target)
-            if history.isComplete { next.archivedThrough = target }
+        report.base = target
+        try forEachRawRecord(from: history.base + 1, through: target) { _, bytes in
+            report.recordsRemoved += 1
+            report.bytesRemoved += bytes.count
+            return true
         }
+        if discardingHistory {
+            report.archivedRecordsDiscarded = try archive()?.recordCount(through: target) ?? 0
+        } else {
+            report.recordsArchived = report.recordsRemoved
+        }
+        // The new base stands for every snapshot before it, but the start of the kept
+        // history (its origin), which a replay of archived records begins from.
+        let keep: UInt64 = discardingHistory ? target : history.origin
+        report.snapshotsRemoved = try snapshotSeqs().filter { $0 < target && $0 != keep }
+        return report
+    }
+
+    /// The logical half of compaction: archive (or discard) and delete the records up to
+    /// the chosen snapshot, which becomes the base.
+    func dropCoveredRecords(through requested: UInt64?, discardingHistory: Bool) throws -> CompactionReport {
+        let history = try self.history()
+        var report = try planCompaction(through: requested, discardingHistory: discardingHistory)
+        report.recordsRemoved = 0
+        report.recordsArchived = 0
+        report.archivedRecordsDiscarded = 0
+        guard report.base > history.base else {
+            if requested == nil { logger.info("no snapshot to compact to; only reclaiming space") }
+            return report
+        }
+        let target = report.base
+        var next = history
+        if discardingHistory {
+            next.origin = target
+        } else {
+            report.recordsArchived = try archiveRecords(after: history.base, through: target)
+        }
+        next.archivedThrough = target
         next.base = target
         let snapshots = try auxiliary(.snapshots)
+        // The new history commits first: from then on, archived records at or below the
+        // origin are no longer part of it, so a crash below leaves leftovers, not a gap.
         try environment.write { txn in
             try setHistory(next, txn)
-            for seq in try Self.snapshotSeqs(snapshots, txn) where seq < target {
+            for seq in report.snapshotsRemoved {
                 try txn.delete(snapshots, key: SeqKey(seq).bytes)
+            }
+        }
+        if discardingHistory, let archive = try archive() {
+            // The snapshot at the target stands for everything up to it, archive included.
+            var seqs: [UInt64] = []
+            try archive.forEachRawRecord(through: target) { seq, _ in
+                seqs.append(seq)
+                return true
+            }
+            for chunk in seqs.chunks(of: Self.compactionChunk) {
+                report.archivedRecordsDiscarded += try archive.delete(chunk)
             }
         }
         while true {
@@ -152,7 +229,9 @@ extension Store {
             report.recordsRemoved += deleted
         }
         report.base = target
-        logger.info("compacted", metadata: ["base": "\(target)", "removed": "\(report.recordsRemoved)"])
+        logger.info(
+            "compacted",
+            metadata: ["base": "\(target)", "removed": "\(report.recordsRemoved)", "discarded": "\(discardingHistory)"])
         return report
     }
 

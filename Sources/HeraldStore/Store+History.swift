@@ -8,16 +8,21 @@ extension Store {
         /// The compaction base: records with seq ≤ base may be gone from the log, and the
         /// snapshot at `base` (kept by every pruning) stands for them. 0: never compacted.
         var base: UInt64 = 0
-        /// The archive holds every record (but purged ones) with seq ≤ this.
+        /// The archive holds every record (but purged ones) in `origin+1...archivedThrough`.
         var archivedThrough: UInt64 = 0
+        /// Where the readable history starts: records with seq ≤ origin were discarded on
+        /// purpose (`compact --discard-history`), and the snapshot at `origin` (kept by every
+        /// pruning) stands for them. 0: every record from seq 1 is readable (archive + log).
+        var origin: UInt64 = 0
 
         /// Whether the archive and the log together hold every record from seq 1.
-        var isComplete: Bool { base == 0 || archivedThrough >= base }
+        var isComplete: Bool { origin == 0 }
     }
 
     /// The `meta` keys of ``History``, values in ASCII decimal.
     static let baseKey = Array("base".utf8)
     static let archivedKey = Array("archived".utf8)
+    static let originKey = Array("origin".utf8)
 
     /// Reads the history facts from `meta`.
     func history() throws -> History {
@@ -27,9 +32,17 @@ extension Store {
     /// Reads the history facts from `meta` inside the caller's transaction; static, so that
     /// the ``SnapshotWriter`` can prune without the store.
     static func history(_ txn: borrowing Transaction, meta: Database, path: String) throws -> History {
-        History(
+        var history = History(
             base: try metaNumber(Self.baseKey, txn, meta: meta, path: path),
             archivedThrough: try metaNumber(Self.archivedKey, txn, meta: meta, path: path))
+        if try txn.get(meta, key: Self.originKey) != nil {
+            history.origin = try metaNumber(Self.originKey, txn, meta: meta, path: path)
+        } else if history.base > 0 && history.archivedThrough < history.base {
+            // A store written before `origin` existed: compacted without an archive at some
+            // point, so the readable history starts at its base.
+            history.origin = history.base
+        }
+        return history
     }
 
     /// The ASCII decimal number under `key` in `meta`; 0 when absent.
@@ -45,6 +58,7 @@ extension Store {
     func setHistory(_ history: History, _ txn: borrowing Transaction) throws {
         try txn.put(databases.meta, key: Self.baseKey, value: Array(String(history.base).utf8))
         try txn.put(databases.meta, key: Self.archivedKey, value: Array(String(history.archivedThrough).utf8))
+        try txn.put(databases.meta, key: Self.originKey, value: Array(String(history.origin).utf8))
     }
 
     /// The seq ranges that purge removed on purpose, in order (`gaps`: first → last seq).

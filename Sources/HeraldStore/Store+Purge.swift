@@ -16,8 +16,11 @@ public struct PurgeReport: Sendable, Hashable {
     public var keysRemoved = 0
     /// The seq ranges the purge left as gaps.
     public var gaps: [ClosedRange<UInt64>] = []
-    /// The snapshots written afresh without the account.
+    /// The snapshots written afresh without the account (for a dry run: the snapshots that
+    /// would be rewritten or deleted).
     public var snapshots: [UInt64] = []
+    /// Whether this describes a dry run: nothing was changed.
+    public var dryRun = false
 }
 
 extension Store {
@@ -28,12 +31,79 @@ extension Store {
     ///
     /// Runs on a closed store, like ``compact(path:through:archive:options:)``. Each step
     /// commits on its own and the whole is idempotent: after a crash, purge again.
+    /// Names compare byte for byte (SEMANTICS 1.1 §2): `é` precomposed and `e` + U+0301 are
+    /// two accounts, and purging one leaves the other. An account that no record (nor the
+    /// snapshot the history starts from) names throws ``StoreError/unknownAccount(path:account:)``
+    /// and changes nothing. With `dryRun`, counts what would be removed and changes nothing.
     @discardableResult
-    public static func purge(path: String, account: String, options: Options = Options()) throws -> PurgeReport {
+    public static func purge(path: String, account: String, dryRun: Bool = false, options: Options = Options()) throws -> PurgeReport {
         precondition(!account.isEmpty, "purge needs an account name")
-        return try withExclusiveStore(path: path, options: options) { store in
-            try store.purgeAccount(account)
+        if dryRun {
+            var options = options
+            options.readOnly = true
+            options.replayOnOpen = false
+            let store = try Store(path: path, options: options)
+            return try store.planPurge(account)
         }
+        return try withExclusiveStore(path: path, options: options) { store in
+            guard try store.accountNames().contains(where: { $0.isSameName(as: account) }) else {
+                throw StoreError.unknownAccount(path: path, account: account)
+            }
+            return try store.purgeAccount(account)
+        }
+    }
+
+    /// Every account that a record of the log or the archive, or the snapshot the history
+    /// starts from, names, in byte order; each name once, byte for byte.
+    public func accountNames() throws -> [String] {
+        var names = Set<NameKey>()
+        let history = try self.history()
+        if history.origin > 0, case .success(let projection) = try loadSnapshot(seq: history.origin) {
+            for name in projection.accounts { names.insert(NameKey(name)) }
+        }
+        try forEachRawRecord { seq, bytes in
+            names.insert(NameKey(try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account))
+            return true
+        }
+        if let archive = try archive() {
+            try archive.forEachRawRecord { seq, bytes in
+                names.insert(NameKey(try Self.decodeRecord(seq: seq, bytes: bytes, in: archive.path).event.account))
+                return true
+            }
+        }
+        return names.sorted().map(\.name)
+    }
+
+    /// What purging `account` would remove, counted without changing anything.
+    private func planPurge(_ account: String) throws -> PurgeReport {
+        guard try accountNames().contains(where: { $0.isSameName(as: account) }) else {
+            throw StoreError.unknownAccount(path: path, account: account)
+        }
+        var report = PurgeReport(account: account, dryRun: true)
+        var seqs: [UInt64] = []
+        try forEachRawRecord { seq, bytes in
+            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account.isSameName(as: account) {
+                report.recordsRemoved += 1
+                seqs.append(seq)
+            }
+            return true
+        }
+        if let archive = try archive() {
+            try archive.forEachRawRecord { seq, bytes in
+                if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive.path).event.account.isSameName(as: account) {
+                    report.archivedRecordsRemoved += 1
+                    seqs.append(seq)
+                }
+                return true
+            }
+        }
+        report.gaps = Self.ranges(of: Set(seqs).sorted())
+        report.snapshots = try snapshotSeqs()
+        report.keysRemoved = try keys().filter { $0.account.isSameName(as: account) }.count
+        report.quarantineRemoved = try quarantined().filter { entry in
+            entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, Array(account.utf8))
+        }.count
+        return report
     }
 
     private func purgeAccount(_ account: String) throws -> PurgeReport {
@@ -42,9 +112,9 @@ extension Store {
         // The rebuild's starting point must be readable before anything is deleted.
         var start = Projection(configuration: options.projection)
         if !history.isComplete {
-            switch try loadSnapshot(seq: history.base) {
+            switch try loadSnapshot(seq: history.origin) {
             case .success(let projection): start = projection
-            case .failure(let damage): throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+            case .failure(let damage): throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
             }
             start.removeAccount(account)
         }
@@ -54,11 +124,11 @@ extension Store {
         // Every record of the log, those at or below the base too: an interrupted compaction
         // may have left some there, and they hold the account's bytes as much as any other.
         try forEachRawRecord { seq, bytes in
-            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account == account { logSeqs.append(seq) }
+            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account.isSameName(as: account) { logSeqs.append(seq) }
             return true
         }
         try archive?.forEachRawRecord { seq, bytes in
-            if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account == account { archivedSeqs.append(seq) }
+            if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account.isSameName(as: account) { archivedSeqs.append(seq) }
             return true
         }
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
@@ -68,8 +138,9 @@ extension Store {
             for range in report.gaps {
                 try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes)
             }
-            // Until the rebuild, only the base snapshot may seed an open (it still holds the account).
-            for seq in try Self.snapshotSeqs(snapshots, txn) where seq != history.base {
+            // Until the rebuild, only the base and origin snapshots may seed an open (they
+            // still hold the account).
+            for seq in try Self.snapshotSeqs(snapshots, txn) where seq != history.base && seq != history.origin {
                 try txn.delete(snapshots, key: SeqKey(seq).bytes)
             }
         }
@@ -88,18 +159,22 @@ extension Store {
         return report
     }
 
-    /// Replays the history without the purged records and writes the base snapshot (when
-    /// compacted) and one at the high-water seq, replacing every other snapshot.
+    /// Replays the history without the purged records and writes the origin and base
+    /// snapshots (when compacted) and one at the high-water seq, replacing every other
+    /// snapshot.
     private func rebuildSnapshots(from start: Projection, history: History) throws -> [UInt64] {
         var projection = start
-        var atBase: Projection? = history.base == 0 ? nil : (history.isComplete ? nil : start)
-        try forEachHistoryEvent(after: history.isComplete ? 0 : history.base) { seq, event in
+        var atBase: Projection? = history.base == 0 ? nil : (history.base == history.origin ? start : nil)
+        try forEachHistoryEvent(after: history.origin) { seq, event in
             if history.base > 0, atBase == nil, seq > history.base { atBase = projection }
             projection.replay(event, seq: seq)
         }
         if history.base > 0, atBase == nil { atBase = projection }
         let highWater = try highWaterSeq()
         var written: [(UInt64, [UInt8])] = []
+        if history.origin > 0 && history.origin < history.base {
+            written.append((history.origin, SnapshotEnvelope(seq: history.origin, payload: start.snapshot()).encoded))
+        }
         if let atBase { written.append((history.base, SnapshotEnvelope(seq: history.base, payload: atBase.snapshot()).encoded)) }
         if highWater > history.base || history.base == 0 {
             written.append((highWater, SnapshotEnvelope(seq: highWater, payload: projection.snapshot()).encoded))
@@ -125,7 +200,7 @@ extension Store {
                 guard let entry = value.withUnsafeBytes({ try? QuarantinedPayload(id: 0, bytes: $0) }) else {
                     return JSONStrings.contains(value, name)
                 }
-                return entry.account == account || JSONStrings.contains(entry.raw, name)
+                return entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, name)
             }
         }
         if let keys = try existingAuxiliary(.keys) {
@@ -133,7 +208,7 @@ extension Store {
                 // A key entry: version u8, account string, key bytes, checksum.
                 value.dropFirst().withUnsafeBytes { raw in
                     var reader = ByteReader(raw)
-                    return (try? reader.string()) == account
+                    return (try? reader.string())?.isSameName(as: account) == true
                 }
             }
         }
@@ -171,7 +246,7 @@ extension Store {
 
 extension Array {
     /// The array cut into consecutive slices of at most `size` elements.
-    fileprivate func chunks(of size: Int) -> [ArraySlice<Element>] {
+    func chunks(of size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

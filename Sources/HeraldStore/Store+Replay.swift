@@ -51,16 +51,16 @@ extension Store {
             return (found.seq, found.projection)
         }
         if history.isComplete { return (0, Projection(configuration: configuration)) }
-        guard through >= history.base else {
-            throw StoreError.historyCompacted(path: path, base: history.base)
+        guard through >= history.origin else {
+            throw StoreError.historyCompacted(path: path, base: history.origin)
         }
-        switch try loadSnapshot(seq: history.base) {
+        switch try loadSnapshot(seq: history.origin) {
         case .success(let restored):
             let projection = configuration == restored.configuration
                 ? restored : try Projection(snapshot: restored.snapshot(), configuration: configuration)
-            return (history.base, projection)
+            return (history.origin, projection)
         case .failure(let damage):
-            throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+            throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
         }
     }
 
@@ -69,7 +69,7 @@ extension Store {
     /// rebuilt); `nil` when every record from seq 1 is still readable.
     public func historyDroppedThrough() throws -> UInt64? {
         let history = try self.history()
-        return history.isComplete ? nil : history.base
+        return history.isComplete ? nil : history.origin
     }
 
     /// The seq of the last record before the first one recorded after `time` (milliseconds

@@ -110,10 +110,10 @@ extension Store {
             if !snapshotsFitConfiguration {
                 logger.warning("compacted store: the base snapshot was taken without the configured overrides")
             }
-            switch try loadSnapshot(seq: history.base) {
-            case .success(let restored): (start, projection) = (history.base, restored)
+            switch try loadSnapshot(seq: history.origin) {
+            case .success(let restored): (start, projection) = (history.origin, restored)
             case .failure(let damage):
-                throw StoreError.damagedSnapshot(path: path, seq: history.base, reason: damage.reason)
+                throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
             }
         }
         var last = start

@@ -11,7 +11,9 @@ extension Store {
         /// when compaction or a purge removed the newest records.
         public var lastSeq: UInt64 = 0
         public var byType: [String: Int] = [:]
-        public var byAccount: [String: Int] = [:]
+        /// Records per account, in byte order of the names (a list: names are bytes, and a
+        /// `String`-keyed dictionary would merge canonically equivalent ones).
+        public var byAccount: [(name: String, records: Int)] = []
         public var bySource: [String: Int] = [:]
         public var logBytes = 0
         /// The size of `data.mdb` on disk.
@@ -27,6 +29,8 @@ extension Store {
     /// Scans the log and the store's databases.
     public func statistics() throws -> Statistics {
         var stats = Statistics()
+        // Keyed by bytes: two accounts whose names are canonically equivalent stay two.
+        var accounts: [NameKey: Int] = [:]
         try forEachRawRecord { seq, bytes in
             stats.records += 1
             stats.firstSeq = stats.firstSeq ?? seq
@@ -39,10 +43,11 @@ extension Store {
                 throw StoreError.damagedRecord(path: path, seq: seq, reason: damage.reason)
             }
             stats.byType[record.event.type.rawValue, default: 0] += 1
-            stats.byAccount[record.event.account, default: 0] += 1
+            accounts[NameKey(record.event.account), default: 0] += 1
             stats.bySource[record.source.format, default: 0] += 1
             return true
         }
+        stats.byAccount = accounts.sorted { $0.key < $1.key }.map { (name: $0.key.name, records: $0.value) }
         stats.lastSeq = max(stats.lastSeq, try highWaterSeq())
         let info = environment.info()
         stats.mapBytes = info.mapSize

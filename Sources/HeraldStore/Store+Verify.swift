@@ -93,14 +93,14 @@ private struct VerifyRun {
             replay = Projection(configuration: store.options.projection)
             return
         }
-        expected = history.base + 1
-        replayFrom = history.base
-        switch try store.loadSnapshot(seq: history.base) {
+        expected = history.origin + 1
+        replayFrom = history.origin
+        switch try store.loadSnapshot(seq: history.origin) {
         case .success(let projection): replay = projection
         case .failure(let damage):
             // Reported once: loadSnapshots may have listed it already.
-            if !report.problems.contains(where: { $0.location == .snapshot && $0.seq == history.base }) {
-                problem(.snapshot, history.base, "compaction base: \(damage.reason)")
+            if !report.problems.contains(where: { $0.location == .snapshot && $0.seq == history.origin }) {
+                problem(.snapshot, history.origin, "start of the kept history: \(damage.reason)")
             }
         }
     }
@@ -111,7 +111,7 @@ private struct VerifyRun {
             try archive.forEachRawRecord { seq, bytes in
                 lastSeen = seq
                 report.archivedRecordsChecked += 1
-                let part = seq <= history.base && history.isComplete
+                let part = seq <= history.base && seq > history.origin
                 accept(seq: seq, bytes: bytes, location: .archive, partOfHistory: part)
                 return true
             }

@@ -392,7 +392,7 @@ struct CommandTests {
         if compactedBeforeRevoke {
             // The audit then learns the dismissed notification from the base snapshot.
             #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
-            #expect(try CLI.run(["compact", "--store", store]).status == 0)
+            #expect(try CLI.run(["compact", "--store", store, "--discard-history", "--yes"]).status == 0)
         }
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: #"{"type":"revoke","account":"a"}"# + "\n").status == 0)
         let targets: [([String], wiped: [Int])] = [
@@ -425,7 +425,7 @@ struct CommandTests {
         // A known account with nothing on the target still gets its (empty) timeline.
         let untouched = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "9"])
         #expect(untouched.status == 0 && untouched.stdout.contains("no event touched it"), "\(untouched.stderr)")
-        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:1"]).status == 0)
+        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:1", "--yes"]).status == 0)
         #expect(try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "1"]).status == 1)
     }
 
@@ -625,7 +625,7 @@ struct CommandTests {
     @Test("keys add and keys remove show the one argument they take, not a list")
     func keysUsageLines() throws {
         for (command, usage) in [
-            ("add", "herald keys add [--store <DIR>] [--account <account>] <BASE64URL>"),
+            ("add", "herald keys add [--store <DIR>] [--account <account>] [--rebind] <BASE64URL>"),
             ("remove", "herald keys remove [--store <DIR>] <ID>"),
         ] {
             let help = try CLI.run(["keys", command, "--help"])

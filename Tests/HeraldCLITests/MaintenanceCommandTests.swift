@@ -59,7 +59,7 @@ struct MaintenanceCommandTests {
         // The last records were tg:keep's; purging it leaves their seqs given out.
         let append = #"{"type":"notify","account":"tg:keep","chat":"c","kind":"message","id":9999,"date":9999}"#
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: append + "\n").status == 0)
-        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:keep"]).status == 0)
+        #expect(try CLI.run(["purge", "--store", store, "--account", "tg:keep", "--yes"]).status == 0)
         #expect(try stats()["lastSeq"] as? Int == last + 1)
         let afterPurge = try CLI.run(["state", "--store", store, "--at", "\(last + 1)", "--json"])
         #expect(afterPurge.status == 0, "\(afterPurge.stderr)")
@@ -75,7 +75,7 @@ struct MaintenanceCommandTests {
         // `--at` naming no snapshot is a usage error that lists the ones there are.
         let missing = try CLI.run(["compact", "--store", store, "--at", "5"])
         #expect(missing.status == 1 && missing.stderr.contains("--at 5: no snapshot at that seq") && missing.stderr.contains("it has 1"), "\(missing.stderr)")
-        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store, "--discard-history", "--yes"]).status == 0)
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(2)).status == 0)
         let audit = try CLI.run(["audit", "--store", store, "--account", "a", "--chat", "c", "--object", "2"])
         #expect(audit.status == 0, "\(audit.stderr)")
@@ -110,7 +110,7 @@ struct MaintenanceCommandTests {
         ]
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: before.joined(separator: "\n") + "\n").status == 0)
         #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
-        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store, "--discard-history", "--yes"]).status == 0)
         // Group 1 (c1) is hidden at the snapshot: c2 and c3 hold the top groupCountMax=2.
         let after = [event(#""type":"delete","chat":"c3","ids":[1]"#), event(#""type":"read","chat":"c1","maxId":2"#)]
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: after.joined(separator: "\n") + "\n").status == 0)
@@ -144,7 +144,7 @@ struct MaintenanceCommandTests {
             """
         #expect(try CLI.run(["ingest", "--store", store, "-"], input: before).status == 0)
         #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
-        #expect(try CLI.run(["compact", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store, "--discard-history", "--yes"]).status == 0)
         // Group 4 pushes group 2 out and group 5 is created out of view; then each group in
         // view is dismissed in turn, bringing in 2 (seen in view after the base), 1, 3 (out
         // of view at the base) and 5 (created after the base). In b, notification 1 comes
@@ -186,7 +186,7 @@ struct MaintenanceCommandTests {
         let store = try makeStore(dir)
         _ = try CLI.run(["snapshot", "--store", store])
         let keepBefore = try CLI.run(["state", "--store", store, "--account", "tg:keep", "--json"]).stdout
-        let purge = try CLI.run(["purge", "--store", store, "--account", "tg:secret-person"])
+        let purge = try CLI.run(["purge", "--store", store, "--account", "tg:secret-person", "--yes"])
         #expect(purge.status == 0, "\(purge.stderr)")
         let keepAfter = try CLI.run(["state", "--store", store, "--account", "tg:keep", "--json"]).stdout
         // The other account's state is the same but for the store's seq.

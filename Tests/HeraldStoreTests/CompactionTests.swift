@@ -22,7 +22,7 @@ struct CompactionTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 3_000, seed: 21)
         try makeStore(dir, events: events, snapshotAt: 2_700)
-        let report = try Store.compact(path: dir.path, archive: archive, options: fastOptions())
+        let report = try Store.compact(path: dir.path, discardingHistory: !archive, options: fastOptions())
         #expect(report.base == 2_700 && report.recordsRemoved == 2_700)
         #expect(report.recordsArchived == (archive ? 2_700 : 0))
         #expect(report.bytesAfter * 3 < report.bytesBefore, "\(report.bytesBefore) → \(report.bytesAfter)")
@@ -45,7 +45,7 @@ struct CompactionTests {
             #expect(try store.append(events[0]).seq == 3_001)
             try store.snapshot()
         }
-        let again = try Store.compact(path: dir.path, archive: archive, options: fastOptions())
+        let again = try Store.compact(path: dir.path, discardingHistory: !archive, options: fastOptions())
         #expect(again.previousBase == 2_700 && again.base == 3_001 && again.recordsRemoved == 301)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(store.lastSeq == 3_001)
@@ -106,7 +106,7 @@ struct CompactionTests {
     func damagedBase() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, events: randomEvents(count: 100, seed: 3), snapshotAt: 60)
-        try Store.compact(path: dir.path, options: fastOptions())
+        try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
         try rewriteSnapshot(in: dir.path, seq: 60) { $0[30] ^= 1 }
         #expect { try Store(path: dir.path, options: fastOptions()) } throws: { error in
             if case StoreError.damagedSnapshot(_, let seq, _) = error { return seq == 60 }
@@ -149,7 +149,7 @@ struct CompactionTests {
                     raw: Array("{\"account\":\"\\ud83d\\ude00\"}".utf8)),
             ])
         }
-        try Store.compact(path: dir.path, archive: true, options: fastOptions())
+        try Store.compact(path: dir.path, options: fastOptions())
         do {
             let store = try Store(path: dir.path, options: fastOptions())
             try store.append(contentsOf: events[800...].map { ($0, .library) })

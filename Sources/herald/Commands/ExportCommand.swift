@@ -39,7 +39,7 @@ struct ExportCommand: ParsableCommand {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         try target.forEachRecord(includingArchive: true, from: from, through: to) { record in
-            guard account == nil || record.event.account == account else { return true }
+            guard account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             writer.reset()
             Self.write(record, to: &writer)
             buffer.append(contentsOf: writer.bytes)

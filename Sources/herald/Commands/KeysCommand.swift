@@ -20,8 +20,9 @@ struct KeysCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a Telegram auth key.",
-            usage: "herald keys add [--store <DIR>] [--account <account>] <BASE64URL>")
+            usage: "herald keys add [--store <DIR>] [--account <account>] [--rebind] <BASE64URL>")
         @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Move a key already bound to another account to this one.") var rebind = false
         @Option(name: .long, help: "The account the key belongs to: pushes it decrypts are that account's (default: any account).") var account: String = ""
         /// The key as typed: one in 64 starts with `-` (base64url of its first byte), which a
         /// plain argument would take for an option (or, with an `h` in it, for `-h`).
@@ -42,8 +43,25 @@ struct KeysCommand: ParsableCommand {
             do { parsed = try TelegramKey(base64url: key) } catch {
                 throw CLIFailure(exitCode: CLIFailure.usage, "key: \(error)")
             }
-            try store.openForWriting().addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes))
-            Terminal.note("added Telegram key \(parsed.keyId)")
+            let target = try store.openForWriting()
+            if let existing = try target.keys().first(where: { $0.id == parsed.keyId }) {
+                if existing.account.isSameName(as: account) {
+                    Terminal.note("Telegram key \(parsed.keyId) is already bound to \(Self.describe(account)): nothing to do")
+                    return
+                }
+                guard rebind else {
+                    throw CLIFailure(
+                        exitCode: CLIFailure.usage,
+                        "Telegram key \(parsed.keyId) is bound to \(Self.describe(existing.account)) in \(store.path); "
+                            + "pass --rebind to move it to \(Self.describe(account)) (its encrypted pushes would then be that account's)")
+                }
+            }
+            try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes))
+            Terminal.note("added Telegram key \(parsed.keyId)" + (account.isEmpty ? "" : " for \(account)"))
+        }
+
+        static func describe(_ account: String) -> String {
+            account.isEmpty ? "any account" : "account '\(account)'"
         }
     }
 

@@ -12,7 +12,13 @@ struct PurgeCommand: ParsableCommand {
             freed page keeps its bytes. Its seqs become recorded gaps, which verify
             accepts. Needs the writer lock. If interrupted, run it again.
 
+            The account name is matched byte for byte (a name in another Unicode
+            normalization form is another account). An account no record names is a usage
+            error listing the store's accounts. It asks for confirmation on a terminal;
+            scripts pass --yes. --dry-run prints what would be erased and changes nothing.
+
             Example:
+              herald purge --store ./herald.db --account tg:14124122 --dry-run
               herald purge --store ./herald.db --account tg:14124122
             """
     )
@@ -22,11 +28,37 @@ struct PurgeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The account to remove.", valueName: "ACCOUNT"))
     var account: String
 
+    @Flag(name: .long, help: "Print what would be erased; change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Do not ask for confirmation.")
+    var yes = false
+
     mutating func validate() throws {
         guard !account.isEmpty else { throw ValidationError("--account must not be empty") }
     }
 
     func run() throws {
+        let plan: PurgeReport
+        do {
+            plan = try Store.purge(path: store.path, account: account, dryRun: true)
+        } catch StoreError.unknownAccount {
+            let known = try store.openForReading { $0.replayOnOpen = false }.accountNames()
+            throw CLIFailure(
+                exitCode: CLIFailure.usage,
+                "no record of \(store.path) names account '\(account)' (accounts: "
+                    + (known.isEmpty ? "none" : known.joined(separator: ", ")) + "); nothing was purged")
+        }
+        let what = "\(plan.recordsRemoved) log records, \(plan.archivedRecordsRemoved) archived records, "
+            + "\(plan.quarantineRemoved) quarantine entries and \(plan.keysRemoved) keys of account '\(account)'"
+        if dryRun {
+            var lines = ["dry run: would erase \(what)"]
+            lines.append("  seqs left as gaps: " + (plan.gaps.isEmpty ? "none" : plan.gaps.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")))
+            lines.append("  snapshots rewritten without it: " + (plan.snapshots.isEmpty ? "none" : plan.snapshots.map { "seq \($0)" }.joined(separator: ", ")))
+            Terminal.line(lines.joined(separator: "\n"))
+            return
+        }
+        try Terminal.confirm("Erase \(what) from \(store.path) for good?", yes: yes)
         let report = try Store.purge(path: store.path, account: account)
         var text = "purged \(account): \(report.recordsRemoved) records"
         if report.archivedRecordsRemoved > 0 { text += ", \(report.archivedRecordsRemoved) archived records" }

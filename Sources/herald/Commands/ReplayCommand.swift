@@ -93,7 +93,7 @@ struct ReplayCommand: ParsableCommand {
         var printed = 0
         _ = try target.replay(through: to ?? .max, configuration: try overrides()) { record, outcome, _ in
             bar.update("seq \(record.seq)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
-            guard record.seq >= from, account == nil || record.event.account == account else { return true }
+            guard record.seq >= from, account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             printed += 1
             if updates {
                 if json {

@@ -30,13 +30,24 @@ struct StatsCommand: ParsableCommand {
         lines.append("data file    \(mib(stats.fileBytes)); map \(mib(stats.mapBytes)), \(mib(stats.usedBytes)) in use")
         lines.append("snapshots    " + (stats.snapshotSeqs.isEmpty ? "none" : stats.snapshotSeqs.map { "seq \($0) (\(stats.lastSeq - min($0, stats.lastSeq)) events behind)" }.joined(separator: ", ")))
         lines.append("quarantine   \(stats.quarantined) payload\(stats.quarantined == 1 ? "" : "s") (\(stats.quarantineBytes) B)")
-        for (title, counts) in [("type", stats.byType), ("account", stats.byAccount), ("source", stats.bySource)] where !counts.isEmpty {
+        for (title, counts) in Self.tables(stats) where !counts.isEmpty {
             var table = Table(title, "events")
-            for (name, count) in counts.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) { table.add(name, "\(count)") }
+            // Most events first, then by name in byte order.
+            let ordered = counts.sorted { $0.count != $1.count ? $0.count > $1.count : NameKey($0.name) < NameKey($1.name) }
+            for (name, count) in ordered { table.add(name, "\(count)") }
             lines.append("")
             lines.append(table.rendered)
         }
         Terminal.line(lines.joined(separator: "\n"))
+    }
+
+    /// The three count tables, each a list of names (byte-exact, SEMANTICS 1.1 §2) and counts.
+    static func tables(_ stats: Store.Statistics) -> [(title: String, counts: [(name: String, count: Int)])] {
+        [
+            ("type", stats.byType.map { (name: $0.key, count: $0.value) }),
+            ("account", stats.byAccount.map { (name: $0.name, count: $0.records) }),
+            ("source", stats.bySource.map { (name: $0.key, count: $0.value) }),
+        ]
     }
 
     static func json(_ stats: Store.Statistics) -> String {
@@ -52,10 +63,10 @@ struct StatsCommand: ParsableCommand {
         writer.key("snapshotSeqs"); writer.ints(stats.snapshotSeqs)
         writer.key("quarantined"); writer.int(stats.quarantined)
         writer.key("quarantineBytes"); writer.int(stats.quarantineBytes)
-        for (name, counts) in [("byType", stats.byType), ("byAccount", stats.byAccount), ("bySource", stats.bySource)] {
+        for ((_, counts), name) in zip(Self.tables(stats), ["byType", "byAccount", "bySource"]) {
             writer.key(name)
             writer.objectStart()
-            for (key, count) in counts.sorted(by: { $0.key < $1.key }) { writer.key(key); writer.int(count) }
+            for (key, count) in counts.sorted(by: { NameKey($0.name) < NameKey($1.name) }) { writer.key(key); writer.int(count) }
             writer.objectEnd()
         }
         writer.objectEnd()

@@ -25,6 +25,25 @@ enum Terminal {
         write(message + "\n", to: STDERR_FILENO)
     }
 
+    static let stdinIsTTY = isatty(STDIN_FILENO) == 1
+
+    /// Asks before a destructive step: `--yes` goes ahead; on a terminal the user must answer
+    /// yes to `question`; anywhere else (a script, a pipe) it refuses with a usage error
+    /// telling to pass `--yes`, so nothing is destroyed unattended by mistake.
+    static func confirm(_ question: String, yes: Bool, flag: String = "--yes") throws {
+        if yes { return }
+        guard stdinIsTTY && stderrIsTTY else {
+            throw CLIFailure(
+                exitCode: CLIFailure.usage,
+                "\(question): not confirmed (standard input is not a terminal); pass \(flag) to go ahead, or --dry-run to see what it would do")
+        }
+        write(question + " [y/N] ", to: STDERR_FILENO)
+        let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            throw CLIFailure(exitCode: CLIFailure.usage, "not confirmed: nothing was changed")
+        }
+    }
+
     /// Notes on stderr that `command` cannot show the history up to `base`, which compaction
     /// dropped without an archive, and what it does instead (`consequence`).
     static func noteDroppedHistory(through base: UInt64, _ command: String, _ consequence: String) {
