@@ -47,6 +47,10 @@ public struct AuditTrail: Sendable {
     public let target: Target
     /// The entries so far, in log order.
     public internal(set) var entries: [Entry] = []
+    /// The target as it stood in the snapshot the trail started from (kind `presentAtBase`):
+    /// each of its live notifications, or its group, with where it was. Empty when the
+    /// trail starts with the log, or the target held nothing there.
+    public internal(set) var atBase: [Effect] = []
 
     /// A notification's status as the trail last saw it (SEMANTICS §5).
     enum Status: Hashable, Sendable {
@@ -108,6 +112,23 @@ public struct AuditTrail: Sendable {
         }
         for (id, notification) in notifications where notification.status == .active && isTarget(notification: id) {
             if visible[notification.groupId]?.contains(id) != true { outOfViewAtBase.insert(id) }
+        }
+        for (id, group) in groups.sorted(by: { $0.key < $1.key }) where isTarget(group: id) {
+            let live = notifications.values.filter { $0.groupId == id }.count
+            let view = visible[id].map { "in view with \($0.count) shown" } ?? "out of view"
+            atBase.append(Effect(
+                kind: "presentAtBase", groupId: id,
+                text: "present at the base (seq \(seq)) as group \(id) (\(group.type.rawValue) of chat \(group.chat)), \(live) live notification\(live == 1 ? "" : "s"), \(view)"))
+        }
+        for (id, notification) in notifications.sorted(by: { $0.key < $1.key }) where isTarget(notification: id) {
+            let where_ = switch notification.status {
+            case .dismissed: "dismissed"
+            case .active: visible[notification.groupId]?.contains(id) == true ? "shown" : "active but out of view"
+            case .cleared: "cleared"
+            }
+            atBase.append(Effect(
+                kind: "presentAtBase", notificationId: id, groupId: notification.groupId,
+                text: "present at the base (seq \(seq)) as notification \(id) (\(notification.kind.rawValue) #\(notification.objectId) of chat \(notification.chat)) in group \(notification.groupId), \(where_)"))
         }
     }
 

@@ -27,9 +27,56 @@ extension Store {
     /// the target's chat, so that an empty timeline always means a chat or an account whose
     /// events never touched the target.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
+        try auditReport(account: account, target: target).lines
+    }
+
+    /// An audit with what it needs to answer the question: the timeline, the target as it
+    /// stood where the history starts (when it starts at a snapshot), and the notification
+    /// and group ids the account ever had, to tell an unknown id from an untouched one.
+    public struct AuditReport: Hashable, Sendable {
+        /// The events that touched the target, in log order.
+        public var lines: [AuditLine]
+        /// The seq of the snapshot the history starts from (0: it starts at seq 1).
+        public var baseSeq: UInt64
+        /// The target as it stood in that snapshot (``AuditTrail/atBase``).
+        public var atBase: [AuditTrail.Effect]
+        /// Notification ids the account gave out: every id below `nextNotificationId` at the
+        /// base (ids are never reused), and those created since, ascending.
+        public var notificationIdsBeforeBase: Int64
+        public var notificationIds: [Int64]
+        /// Group ids likewise.
+        public var groupIdsBeforeBase: Int64
+        public var groupIds: [Int64]
+
+        /// Whether the account ever had notification `id`.
+        public func hasNotification(_ id: Int64) -> Bool {
+            id > 0 && (id < notificationIdsBeforeBase || notificationIds.contains(id))
+        }
+
+        /// Whether the account ever had group `id`.
+        public func hasGroup(_ id: Int64) -> Bool {
+            id > 0 && (id < groupIdsBeforeBase || groupIds.contains(id))
+        }
+
+        /// Up to `count` known ids nearest `id`, ascending, from `1..<before` and `ids`.
+        public static func nearest(_ id: Int64, before: Int64, ids: [Int64], count: Int = 8) -> [Int64] {
+            var candidates = Set(ids.sorted { abs($0 - id) < abs($1 - id) }.prefix(count))
+            if before > 1 {
+                let low = max(1, min(id, before - 1) - Int64(count / 2))
+                for candidate in low..<min(before, low + Int64(count)) { candidates.insert(candidate) }
+            }
+            return candidates.sorted { abs($0 - id) != abs($1 - id) ? abs($0 - id) < abs($1 - id) : $0 < $1 }.prefix(count).sorted()
+        }
+    }
+
+    /// The audit of ``audit(account:target:)`` with its context (``AuditReport``).
+    public func auditReport(account: String, target: AuditTrail.Target) throws -> AuditReport {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial
         var trail = AuditTrail(account: account, target: target, startingFrom: initial, at: start)
+        var notificationIds = Set<Int64>()
+        var groupIds = Set<Int64>()
+        let state = initial.account(account)
         var records: [UInt64: LogRecord] = [:]
         var named = initial.accounts.contains { $0.isSameName(as: account) }
         let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
@@ -39,6 +86,10 @@ extension Store {
             named = true
             if !chatNamed, let named = record.event.chat, let chat, named.isSameName(as: chat) { chatNamed = true }
             let outcome = projection.apply(record.event, seq: record.seq)
+            for case .created(let notificationId, let groupId, _, _, _) in outcome.changes {
+                notificationIds.insert(notificationId)
+                groupIds.insert(groupId)
+            }
             let before = trail.entries.count
             trail.record(seq: record.seq, event: record.event, outcome: outcome)
             if trail.entries.count > before { records[record.seq] = record }
@@ -49,6 +100,10 @@ extension Store {
             let chats = projection.account(account)?.chats.map(\.chat) ?? []
             throw StoreError.unknownChat(path: path, account: account, chat: chat!, chats: chats)
         }
-        return trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) }
+        return AuditReport(
+            lines: trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) },
+            baseSeq: start, atBase: trail.atBase,
+            notificationIdsBeforeBase: state?.nextNotificationId ?? 1, notificationIds: notificationIds.sorted(),
+            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted())
     }
 }

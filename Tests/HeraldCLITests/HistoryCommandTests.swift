@@ -82,4 +82,31 @@ struct HistoryCommandTests {
         let listed = try CLI.run(["keys", "list", "--store", store]).stdout
         #expect(listed.contains("tg:2") && !listed.contains("tg:1"), "\(listed)")
     }
+
+    @Test("audit lists what changed the target (--all adds the rest), starts from the base after a discard, and refuses ids never given out")
+    func auditAnswersTheQuestion() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let read = #"{"type":"read","account":"a","chat":"c","maxId":1}"# + "\n"
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.notify("a", 1) + Self.notify("a", 2) + read + read).status == 0)
+        let audit = { (arguments: [String]) in try CLI.run(["audit", "--store", store, "--account", "a"] + arguments) }
+        let changed = try audit(["--chat", "c", "--object", "1"])
+        #expect(changed.stdout.contains("seq 3") && !changed.stdout.contains("seq 4"), "\(changed.stdout)")
+        #expect(changed.stdout.contains("1 event that named it without changing it not shown"), "\(changed.stdout)")
+        #expect(changed.stdout.contains("sent 1970-01-01T00:01:41Z"), "times carry their zone: \(changed.stdout)")
+        let everything = try audit(["--chat", "c", "--object", "1", "--all"])
+        #expect(everything.stdout.contains("seq 4") && everything.stdout.contains("no effect on the target"), "\(everything.stdout)")
+        let never = try audit(["--chat", "c", "--object", "77"])
+        #expect(never.status == 0 && never.stdout.contains("never received: no event named object #77 of chat c"), "\(never.stdout)")
+        let unknown = try audit(["--notification", "40"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("never had notification 40 (nearest it had: 1, 2)"), "\(unknown.stderr)")
+        // After a discard, the audit starts with the object as the base snapshot holds it.
+        #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+        #expect(try CLI.run(["compact", "--store", store, "--discard-history", "--yes"]).status == 0)
+        let based = try audit(["--chat", "c", "--object", "2"])
+        #expect(based.status == 0, "\(based.stderr)")
+        #expect(based.stdout.contains("present at the base (seq 4) as notification 2 (message #2 of chat c) in group 1, shown"), "\(based.stdout)")
+        #expect(!based.stdout.contains("never received") && !based.stdout.contains("no event touched it"), "\(based.stdout)")
+        #expect(try audit(["--notification", "2"]).status == 0)
+    }
 }

@@ -172,7 +172,9 @@ struct MaintenanceCommandTests {
             #expect(!first.contains("shown again"), "\(target): \(first)")
         }
         let json = Shared.lines(try audit("a", ["--notification", "3", "--json"]))
-        #expect(json.first?.contains(#""kind":"shownAfterBase""#) == true, "\(json)")
+        // First the notification as it stood at the base, then what happened to it after.
+        #expect(json.first?.contains(#""atBase":true"#) == true && json.first?.contains("active but out of view") == true, "\(json)")
+        #expect(json.dropFirst().first?.contains(#""kind":"shownAfterBase""#) == true, "\(json)")
         #expect(try audit("a", ["--notification", "2"]).contains("notification 2 shown again: group 2 came back into the top groupCountMax=1 when group 4 (c4) left the view (silently)\n"))
         #expect(try audit("a", ["--notification", "5"]).contains("notification 5 shown for the first time: group 5 came into the top groupCountMax=1 when group 3 (c3) left the view (silently)\n"))
         let size = try audit("b", ["--notification", "1"])

@@ -17,10 +17,16 @@ struct AuditCommand: ParsableCommand {
             wiped by a revoke (which wipes dismissed notifications too, as they are still
             in the account's state; cleared ones are gone already).
 
-            After `herald compact` without an archive the audit starts from the base
-            snapshot. A notification out of view there that comes into view later "came
-            into view" (JSON kind shownAfterBase): whether it was shown before the base is
-            not in the log.
+            Only events that changed the target are listed; --all adds those that named it
+            without changing anything ("no effect on the target"). An object no event
+            named is "never received"; a notification or group id the account never had is
+            a usage error listing the nearest ids it had. Times are ISO 8601 in UTC.
+
+            After `herald compact --discard-history` the audit starts from the base
+            snapshot, with the target as it stood there ("present at the base (seq N) as
+            notification M in group G, shown"). A notification out of view there that comes
+            into view later "came into view" (JSON kind shownAfterBase): whether it was
+            shown before the base is not in the log.
 
             Examples:
               herald audit --account tg:14124122 --chat user:62814 --object 590047
@@ -46,6 +52,9 @@ struct AuditCommand: ParsableCommand {
     @Option(name: .long, help: "Follow this group id.")
     var group: Int64?
 
+    @Flag(name: .long, help: "Also list events that named the target without changing it.")
+    var all = false
+
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
@@ -65,9 +74,9 @@ struct AuditCommand: ParsableCommand {
 
     func run() throws {
         let source = try store.openForReading { $0.replayOnOpen = false }
-        let lines: [Store.AuditLine]
+        let report: Store.AuditReport
         do {
-            lines = try source.audit(account: account, target: target)
+            report = try source.auditReport(account: account, target: target)
         } catch StoreError.unknownAccount {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
@@ -80,17 +89,34 @@ struct AuditCommand: ParsableCommand {
             let listed = chats.prefix(20).joined(separator: ", ") + (chats.count > 20 ? ", … (\(chats.count) in all)" : "")
             throw CLIFailure(exitCode: CLIFailure.usage, "no event of account '\(account)' in \(source.path) names chat '\(chat)' (its chats: \(chats.isEmpty ? "none" : listed))")
         }
+        try Self.requireKnownId(target, report, account: account, path: source.path)
         if let base = try source.historyDroppedThrough() {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
+        let changing = report.lines.filter { line in line.effects.contains { $0.kind != "noEffect" } }
+        let lines = all ? report.lines : changing
+        let hidden = report.lines.count - changing.count
+        let neverReceived = Self.neverReceived(target, report)
         if json {
+            if !report.atBase.isEmpty { Terminal.line(Self.json(atBase: report.baseSeq, report.atBase)) }
             for line in lines { Terminal.line(Self.json(line)) }
             return
         }
         Terminal.line(Terminal.styled("audit of \(Self.describe(target)) in account \(account)", .bold) + Terminal.styled("  (store \(source.path))", .dim))
-        guard !lines.isEmpty else {
-            Terminal.line("no event touched it")
-            return
+        if let neverReceived { Terminal.line(neverReceived) }
+        if !report.atBase.isEmpty {
+            Terminal.line("")
+            Terminal.line(Terminal.styled("seq \(report.baseSeq)", .cyan) + "  the snapshot the kept history starts from")
+            for effect in report.atBase { Terminal.line("    • " + effect.text) }
+        }
+        if lines.isEmpty && report.atBase.isEmpty && neverReceived == nil {
+            Terminal.line(hidden > 0 ? "no event changed it" : "no event touched it")
+        }
+        defer {
+            if hidden > 0 && !all {
+                Terminal.line("")
+                Terminal.line(Terminal.styled("(\(hidden) event\(hidden == 1 ? "" : "s") that named it without changing it not shown; --all lists them)", .dim))
+            }
         }
         for line in lines {
             let record = line.record
@@ -100,6 +126,48 @@ struct AuditCommand: ParsableCommand {
                 Terminal.line("    • " + Self.colour(effect))
             }
         }
+    }
+
+    /// "never received" when the target is one object and no event (nor the base) named it.
+    static func neverReceived(_ target: AuditTrail.Target, _ report: Store.AuditReport) -> String? {
+        guard case .object(let chat, let id?) = target, report.atBase.isEmpty else { return nil }
+        let named = report.lines.contains { line in
+            switch line.record.event.payload {
+            case .notify(let n): n.id == id && n.chat.isSameName(as: chat)
+            case .edit(let e): e.id == id && e.chat.isSameName(as: chat)
+            case .endCall(let c, let callId): callId == id && c.isSameName(as: chat)
+            default: false
+            }
+        }
+        return named ? nil : "never received: no event named object #\(id) of chat \(chat)"
+    }
+
+    /// A notification or group id the account never had is a usage error (exit 1), like an
+    /// unknown chat, listing the nearest ids it had.
+    static func requireKnownId(_ target: AuditTrail.Target, _ report: Store.AuditReport, account: String, path: String) throws {
+        let (what, id, known, before, ids): (String, Int64, Bool, Int64, [Int64])
+        switch target {
+        case .notification(let wanted):
+            (what, id, known, before, ids) = ("notification", wanted, report.hasNotification(wanted), report.notificationIdsBeforeBase, report.notificationIds)
+        case .group(let wanted):
+            (what, id, known, before, ids) = ("group", wanted, report.hasGroup(wanted), report.groupIdsBeforeBase, report.groupIds)
+        case .object:
+            return
+        }
+        guard !known else { return }
+        let nearest = Store.AuditReport.nearest(id, before: before, ids: ids)
+        let listed = nearest.isEmpty ? "it has none" : "nearest it had: " + nearest.map { "\($0)" }.joined(separator: ", ")
+        throw CLIFailure(exitCode: CLIFailure.usage, "account '\(account)' in \(path) never had \(what) \(id) (\(listed))")
+    }
+
+    static func json(atBase seq: UInt64, _ effects: [AuditTrail.Effect]) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("seq"); writer.int(seq)
+        writer.key("atBase"); writer.bool(true)
+        writeEffects(effects, to: &writer)
+        writer.objectEnd()
+        return writer.string
     }
 
     static func describe(_ target: AuditTrail.Target) -> String {
@@ -127,9 +195,15 @@ struct AuditCommand: ParsableCommand {
         writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: line.record.recordedAt))
         writer.key("format"); writer.string(line.record.source.format)
         writer.key("event"); line.record.event.writeJSON(to: &writer)
+        writeEffects(line.effects, to: &writer)
+        writer.objectEnd()
+        return writer.string
+    }
+
+    static func writeEffects(_ effects: [AuditTrail.Effect], to writer: inout JSONWriter) {
         writer.key("effects")
         writer.arrayStart()
-        for effect in line.effects {
+        for effect in effects {
             writer.objectStart()
             writer.key("kind"); writer.string(effect.kind)
             if let id = effect.notificationId { writer.key("notificationId"); writer.int(id) }
@@ -138,7 +212,5 @@ struct AuditCommand: ParsableCommand {
             writer.objectEnd()
         }
         writer.arrayEnd()
-        writer.objectEnd()
-        return writer.string
     }
 }

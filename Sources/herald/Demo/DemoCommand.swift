@@ -129,7 +129,7 @@ struct DemoTour {
                 Terminal.line("   ┃ " + Terminal.styled("\(group.type.rawValue) · \(group.chat)", .cyan) + Terminal.styled(" · group \(group.groupId) · \(group.totalCount) in total", .dim))
                 for n in group.notifications {
                     let text = [n.title, n.body].compactMap { $0 }.joined(separator: " — ")
-                    Terminal.line("   ┃   " + Formatting.clip(text.isEmpty ? "(\(n.kind.rawValue) #\(n.objectId))" : text, 64) + Terminal.styled("  \(Formatting.date(seconds: n.date).suffix(8))", .dim))
+                    Terminal.line("   ┃   " + Formatting.clip(text.isEmpty ? "(\(n.kind.rawValue) #\(n.objectId))" : text, 64) + Terminal.styled("  \(Formatting.date(seconds: n.date).dropLast().suffix(8))", .dim))
                 }
             }
         }

@@ -20,10 +20,11 @@ enum Formatting {
         return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
-    /// Unix seconds as `YYYY-MM-DD HH:MM:SS` UTC.
+    /// Unix seconds as ISO 8601 in UTC, `YYYY-MM-DDTHH:MM:SSZ`: every time herald prints
+    /// carries its zone.
     static func date(seconds: Int64) -> String {
         let text = timestamp(milliseconds: seconds * 1000)
-        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
+        return String(text.prefix(19)) + "Z"
     }
 
     /// Parses `--at` style times: ISO 8601 (with or without fractional seconds) or Unix
@@ -44,7 +45,8 @@ enum Formatting {
         switch event.payload {
         case .notify(let n):
             var text = "notify \(n.kind.rawValue) \(n.chat) #\(n.id)"
-            if n.partial { text += " (push)" }
+            if n.partial { text += " (partial)" }
+            text += " sent \(date(seconds: n.date))"
             if n.silent { text += " (silent)" }
             if let title = n.title { text += " \"\(clip(title))\"" }
             return text
@@ -79,7 +81,7 @@ enum Formatting {
         var text = "\(n.id)  \(n.kind.rawValue) #\(n.objectId)  \(date(seconds: n.date))"
         let content = [n.title, n.body].compactMap { $0 }.joined(separator: ": ")
         if !content.isEmpty { text += "  " + clip(content, 60) }
-        if n.partial { text += Terminal.styled("  (push)", .dim) }
+        if n.partial { text += Terminal.styled("  (partial: push content only)", .dim) }
         return text
     }
 }
