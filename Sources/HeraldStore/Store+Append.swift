@@ -235,6 +235,7 @@ extension Store {
                 }
             }
         }
+        let digests = try digestIndex(creatingFor: payloads)
         do {
             try environment.write { txn in
                 txn.preallocate(limit: Self.preallocation)
@@ -248,6 +249,7 @@ extension Store {
                         start = end
                     }
                 }
+                if let digests { try indexDigests(payloads, seqs: seqs, in: digests, txn) }
                 try options.commitFault?()
             }
         } catch let error as LMDBError {

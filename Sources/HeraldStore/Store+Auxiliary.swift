@@ -5,6 +5,8 @@ extension Store {
     /// Named databases besides `log` and `meta`, created the first time they are written.
     enum AuxiliaryDatabase: String, CaseIterable {
         case snapshots, quarantine, keys, gaps
+        /// Payload digest (16 bytes) → seq of the first record stored from that payload.
+        case digests
     }
 
     /// Opens (creating) an auxiliary database; needs a writable store.

@@ -123,14 +123,26 @@ extension Store {
         var archivedSeqs: [UInt64] = []
         // Every record of the log, those at or below the base too: an interrupted compaction
         // may have left some there, and they hold the account's bytes as much as any other.
+        // The digests of the account's payloads go too (they would tell a later ingest that
+        // the account's payloads were received).
+        var digests = Set<[UInt8]>()
         try forEachRawRecord { seq, bytes in
-            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account.isSameName(as: account) { logSeqs.append(seq) }
+            let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
+            if record.event.account.isSameName(as: account) {
+                logSeqs.append(seq)
+                if let digest = record.source.digest { digests.insert(digest) }
+            }
             return true
         }
         try archive?.forEachRawRecord { seq, bytes in
-            if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path).event.account.isSameName(as: account) { archivedSeqs.append(seq) }
+            let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path)
+            if record.event.account.isSameName(as: account) {
+                archivedSeqs.append(seq)
+                if let digest = record.source.digest { digests.insert(digest) }
+            }
             return true
         }
+        try removeDigests(digests)
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)

@@ -109,4 +109,18 @@ struct HistoryCommandTests {
         #expect(!based.stdout.contains("never received") && !based.stdout.contains("no event touched it"), "\(based.stdout)")
         #expect(try audit(["--notification", "2"]).status == 0)
     }
+
+    @Test("a payload stored by an earlier run counts as a duplicate in the ingest summary; purge forgets the account's")
+    func duplicatesAcrossRuns() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let input = Self.notify("a", 1) + Self.notify("a", 2) + Self.notify("b", 3)
+        let first = try CLI.run(["ingest", "--store", store, "-"], input: input)
+        #expect(first.status == 0 && first.stderr.contains("3 events appended (seq 1…3), 0 duplicates"), "\(first.stderr)")
+        let again = try CLI.run(["ingest", "--store", store, "-"], input: input + Self.notify("a", 4) + Self.notify("a", 4))
+        #expect(again.status == 0 && again.stderr.contains("5 events appended (seq 4…8), 4 duplicates"), "\(again.stderr)")
+        #expect(try CLI.run(["purge", "--store", store, "--account", "a", "--yes"]).status == 0)
+        let afterPurge = try CLI.run(["ingest", "--store", store, "-"], input: input)
+        #expect(afterPurge.stderr.contains("1 duplicate,"), "only b's payload is still known: \(afterPurge.stderr)")
+    }
 }

@@ -21,8 +21,9 @@ struct IngestRun {
 
     struct Summary: CustomStringConvertible {
         var lines = 0
-        /// Lines whose bytes repeat an earlier line of this input (redeliveries). They are
-        /// appended all the same: the log keeps every delivery, the projection ignores repeats.
+        /// Payloads whose bytes repeat one already stored, by this run or an earlier one, or an
+        /// earlier line of this input (redeliveries). They are appended all the same: the log
+        /// keeps every delivery, the projection ignores repeats.
         var duplicates = 0
         var appended = 0
         var rejected = 0
@@ -105,7 +106,16 @@ struct IngestRun {
         var bad: [QuarantinedPayload] = []
         var submitted = 0
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
+        // Digests of this batch's payloads not seen earlier in this run: looked up in the
+        // store's `digests` index (payloads stored by earlier runs) as the batch is handed on.
+        var unseen: [[UInt8]] = []
+        func countStoredDuplicates() throws {
+            guard !unseen.isEmpty else { return }
+            summary.duplicates += try store.storedPayloads(among: unseen).count
+            unseen.removeAll(keepingCapacity: true)
+        }
         func flush() throws {
+            try countStoredDuplicates()
             // Rejected payloads are kept as their batch goes, so that an ingest stopped
             // midway (a signal, a full disk) keeps the ones it already reported.
             if !allOrNothing && !bad.isEmpty {
@@ -116,8 +126,15 @@ struct IngestRun {
             try appender.submit(batch)
             submitted += batch.count
             batch = []  // the appender owns the old one now
+            // Once `submit` returns, every batch before this one has committed and its
+            // digests are in the store's index; this one may still be committing. So the
+            // digests kept in memory are this batch's and the next one's: memory stays
+            // bounded however long the input.
+            inFlight = seen
+            seen.removeAll(keepingCapacity: true)
         }
         var seen = Set<DigestKey>()
+        var inFlight = Set<DigestKey>()
         var framer = PayloadFramer()
         func handle(_ payload: ArraySlice<UInt8>, line: Int) throws {
             if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
@@ -125,7 +142,14 @@ struct IngestRun {
             do {
                 let (detected, events) = try decode(payload)
                 let source = Source(format: detected, payload: payload)
-                if let digest = source.digest, !seen.insert(DigestKey(digest)).inserted { summary.duplicates += 1 }
+                if let digest = source.digest {
+                    let key = DigestKey(digest)
+                    if inFlight.contains(key) || !seen.insert(key).inserted {
+                        summary.duplicates += 1
+                    } else {
+                        unseen.append(digest)
+                    }
+                }
                 for event in events { batch.append((event, source)) }
             } catch {
                 summary.rejected += 1
@@ -151,6 +175,7 @@ struct IngestRun {
         }
         for (payload, number) in framer.finish() { try handle(payload, line: number) }
         if allOrNothing && !bad.isEmpty {
+            try countStoredDuplicates()
             batch.removeAll()
         } else {
             try flush()
