@@ -33,3 +33,14 @@ public struct IngestError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(format: format, field: error.field, reason: error.reason)
     }
 }
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension IngestError: LocalizedError {
+    /// The same message as ``description``: the field and why.
+    public var errorDescription: String? { description }
+}

@@ -248,7 +248,7 @@ extension Account {
             let before = shownBefore(group)
             let active = groups[group].active
             let afterStart = max(0, active.count - groupSizeMax)
-            var added: [Notification] = []
+            var added: [HeraldNotification] = []
             var removed: [Int64] = []
             var a = before.startIndex
             var b = afterStart

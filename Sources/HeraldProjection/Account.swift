@@ -137,7 +137,7 @@ struct Account: Hashable, Sendable {
     }
 
     /// The public value of active notification `notification`.
-    func publicValue(of notification: StoredNotification) -> Notification {
+    func publicValue(of notification: StoredNotification) -> HeraldNotification {
         notification.id == createdId
             ? notification.publicValue(title: createdTitle, texts: createdTexts)
             : notification.publicValue(title: texts.title(notification.textSlot), texts: texts.texts(notification.textSlot))

@@ -88,10 +88,10 @@ public struct VisibleGroup: Hashable, Sendable {
     /// The group's total count (SEMANTICS §7).
     public var totalCount: Int
     /// The visible notifications, ascending id (at most `groupSizeMax`).
-    public var notifications: [Notification]
+    public var notifications: [HeraldNotification]
 
     /// Creates a visible group.
-    public init(groupId: Int64, type: GroupType, chat: String, totalCount: Int, notifications: [Notification]) {
+    public init(groupId: Int64, type: GroupType, chat: String, totalCount: Int, notifications: [HeraldNotification]) {
         self.groupId = groupId
         self.type = type
         self.chat = chat

@@ -102,7 +102,7 @@ extension VisibleGroup {
     }
 }
 
-extension Notification {
+extension HeraldNotification {
     /// Writes the notification form of STATE.md (without `status`; absent strings omitted).
     public func writeJSON(to writer: inout JSONWriter) {
         writer.objectStart()

@@ -7,7 +7,7 @@
 // - `Projection` (this file): the public entry point, many accounts.
 // - `Account*`: one account's state and the rules of SEMANTICS §4–§9.
 // - `Chat`, `NotificationGroup`: interned chats and groups holding live notifications.
-// - `Notification`, `Update`, `Change`, `AccountState`: public values.
+// - `HeraldNotification`, `Update`, `Change`, `AccountState`: public values.
 // - `Projection+Batch`: batch replays, on two threads when a batch spans several accounts.
 // - `Projection+JSON`, `Projection+Snapshot`, `Projection+Invariants`: aspects.
 

@@ -1,6 +1,6 @@
 import HeraldEvents
 
-/// A live notification as its group stores it: the fields of the public ``Notification`` in
+/// A live notification as its group stores it: the fields of the public ``HeraldNotification`` in
 /// 32 bytes of plain data instead of 96.
 ///
 /// The title and the packed body, sender and thread live in the account's ``TextArena``,
@@ -41,8 +41,8 @@ struct StoredNotification: Hashable, Sendable {
 
     /// The public value, for an active notification (the only ones a client is shown), with
     /// its title and texts (``Account/publicValue(of:)`` finds them).
-    func publicValue(title: String?, texts: PackedTexts) -> Notification {
-        Notification(
+    func publicValue(title: String?, texts: PackedTexts) -> HeraldNotification {
+        HeraldNotification(
             id: id, objectId: objectId, date: date, title: title, texts: texts, kind: kind, silent: silent,
             partial: partial, status: .active)
     }

@@ -36,14 +36,14 @@ public struct GroupUpdate: Hashable, Sendable {
     /// Whether the client must add the notifications without sound.
     public var isSilent: Bool
     /// Notifications that became visible, ascending id.
-    public var added: [Notification]
+    public var added: [HeraldNotification]
     /// Ids of notifications that stopped being visible, ascending.
     public var removedIds: [Int64]
 
     /// Creates a group update.
     public init(
         groupId: Int64, type: GroupType, chat: String, totalCount: Int, isSilent: Bool,
-        added: [Notification], removedIds: [Int64]
+        added: [HeraldNotification], removedIds: [Int64]
     ) {
         self.groupId = groupId
         self.type = type
@@ -60,10 +60,10 @@ public struct NotificationUpdate: Hashable, Sendable {
     /// The id of the notification's group.
     public var groupId: Int64
     /// The notification with its new content.
-    public var notification: Notification
+    public var notification: HeraldNotification
 
     /// Creates a notification update.
-    public init(groupId: Int64, notification: Notification) {
+    public init(groupId: Int64, notification: HeraldNotification) {
         self.groupId = groupId
         self.notification = notification
     }

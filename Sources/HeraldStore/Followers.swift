@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The followers of ``Store/appliedEvents()``: their streams' continuations, by id.
+/// The followers of ``Store/appliedEvents()`` and ``Store/appliedEvents(after:bufferLimit:)``:
+/// their streams' continuations, by id.
 ///
 /// They are kept apart from the store's state, under a lock of their own that is never held
 /// while another is taken. A stream's termination handler, which removes its follower, runs
@@ -10,14 +11,28 @@ import Synchronization
 /// yield takes the status lock of the task it resumes. Had the handler taken the state lock,
 /// a cancellation and a commit could each wait for the other's lock forever.
 final class Followers: Sendable {
-    private let continuations = Mutex<[UUID: AsyncStream<Applied>.Continuation]>([:])
+    /// One follower's stream.
+    enum Follower: Sendable {
+        /// ``Store/appliedEvents()``: buffers without limit.
+        case unbounded(AsyncStream<Applied>.Continuation)
+        /// ``Store/appliedEvents(after:bufferLimit:)``: a bounded buffer; a follower whose
+        /// buffer is full is ended with ``StoreError/followerFellBehind(path:lastDelivered:)``.
+        case bounded(AsyncThrowingStream<Applied, any Error>.Continuation, path: String)
+    }
+
+    private let continuations = Mutex<[UUID: Follower]>([:])
 
     /// Whether nobody follows.
     var isEmpty: Bool { continuations.withLock { $0.isEmpty } }
 
     /// Adds a follower.
     func add(_ continuation: AsyncStream<Applied>.Continuation, id: UUID) {
-        continuations.withLock { $0[id] = continuation }
+        continuations.withLock { $0[id] = .unbounded(continuation) }
+    }
+
+    /// Adds a follower with a bounded buffer.
+    func add(_ continuation: AsyncThrowingStream<Applied, any Error>.Continuation, path: String, id: UUID) {
+        continuations.withLock { $0[id] = .bounded(continuation, path: path) }
     }
 
     /// Removes a follower, if it is still there.
@@ -29,10 +44,25 @@ final class Followers: Sendable {
     /// commits hand over their events one after the other, in seq order.
     func yield(_ events: [Applied]) {
         guard !events.isEmpty else { return }
-        let current = continuations.withLock { Array($0.values) }
-        for event in events {
-            for continuation in current { continuation.yield(event) }
+        let current = continuations.withLock { Array($0) }
+        var behind: [UUID] = []
+        for (id, follower) in current {
+            switch follower {
+            case .unbounded(let continuation):
+                for event in events { continuation.yield(event) }
+            case .bounded(let continuation, let path):
+                for event in events {
+                    if case .dropped = continuation.yield(event) {
+                        // What it buffered is still delivered, then the error says where to
+                        // resume from: the seq before the first event it missed.
+                        continuation.finish(throwing: StoreError.followerFellBehind(path: path, lastDelivered: event.seq - 1))
+                        behind.append(id)
+                        break
+                    }
+                }
+            }
         }
+        if !behind.isEmpty { continuations.withLock { for id in behind { $0.removeValue(forKey: id) } } }
     }
 
     /// Ends every follower's stream (after the events it buffered) and forgets them all.
@@ -41,6 +71,11 @@ final class Followers: Sendable {
             defer { continuations.removeAll() }
             return Array(continuations.values)
         }
-        for continuation in all { continuation.finish() }
+        for follower in all {
+            switch follower {
+            case .unbounded(let continuation): continuation.finish()
+            case .bounded(let continuation, _): continuation.finish()
+            }
+        }
     }
 }

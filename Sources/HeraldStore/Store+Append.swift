@@ -19,7 +19,7 @@ extension Store {
     /// Appends one event, applies it, and returns its seq and updates once it is durable
     /// (under the default durability).
     ///
-    /// An invalid event throws ``StoreError/invalidEvent(index:_:)`` and appends nothing.
+    /// An invalid event throws ``StoreError/invalid(_:)`` and appends nothing.
     /// Concurrent callers share commits (group commit); each still returns only when its own
     /// event is committed.
     @discardableResult
@@ -27,7 +27,12 @@ extension Store {
         // The batch path's steps for one event, without wrapping it in a batch first: that
         // copied the event twice more (each string retained and released), per durable call.
         try requireWritable()
-        try Self.check(event, source: source, at: 0)
+        do {
+            try event.validate()
+            try source.validate()
+        } catch {
+            throw StoreError.invalid(error)
+        }
         return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
@@ -63,6 +68,7 @@ extension Store {
     /// write transaction, which a read-only environment refuses with a trap.
     func requireWritable() throws {
         guard !options.readOnly else { throw StoreError.readOnly(path: path) }
+        if isClosed { throw StoreError.closed(path: path) }
     }
 
     /// Validates `event` and its `source`, the `index`th of its batch; throws

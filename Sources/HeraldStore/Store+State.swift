@@ -43,8 +43,9 @@ extension Store {
 
     /// A stream of every event applied from now on, with its updates, in seq order. The
     /// stream buffers without limit, so a slow reader never slows appends down. It does not
-    /// keep the store alive: once the store is released, the stream ends after the events
-    /// it buffered.
+    /// keep the store alive: once the store is closed (``close()``) or released, the stream
+    /// ends after the events it buffered. To resume after a restart, with a bounded buffer,
+    /// use ``appliedEvents(after:bufferLimit:)``.
     public func appliedEvents() -> AsyncStream<Applied> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Applied>.makeStream(bufferingPolicy: .unbounded)
@@ -52,7 +53,10 @@ extension Store {
         continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
         // Added with the state locked, between two commits: the follower gets every event of
         // the commits after it, and none of those before.
-        state.withLock { _ in followers.add(continuation, id: id) }
+        // A closed store has nothing more to tell: the stream ends at once.
+        state.withLock { _ in
+            if isClosed { continuation.finish() } else { followers.add(continuation, id: id) }
+        }
         return stream
     }
 

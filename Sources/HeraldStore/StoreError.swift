@@ -12,6 +12,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unsupportedFormat(path: String, found: String)
     /// An event of a batch is invalid; nothing of the batch was appended.
     case invalidEvent(index: Int, EventError)
+    /// The one event given to ``Store/append(_:source:)`` is invalid; nothing was appended.
+    case invalid(EventError)
     /// A stored record fails its checksum or cannot be decoded.
     case damagedRecord(path: String, seq: UInt64, reason: String)
     /// A snapshot that is needed (the compaction base with no archive to replay instead, or
@@ -32,6 +34,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// ``Store/snapshot()`` cannot write the state: the store's projection is not the state
     /// of its history.
     case snapshotUnavailable(path: String, reason: String)
+    /// A follower of ``Store/appliedEvents(after:bufferLimit:)`` fell further behind than its
+    /// buffer holds: its stream ended after the event at `lastDelivered`; follow again with
+    /// `appliedEvents(after: lastDelivered)` to miss nothing.
+    case followerFellBehind(path: String, lastDelivered: UInt64)
+    /// The store was closed (``Store/close()``).
+    case closed(path: String)
     /// No event of the store's history (nor the snapshot it starts from) names the account.
     case unknownAccount(path: String, account: String)
     /// No event of the account's history (nor the snapshot it starts from) names the chat;
@@ -46,6 +54,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "no Herald store at \(path)"
         case .unsupportedFormat(let path, let found):
             "store \(path) has an unsupported format: \(found)"
+        case .invalid(let error):
+            "the event is invalid: \(error); nothing was appended"
         case .invalidEvent(let index, let error):
             "event \(index + 1) of the batch is invalid: \(error); nothing was appended"
         case .damagedRecord(let path, let seq, let reason):
@@ -66,6 +76,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path) is open read-only"
         case .snapshotUnavailable(let path, let reason):
             "store \(path) cannot take a snapshot: \(reason)"
+        case .followerFellBehind(let path, let seq):
+            "store \(path): the follower fell behind by more than its buffer after seq \(seq); follow again with appliedEvents(after: \(seq))"
+        case .closed(let path):
+            "store \(path) is closed"
         case .unknownAccount(let path, let account):
             "store \(path) holds no account '\(account)'"
         case .unknownChat(let path, let account, let chat, _):

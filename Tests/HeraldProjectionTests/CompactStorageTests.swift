@@ -55,7 +55,7 @@ import Testing
     @Test("stored notifications, public notifications and unread messages stay small")
     func layouts() {
         #expect(MemoryLayout<StoredNotification>.stride <= 32)
-        #expect(MemoryLayout<Notification>.stride <= 64)
+        #expect(MemoryLayout<HeraldNotification>.stride <= 64)
         #expect(MemoryLayout<UnreadMessage>.stride == 16)
     }
 
@@ -148,7 +148,7 @@ import Testing
     @Test("a notification's packed texts read and write like three fields")
     func notificationTexts() {
         let long = String(repeating: "é", count: 20)
-        var notification = Notification(id: 1, kind: .message, objectId: 7, date: 100, body: "hi", thread: long)
+        var notification = HeraldNotification(id: 1, kind: .message, objectId: 7, date: 100, body: "hi", thread: long)
         #expect(notification.body == "hi" && notification.sender == nil && notification.thread == long)
         notification.sender = "Ann"
         notification.body = nil
@@ -156,7 +156,7 @@ import Testing
         notification.thread = ""
         #expect(notification.body == nil && notification.sender == "Ann" && notification.thread == "")
         // Equal texts make equal values, however they were reached.
-        let direct = Notification(id: 1, kind: .message, objectId: 7, date: 100, sender: "Ann", thread: "")
+        let direct = HeraldNotification(id: 1, kind: .message, objectId: 7, date: 100, sender: "Ann", thread: "")
         #expect(notification == direct && notification.hashValue == direct.hashValue)
         #expect(notification.hasSameContent(as: direct))
         notification.body = ""

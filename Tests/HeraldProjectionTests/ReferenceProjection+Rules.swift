@@ -25,7 +25,7 @@ extension ReferenceProjection {
     }
 
     /// Applies everything but `revoke`; returns the notification the event created.
-    static func mutate(_ account: inout Account, _ payload: Event.Payload, configuration: Projection.Configuration) -> Notification? {
+    static func mutate(_ account: inout Account, _ payload: Event.Payload, configuration: Projection.Configuration) -> HeraldNotification? {
         switch payload {
         case .notify(let n):
             let identity = Identity(chat: n.chat, objectClass: n.kind.objectClass, id: n.id)
@@ -82,7 +82,7 @@ extension ReferenceProjection {
                 account.groups[groupId] = Group(id: groupId, type: type, chat: n.chat)
                 account.chats[n.chat]!.groups[type] = groupId
             }
-            let notification = Notification(
+            let notification = HeraldNotification(
                 id: account.nextNotificationId, kind: n.kind, objectId: n.id, date: n.date, silent: n.silent,
                 partial: n.partial, status: .active, title: n.title, body: n.body, sender: n.sender, thread: n.thread)
             account.nextNotificationId += 1

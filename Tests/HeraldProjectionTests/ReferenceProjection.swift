@@ -36,7 +36,7 @@ struct ReferenceProjection {
         var chats: [String: Chat] = [:]
         var groups: [Int64: Group] = [:]
         /// Every notification ever created, by id, with its group id.
-        var notifications: [Int64: (notification: Notification, group: Int64, chat: String)] = [:]
+        var notifications: [Int64: (notification: HeraldNotification, group: Int64, chat: String)] = [:]
         var named: Set<Identity> = []
         /// Identity → notification id.
         var notificationOf: [Identity: Int64] = [:]
@@ -47,7 +47,7 @@ struct ReferenceProjection {
     struct Shown {
         var group: Group
         var totalCount: Int
-        var notifications: [Notification]
+        var notifications: [HeraldNotification]
     }
 
     var configuration: Projection.Configuration
@@ -87,11 +87,11 @@ struct ReferenceProjection {
 
     /// The visible groups in visible order (SEMANTICS §8), recomputed from everything.
     static func view(_ account: Account) -> [Shown] {
-        var active: [Int64: [Notification]] = [:]
+        var active: [Int64: [HeraldNotification]] = [:]
         for entry in account.notifications.values where entry.notification.status == .active {
             active[entry.group, default: []].append(entry.notification)
         }
-        var candidates: [(date: Int64, group: Int64, active: [Notification])] = []
+        var candidates: [(date: Int64, group: Int64, active: [HeraldNotification])] = []
         for (group, list) in active {
             let sorted = list.sorted { $0.id < $1.id }
             candidates.append((sorted.last!.date, group, sorted))
@@ -112,7 +112,7 @@ struct ReferenceProjection {
         self.seq = seq
         var account = accounts[event.account] ?? fresh()
         let before = Self.view(account)
-        var created: Notification?
+        var created: HeraldNotification?
         if case .revoke = event.payload {
             accounts[event.account] = fresh()
             return before.sorted { $0.group.id < $1.group.id }.map { shown in
@@ -129,7 +129,7 @@ struct ReferenceProjection {
         return Self.diff(before: before, after: after, account: account, created: created)
     }
 
-    static func diff(before: [Shown], after: [Shown], account: Account, created: Notification?) -> [Update] {
+    static func diff(before: [Shown], after: [Shown], account: Account, created: HeraldNotification?) -> [Update] {
         var updates: [Update] = []
         let afterIds = Set(after.map(\.group.id))
         let beforeById = Dictionary(uniqueKeysWithValues: before.map { ($0.group.id, $0) })

@@ -415,13 +415,13 @@ import Testing
         }
     }
 
-    @Test("Notification.hasSameContent and equality compare texts as bytes, consistently with hashing")
+    @Test("HeraldNotification.hasSameContent and equality compare texts as bytes, consistently with hashing")
     func notificationTextsCompareAsBytes() {
-        let a = Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.composed)
+        let a = HeraldNotification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.composed)
         for b in [
-            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.decomposed, body: Self.composed),
-            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.decomposed),
-            Notification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, sender: Self.decomposed),
+            HeraldNotification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.decomposed, body: Self.composed),
+            HeraldNotification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, body: Self.decomposed),
+            HeraldNotification(id: 1, kind: .message, objectId: 1, date: 1, title: Self.composed, sender: Self.decomposed),
         ] {
             #expect(!a.hasSameContent(as: b))
             #expect(a != b)

@@ -81,7 +81,7 @@ struct EmbedderQATests {
             }
         }
         for thread in refreshers { thread.start() }
-        for event in events { try writer.append(event) }
+        for event in events { try await writer.append(event) }
         done.value.store(true, ordering: .releasing)
         try reader.refresh()
         #expect(reader.lastSeq == 3_000)
@@ -100,7 +100,7 @@ struct EmbedderQATests {
             while !done.value.load(ordering: .acquiring) { #expect(try! store.refresh().isEmpty) }
         }
         refresher.start()
-        for event in events { try store.append(event) }
+        for event in events { try await store.append(event) }
         done.value.store(true, ordering: .releasing)
         while refresher.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
         #expect(store.lastSeq == 2_000)
@@ -113,8 +113,8 @@ struct EmbedderQATests {
         var store: Store? = try Store(path: dir.path)
         let stream = store!.appliedEvents()
         let follower = Task { await stream.first(1_000).map(\.seq) }
-        try store!.append(notify(id: 1))
-        try store!.append(notify(id: 2))
+        try await store!.append(notify(id: 1))
+        try await store!.append(notify(id: 2))
         store = nil
         let timedOut = Flag()
         let watchdog = Task {
@@ -137,6 +137,7 @@ struct EmbedderQATests {
         var source = Source(format: "herald")
         source.digest = [1, 2, 3]
         func isBadDigest(_ error: any Error, at expected: Int) -> Bool {
+            if case StoreError.invalid(let cause) = error { return expected == 0 && cause.field == "source.digest" }
             guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
             return index == expected && cause.field == "source.digest"
         }
@@ -264,7 +265,7 @@ struct EmbedderQATests {
         var options = Store.Options()
         options.initialMapSize = 256 << 10
         let store = try Store(path: dir.path, options: options)
-        try store.append(notify(id: 1))
+        try await store.append(notify(id: 1))
         let done = Flag()
         let reader = Thread {
             while !done.value.load(ordering: .acquiring) {

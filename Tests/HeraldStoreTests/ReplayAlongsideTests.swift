@@ -55,7 +55,7 @@ struct ReplayAlongsideTests {
         let events = randomEvents(count: 2 * Self.batchSize, seed: 42).map { ($0, Source.library) }
         let a = TemporaryDirectory(), b = TemporaryDirectory()
         let withUpdates = try Store(path: a.path)
-        let expected = try withUpdates.append(contentsOf: events)
+        let expected = try await withUpdates.append(contentsOf: events)
         let bulk = try Store(path: b.path)
         let follower = bulk.appliedEvents()
         try bulk.appendBatch(Array(events[..<Self.batchSize]))

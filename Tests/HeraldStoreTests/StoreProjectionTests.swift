@@ -94,7 +94,7 @@ struct StoreProjectionTests {
         let stream = store.appliedEvents()
         let events = randomEvents(count: 50, seed: 9)
         var appended: [Applied] = []
-        for event in events { appended.append(try store.append(event)) }
+        for event in events { appended.append(try await store.append(event)) }
         #expect(await stream.first(events.count) == appended)
     }
 
@@ -127,7 +127,7 @@ struct BulkAppendTests {
         let bulk = try Store(path: b.path)
         var expectedUpdates: [Applied] = []
         for start in stride(from: 0, to: events.count, by: 500) {
-            expectedUpdates += try withUpdates.append(contentsOf: Array(events[start..<(start + 500)]))
+            expectedUpdates += try await withUpdates.append(contentsOf: Array(events[start..<(start + 500)]))
         }
         #expect(try bulk.appendBatch(Array(events[..<1_000])) == 1...1_000)
         let follower = bulk.appliedEvents()

@@ -23,6 +23,8 @@ struct CLIFailure: Error {
         case let error as StoreError:
             if case .invalidEvent = error {
                 self.init(exitCode: Self.rejected, error.description)
+            } else if case .invalid = error {
+                self.init(exitCode: Self.rejected, error.description)
             } else {
                 self.init(exitCode: Self.dataProblem, error.description)
             }

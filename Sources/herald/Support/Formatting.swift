@@ -77,7 +77,7 @@ enum Formatting {
     }
 
     /// One line for a notification.
-    static func notification(_ n: HeraldProjection.Notification) -> String {
+    static func notification(_ n: HeraldProjection.HeraldNotification) -> String {
         var text = "\(n.id)  \(n.kind.rawValue) #\(n.objectId)  \(date(seconds: n.date))"
         let content = [n.title, n.body].compactMap { $0 }.joined(separator: ": ")
         if !content.isEmpty { text += "  " + clip(content, 60) }

@@ -2,10 +2,12 @@ import HeraldEvents
 
 /// One notification: what a client shows for one object (SEMANTICS §4, STATE.md "Notification").
 ///
+/// Named so that it never clashes with Foundation's `Notification` in a file that imports both.
+///
 /// Body, sender and thread are kept packed as the projection stores them (``PackedTexts``) and
 /// decoded when read: updates carry many notifications that nobody reads field by field, and
 /// copying one costs two retains instead of three string allocations. The value is 64 bytes.
-public struct Notification: Hashable, Sendable {
+public struct HeraldNotification: Hashable, Sendable {
     /// The notification id, unique and increasing inside its account (starts at 1).
     public var id: Int64
     /// The id of the object inside its chat and class (a message id, a call id, …).
@@ -29,7 +31,7 @@ public struct Notification: Hashable, Sendable {
 
 // In an extension, so that the struct keeps its memberwise initializer (internal: the
 // projection builds notifications from texts it already holds packed).
-extension Notification {
+extension HeraldNotification {
     /// Creates a notification.
     public init(
         id: Int64, kind: NotificationKind, objectId: Int64, date: Int64,
@@ -52,7 +54,7 @@ extension Notification {
     /// Whether a client would see the same thing for `self` and `other`: every field of the
     /// JSON form (so not `status`), texts compared as bytes like the JSON form's (`String ==`
     /// would equate canonically equivalent titles, "é" and "e" + U+0301).
-    public func hasSameContent(as other: Notification) -> Bool {
+    public func hasSameContent(as other: HeraldNotification) -> Bool {
         id == other.id && kind == other.kind && objectId == other.objectId && date == other.date
             && silent == other.silent && partial == other.partial
             && Self.sameBytes(title, other.title)

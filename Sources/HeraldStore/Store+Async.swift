@@ -1,0 +1,108 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+
+// The async API: each call runs its blocking part (a commit waiting for fsync, a log read,
+// a snapshot write) on the store's own threads and suspends the caller meanwhile, so a task
+// never blocks Swift concurrency's cooperative pool. Concurrent async appends share commits
+// like the synchronous ones (group commit).
+
+extension Store {
+    /// Runs `body` on the store's blocking queue and resumes the caller with its result.
+    ///
+    /// `body` (and so the store it captures) is released before the caller resumes, so a
+    /// caller that drops its last reference to the store right after can reopen the
+    /// directory at once.
+    func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let work = OffloadedWork(body)
+        return try await withCheckedThrowingContinuation { continuation in
+            blockingQueue.async { continuation.resume(with: work.run()) }
+        }
+    }
+
+    /// Appends one event like ``append(_:source:)``, suspending (not blocking) until it is
+    /// durable.
+    @discardableResult
+    public func append(_ event: Event, source: Source = .library) async throws -> Applied {
+        try await offload { try self.append(event, source: source) }
+    }
+
+    /// Appends a batch atomically like ``append(contentsOf:)``, suspending until it is durable.
+    @discardableResult
+    public func append(contentsOf batch: [(Event, Source)]) async throws -> [Applied] {
+        try await offload { try self.append(contentsOf: batch) }
+    }
+
+    /// Takes a snapshot like ``snapshot()``, suspending meanwhile.
+    @discardableResult
+    public func snapshot() async throws -> UInt64 {
+        try await offload { try self.snapshot() }
+    }
+
+    /// Up to `limit` records from seq `from` on, in order, like
+    /// ``records(from:limit:)``, suspending while the log is read.
+    public func records(from: UInt64, limit: Int) async throws -> [LogRecord] {
+        try await offload { try self.records(from: from, limit: limit) }
+    }
+
+    /// One page of the log: up to `limit` records from seq `from` on (the archive's first,
+    /// when compaction moved them there), in order. Page through the log by passing the
+    /// last seq returned plus one; an empty page is the end.
+    public func records(from: UInt64, limit: Int) throws -> [LogRecord] {
+        precondition(limit > 0, "a page holds at least one record")
+        var page: [LogRecord] = []
+        page.reserveCapacity(min(limit, 4096))
+        try forEachRecord(includingArchive: true, from: from) { record in
+            page.append(record)
+            return page.count < limit
+        }
+        return page
+    }
+
+    /// Compacts like ``compact(path:through:discardingHistory:dryRun:options:)``, suspending
+    /// meanwhile.
+    @discardableResult
+    public static func compact(
+        path: String, through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false,
+        options: Options = Options()
+    ) async throws -> CompactionReport {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try compact(path: path, through: seq, discardingHistory: discardingHistory, dryRun: dryRun, options: options)
+                })
+            }
+        }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { closedFlag.withLock { $0 } }
+
+    /// Closes the store: ends every ``appliedEvents()`` stream (after the events each
+    /// buffered), waits for the automatic snapshot in flight, and refuses later appends with
+    /// ``StoreError/closed(path:)``. Idempotent. The LMDB environment and the writer lock are
+    /// released when the last reference to the store goes.
+    public func close() {
+        let first = closedFlag.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        snapshotWriter.waitUntilIdle()
+        state.withLock { _ in followers.finishAll() }
+    }
+}
+
+/// A closure run once on another thread and released as soon as it has run.
+private final class OffloadedWork<T: Sendable>: @unchecked Sendable {
+    // Written once by `run`, on the one thread that runs it.
+    private var body: (@Sendable () throws -> T)?
+
+    init(_ body: @escaping @Sendable () throws -> T) { self.body = body }
+
+    func run() -> Result<T, any Error> {
+        let body = self.body!
+        self.body = nil
+        return Result { try body() }
+    }
+}
