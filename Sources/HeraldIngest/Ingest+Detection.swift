@@ -3,8 +3,8 @@ extension Ingest {
     ///
     /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
     /// `loc_key` or `data.loc_key` → telegram; `push_key_id` or `push_account_id` (top level
-    /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` →
-    /// apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
+    /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` with a
+    /// `zulip` object → zulip (Zulip's APNs form); `aps` → apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
     /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
     /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
@@ -31,7 +31,10 @@ extension Ingest {
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
         if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
-        if members["aps"] != nil { return .apns }
+        if members["aps"] != nil {
+            if members["zulip"]?.object != nil { return .zulip }
+            return .apns
+        }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }
         for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }

@@ -2,10 +2,14 @@ import HeraldEvents
 
 /// Adapts Zulip mobile push payloads to canonical events.
 ///
-/// Two shapes are accepted: the decrypted Zulip 11+ E2EE payload (`type`, `realm_url`,
-/// integer ids, `recipient_type` `channel`/`direct`) and the legacy FCM data payload
+/// Three shapes are accepted: the decrypted Zulip 11+ E2EE payload (`type`, `realm_url`,
+/// integer ids, `recipient_type` `channel`/`direct`), the legacy FCM data payload
 /// (`event`, `realm_uri`, every value a string, `recipient_type` `stream`/`private`,
-/// `zulip_message_id(s)`). A `push_account_id`/`push_key_id` wrapper is unwrapped (its
+/// `zulip_message_id(s)`), and the legacy APNs payload (zerver/lib/push_notifications.py,
+/// `get_message_payload_apns` / `get_remove_payload_apns`): the same fields under a top-level
+/// `zulip` object beside `aps`, a message naming itself by `message_ids: [id]` with no
+/// `event` and its text in `aps.alert` (`title`, `subtitle`, `body`), a removal with
+/// `event: "remove"` and `zulip_message_ids` as a comma-separated string. A `push_account_id`/`push_key_id` wrapper is unwrapped (its
 /// fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
 /// APNs payload, top level or under `data`) is opened with the ``ZulipPushKey`` its
 /// `push_key_id` (Zulip 11: `push_account_id`) names (``ZulipCipher``), and the JSON inside
@@ -74,10 +78,21 @@ struct ZulipAdapter {
         }
     }
 
-    /// The object holding the payload's fields, past any wrapper.
+    /// The object holding the payload's fields, past any wrapper: the root, its `zulip`
+    /// object (APNs) or its `data` object (FCM).
     static func unwrap(_ root: PayloadObject) throws(IngestError) -> PayloadObject {
         if root.has("realm_url") || root.has("realm_uri") { return root }
+        if let zulip = try root.object("zulip") { return zulip }
         return try root.object("data") ?? root
+    }
+
+    /// The `aps.alert` object of an APNs payload, which holds a message's text there.
+    static func apnsAlert(_ root: PayloadObject) throws(IngestError) -> PayloadObject? {
+        guard let aps = try root.object("aps") else { return nil }
+        if case .string(let body)? = aps["alert"] {
+            return PayloadObject(["body": .string(body)], path: aps.field("alert"), format: .zulip)
+        }
+        return try aps.object("alert")
     }
 
     /// Adapts a payload object.
@@ -90,12 +105,14 @@ struct ZulipAdapter {
         let userId = try fields.requiredID("user_id")
         let account = try context.resolveAccount(
             named: "zulip:\(realm)|\(userId)", field: fields.field("user_id"), format: .zulip)
-        guard let type = try orElse(fields.string("type"), fields.string("event")) else {
+        // An APNs message payload names no event: its `message_ids` make it a message.
+        let impliedType = fields.has("message_ids") && root.has("aps") ? "message" : nil
+        guard let type = try orElse(orElse(fields.string("type"), fields.string("event")), impliedType) else {
             throw fields.error("type", "missing")
         }
         switch type {
         case "message":
-            return [try message(fields, account: account, userId: userId)]
+            return [try message(fields, account: account, userId: userId, alert: Self.apnsAlert(root))]
         case "remove":
             let ids = try orElse(orElse(fields.ids("message_ids"), fields.ids("zulip_message_ids")), fields.ids("zulip_message_id"))
             guard let ids else { throw fields.error("message_ids", "missing") }
@@ -107,12 +124,15 @@ struct ZulipAdapter {
         }
     }
 
-    /// The `notify` for a message payload.
-    func message(_ fields: PayloadObject, account: String, userId: Int64) throws(IngestError) -> Event {
-        guard let id = try orElse(fields.id("message_id"), fields.id("zulip_message_id")) else {
+    /// The `notify` for a message payload; `alert` is the APNs alert holding its text, if any.
+    func message(_ fields: PayloadObject, account: String, userId: Int64, alert: PayloadObject?) throws(IngestError) -> Event {
+        guard let id = try orElse(orElse(fields.id("message_id"), fields.id("zulip_message_id")), fields.ids("message_ids")?.first) else {
             throw fields.error("message_id", "missing")
         }
-        let senderName = try fields.string("sender_full_name")
+        let alertTitle = try alert?.nonEmptyString("title")
+        let recipientIsOnePerson = try fields.string("recipient_type") == "private" && !fields.has("pm_users")
+        // The APNs form has no sender name; a 1:1 alert's title is the sender's name.
+        let senderName = try orElse(fields.string("sender_full_name"), recipientIsOnePerson ? alertTitle : nil)
         let chat: String
         let title: String?
         let recipientType = try fields.requiredString("recipient_type")
@@ -131,7 +151,7 @@ struct ZulipAdapter {
             users.insert(senderId)
             users.insert(userId)
             chat = "dm:" + users.sorted().map(String.init).joined(separator: ",")
-            title = senderName
+            title = senderName ?? alertTitle
         default:
             throw fields.error("recipient_type", "expected channel, stream, direct or private, got \"\(recipientType)\"")
         }
@@ -140,7 +160,8 @@ struct ZulipAdapter {
         return Event(account: account, .notify(Event.Notify(
             chat: chat, kind: mentioned ? .mention : .message, id: id,
             date: try fields.date("time") ?? context.receivedAt, partial: true,
-            title: title, body: try orElse(fields.string("content"), fields.string("content_truncated")),
+            title: title,
+            body: try orElse(orElse(fields.string("content"), fields.string("content_truncated")), alert?.string("body")),
             sender: senderName)))
     }
 }
