@@ -2,9 +2,10 @@ extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
     /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
-    /// `loc_key` or `data.loc_key` → telegram; `push_key_id` or `push_account_id` (top level
+    /// `loc_key` or `loc-key` (top level or under `data`) → telegram; `push_key_id` or `push_account_id` (top level
     /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` with a
-    /// `zulip` object → zulip (Zulip's APNs form); `aps` → apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
+    /// `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`, `chat_id`,
+    /// `channel_id` or `encryption_id` → telegram (Telegram's iOS form); `aps` → apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
     /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
     /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
@@ -23,16 +24,20 @@ extension Ingest {
         payload.count <= maxPayloadBytes && (try? JSONParser.parse(Array(payload))) != nil
     }
 
+    /// The flat keys naming a conversation in Telegram's iOS payloads (beside `aps`).
+    static let telegramPeerKeys = ["from_id", "chat_id", "channel_id", "encryption_id"]
+
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
     static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
         let data = members["data"]?.object
         let message = members["message"]?.object
         let notification = members["notification"]?.object
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
-        if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
+        for key in ["loc_key", "loc-key"] where members[key] != nil || data?[key] != nil { return .telegram }
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
         if members["aps"] != nil {
             if members["zulip"]?.object != nil { return .zulip }
+            if telegramPeerKeys.contains(where: { members[$0] != nil }) { return .telegram }
             return .apns
         }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
