@@ -5,7 +5,8 @@ extension Ingest {
     /// `loc_key` or `loc-key` (top level or under `data`) → telegram; `push_key_id` or `push_account_id` (top level
     /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` with a
     /// `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`, `chat_id`,
-    /// `channel_id` or `encryption_id` → telegram (Telegram's iOS form); `aps` → apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
+    /// `channel_id` or `encryption_id` that is a string of digits → telegram (Telegram's iOS
+    /// form); `aps` → apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
     /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
     /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
@@ -24,7 +25,8 @@ extension Ingest {
         payload.count <= maxPayloadBytes && (try? JSONParser.parse(Array(payload))) != nil
     }
 
-    /// The flat keys naming a conversation in Telegram's iOS payloads (beside `aps`).
+    /// The flat keys naming a conversation in Telegram's iOS payloads (beside `aps`), always
+    /// strings of digits there (Telegram-iOS reads them only as strings).
     static let telegramPeerKeys = ["from_id", "chat_id", "channel_id", "encryption_id"]
 
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
@@ -37,7 +39,9 @@ extension Ingest {
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
         if members["aps"] != nil {
             if members["zulip"]?.object != nil { return .zulip }
-            if telegramPeerKeys.contains(where: { members[$0] != nil }) { return .telegram }
+            if telegramPeerKeys.contains(where: { members[$0]?.string.flatMap(JSONValue.parseInteger) != nil }) {
+                return .telegram
+            }
             return .apns
         }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
