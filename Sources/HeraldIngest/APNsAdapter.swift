@@ -13,6 +13,9 @@ import HeraldEvents
 ///   `aps`, a localized alert such as `MSG_FROM_USER_IN_ROOM_WITH_CONTENT`): chat = the room,
 ///   id = ``StableID`` of the event id (as ``MatrixAdapter`` names the same event), kind
 ///   `call` for `VOICE_CALL_FROM_USER` / `VIDEO_CALL_FROM_USER`;
+///   Its event-id-only form (no alert) is a partial `notify` without text, as
+///   ``MatrixAdapter`` makes of the same body; its `unread_count` / `missed_calls` a
+///   trailing `note` (`counts: unread 2`);
 /// - `aps.badge` → a trailing `note` recording the server's badge (`badge 3`), so the count
 ///   is kept for audit without changing state;
 /// - no alert (background or badge-only push) → only the notes (`background push without
@@ -60,7 +63,9 @@ struct APNsAdapter {
             hasAlert = true
         }
         let threadId = try aps.string("thread-id")
-        if hasAlert {
+        // Sygnal's event-id-only form has no alert: the app fetches the event and shows it.
+        let eventOnly = !hasAlert && root.has("room_id") && root.has("event_id")
+        if hasAlert || eventOnly {
             let chat = try orElse(root.nonEmptyString("chat"), root.nonEmptyString("room_id"))
             events.append(Event(account: account, .notify(Event.Notify(
                 chat: chat ?? threadId.flatMap { $0.isEmpty ? nil : $0 } ?? AppPushFields.appChat,
@@ -73,7 +78,18 @@ struct APNsAdapter {
         }
         if let badge = try aps.integer("badge") {
             events.append(Event(account: account, .note(source: "apns", reason: "badge \(badge)")))
-        } else if !hasAlert {
+        }
+        var counts: [String] = []
+        for (key, name) in [("unread_count", "unread"), ("missed_calls", "missed_calls")] {
+            if let count = try root.integer(key) {
+                guard count >= 0 else { throw root.error(key, "must be >= 0, got \(count)") }
+                counts.append("\(name) \(count)")
+            }
+        }
+        if !counts.isEmpty {
+            events.append(Event(account: account, .note(source: "apns", reason: "counts: " + counts.joined(separator: ", "))))
+        }
+        if events.isEmpty {
             events.append(Event(account: account, .note(source: "apns", reason: "background push without alert")))
         }
         return events

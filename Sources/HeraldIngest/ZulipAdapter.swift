@@ -143,8 +143,12 @@ struct ZulipAdapter {
             }
             guard let topic = try fields.string("topic") else { throw fields.error("topic", "missing") }
             chat = "stream:\(channelId):\(topic)"
-            let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) ?? "#\(channelId)"
-            title = "\(channelName) > \(topic)"
+            if let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) {
+                title = "\(channelName) > \(topic)"
+            } else {
+                // The APNs alert's title is "#channel > topic" when the payload names no channel.
+                title = alertTitle ?? "#\(channelId) > \(topic)"
+            }
         case "direct", "private":
             let senderId = try fields.requiredID("sender_id")
             var users = Set(try orElse(fields.ids("recipient_user_ids"), fields.ids("pm_users")) ?? [])

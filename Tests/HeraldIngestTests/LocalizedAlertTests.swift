@@ -86,3 +86,19 @@ struct LocalizedAlertTests {
         #expect(fromGateway == fromAPNs)
     }
 }
+
+/// Sygnal's APNs event-id-only form (matrix-org/sygnal `sygnal/apnspushkin.py`,
+/// `_get_payload_event_id_only`: the device's `default_payload`, `room_id`, `event_id`,
+/// `unread_count`, `missed_calls`).
+@Suite("Sygnal APNs event-id-only")
+struct SygnalAPNsEventIdOnlyTests {
+    @Test func anEventIdOnlyPushIsAPartialNotifyOfTheRoomWithItsCounts() throws {
+        let line = #"{"aps":{"mutable-content":1,"content-available":1},"room_id":"!room:example.org","event_id":"$ev1:example.org","unread_count":2,"missed_calls":1}"#
+        #expect(try events(line, nil, context(account: "m")) == [
+            Event(account: "m", .notify(Event.Notify(
+                chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt, partial: true))),
+            Event(account: "m", .note(source: "apns", reason: "counts: unread 2, missed_calls 1")),
+        ])
+        #expect(ingestError(#"{"aps":{},"room_id":"!r","event_id":"$e","unread_count":-2}"#, .apns, context(account: "m"))?.field == "unread_count")
+    }
+}

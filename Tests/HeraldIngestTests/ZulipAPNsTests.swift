@@ -64,3 +64,18 @@ struct ZulipAPNsTests {
         #expect(ingestError(line, .zulip, context())?.field == "zulip.message_ids")
     }
 }
+
+/// zulip-flutter's test payload (test/notifications/open_test.dart `messageApnsPayload`) may
+/// leave out the channel's name: the alert's title then names the conversation.
+@Suite("Zulip on iOS without a channel name")
+struct ZulipAPNsWithoutChannelNameTests {
+    @Test func theAlertTitleStandsInForTheChannelName() throws {
+        let line = ##"{"aps":{"alert":{"title":"#design > logo","subtitle":"Ada:","body":"hi"},"sound":"default","badge":0},"zulip":{"server":"zulip.example.cloud","realm_id":4,"realm_uri":"https://chat.example/","realm_url":"https://chat.example/","realm_name":"Test","user_id":7,"sender_id":12,"sender_email":"ada@example","time":1700000000,"message_ids":[9],"recipient_type":"stream","stream_id":4,"topic":"logo"}}"##
+        guard case .notify(let notify)? = try events(line, nil, context()).first?.payload else {
+            Issue.record("expected a notify")
+            return
+        }
+        #expect(notify.title == "#design > logo")
+        #expect(notify.chat == "stream:4:logo")
+    }
+}
