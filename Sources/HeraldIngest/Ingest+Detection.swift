@@ -1,16 +1,23 @@
 extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
-    /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
-    /// `loc_key` or `loc-key` (top level or under `data`) → telegram; `push_key_id` or `push_account_id` (top level
-    /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` with a
-    /// `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`, `chat_id`,
-    /// `channel_id` or `encryption_id` that is a string of digits → telegram (Telegram's iOS
-    /// form); `aps` → apns; `message.data` or `message.token` → fcm; a legacy FCM send request (`to`,
-    /// `registration_ids` or `condition` with `data` or `notification`) → fcm; `notification` with `devices` → matrix;
-    /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
-    /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
-    /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
+    /// Rules, first match wins, for a JSON object:
+    /// - a `p` or `data.p` key → telegram (encrypted);
+    /// - `loc_key` or `loc-key` (top level or under `data`) → telegram;
+    /// - `push_key_id` or `push_account_id` (top level or under `data`) → zulip (an E2EE
+    ///   wrapper, whose APNs form also has `aps`);
+    /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`,
+    ///   `chat_id`, `channel_id` or `encryption_id` that is a string of digits → telegram
+    ///   (Telegram's iOS form); any other `aps` → apns;
+    /// - `message.data` or `message.token` → fcm;
+    /// - `notification` with `devices` → matrix;
+    /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
+    /// - a legacy FCM send request (`to`, `registration_ids` or `condition` with `data` or
+    ///   `notification`) → fcm;
+    /// - `type` and `account` → herald.
+    ///
+    /// Anything that is not a JSON object but is a Web Push body (raw or base64url text, with
+    /// a 65-byte P-256 key id) → webpush.
     public static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
         let bytes = Array(payload)
         guard bytes.count <= maxPayloadBytes else { return nil }
@@ -46,9 +53,9 @@ extension Ingest {
             return .apns
         }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
-        if FCMAdapter.isLegacyRequest(members), notification?["devices"] == nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }
         for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
+        if FCMAdapter.isLegacyRequest(members), notification?["devices"] == nil { return .fcm }
         if members["type"] != nil, members["account"] != nil { return .herald }
         return nil
     }

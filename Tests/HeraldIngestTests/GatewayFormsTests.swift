@@ -109,3 +109,24 @@ struct GatewayFormsTests {
         #expect(notify.title == "t")
     }
 }
+
+/// Detection of the forms added for issue 24, each beside the form it could be taken for.
+@Suite("Detection of gateway and device forms")
+struct GatewayDetectionTests {
+    func detect(_ text: String) -> PayloadFormat? { Ingest.detect(Array(text.utf8)) }
+
+    @Test func eachFormIsDetected() {
+        // zerver/lib/push_notifications.py: a legacy FCM request carrying Zulip data stays Zulip.
+        #expect(detect(#"{"to":"tok","data":{"realm_uri":"https://z.example","user_id":"1","event":"remove","zulip_message_ids":"3"}}"#) == .zulip)
+        // core.telegram.org/api/push-updates data inside a legacy FCM request stays Telegram.
+        #expect(detect(#"{"to":"tok","data":{"loc_key":"MESSAGE_TEXT","custom":{"from_id":"5","msg_id":"1"}}}"#) == .telegram)
+        #expect(detect(#"{"to":"tok","notification":{"title":"t","body":"b"}}"#) == .fcm)
+        #expect(detect(#"{"registration_ids":["a"],"data":{"event_id":"$e","room_id":"!r"}}"#) == .fcm)
+        // Telegram-iOS: flat string ids beside aps; a generic APNs payload with numeric ids stays APNs.
+        #expect(detect(#"{"aps":{"alert":"x"},"chat_id":"8","msg_id":"4"}"#) == .telegram)
+        #expect(detect(#"{"aps":{"alert":"x"},"chat_id":8,"msg_id":4}"#) == .apns)
+        #expect(detect(#"{"loc-key":"READ_HISTORY","from_id":"5","max_id":"3"}"#) == .telegram)
+        #expect(detect(#"{"aps":{"badge":0},"zulip":{"realm_url":"https://z.example","user_id":1,"event":"remove","zulip_message_ids":"3"}}"#) == .zulip)
+        #expect(detect(#"{"aps":{"alert":{"loc-key":"MSG_FROM_USER","loc-args":["A"]}},"room_id":"!r","event_id":"$e"}"#) == .apns)
+    }
+}
