@@ -48,8 +48,8 @@ struct FCMAdapter {
         let data = try message.object("data")
         let notification = try message.object("notification")
         guard data != nil || notification != nil else { throw message.error("data", "missing") }
-        if let data, data.has("room_id") || data.has("event_id") || (data.has("prio") && data.has("unread")) {
-            return try MatrixAdapter(context: context).adapt(notification: try Self.sygnalNotification(data))
+        if let data, MatrixAdapter.isSygnalFlat(data.members) {
+            return try MatrixAdapter(context: context).adapt(notification: try MatrixAdapter.notification(sygnalFields: data))
         }
         let account = try context.resolveAccount(
             named: try data?.string("account"), field: data?.field("account") ?? "account", format: .fcm)
@@ -80,28 +80,5 @@ struct FCMAdapter {
         let args = try notification.strings("\(name)_loc_args") ?? []
         guard key != nil || !args.isEmpty else { return nil }
         return context.strings.render(key: key, args: args)
-    }
-
-    /// The Matrix notification Sygnal built `data` from: `content_<key>` strings gathered into
-    /// `content`, `unread`/`missed_calls` into `counts`, `prio` `normal` (Sygnal's form of
-    /// `low`) back to `low`.
-    static func sygnalNotification(_ data: PayloadObject) throws(IngestError) -> PayloadObject {
-        var members = data.members
-        if members["content"] == nil {
-            var content: [String: JSONValue] = [:]
-            for (key, value) in data.members where key.hasPrefix("content_") {
-                content[String(key.dropFirst("content_".count))] = value
-                members[key] = nil
-            }
-            if !content.isEmpty { members["content"] = .object(content) }
-        }
-        var counts: [String: JSONValue] = [:]
-        for key in ["unread", "missed_calls"] {
-            if let value = data[key] { counts[key] = value }
-            members[key] = nil
-        }
-        if !counts.isEmpty { members["counts"] = .object(counts) }
-        if try data.string("prio") == "normal" { members["prio"] = .string("low") }
-        return PayloadObject(members, path: data.path, format: data.format)
     }
 }

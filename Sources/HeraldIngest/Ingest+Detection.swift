@@ -14,6 +14,7 @@ extension Ingest {
     /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// - a legacy FCM send request (`to`, `registration_ids` or `condition` with `data` or
     ///   `notification`) → fcm;
+    /// - `room_id` and `event_id` strings at the top level → matrix (Sygnal's Web Push form);
     /// - `type` and `account` → herald.
     ///
     /// Anything that is not a JSON object but is a Web Push body (raw or base64url text, with
@@ -56,6 +57,7 @@ extension Ingest {
         if let notification, notification["devices"] != nil { return .matrix }
         for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
         if FCMAdapter.isLegacyRequest(members), notification?["devices"] == nil { return .fcm }
+        if members["room_id"]?.string != nil, members["event_id"]?.string != nil { return .matrix }
         if members["type"] != nil, members["account"] != nil { return .herald }
         return nil
     }

@@ -2,6 +2,10 @@ import HeraldEvents
 
 /// Adapts Matrix push gateway bodies (`POST /_matrix/push/v1/notify`) to canonical events.
 ///
+/// Sygnal's flat Web Push payload (matrix-org/sygnal `webpushpushkin.py` `_build_payload`:
+/// `room_id`, `event_id`, `type`, `sender`, `content`, `unread`, … at the top level, as a
+/// decrypted Web Push body holds it) is read as the notification it was built from.
+///
 /// Mapping; the account always comes from the context (the body names none):
 /// - a notification with an `event_id` → `notify`: chat = `room_id`, id = ``StableID`` of
 ///   the event id (SHA-256, first 8 bytes big-endian, top bit cleared), kind `mention` when
@@ -34,6 +38,10 @@ struct MatrixAdapter {
 
     /// Adapts a body object.
     func adapt(_ root: PayloadObject) throws(IngestError) -> [Event] {
+        if !root.has("notification"), Self.isSygnalFlat(root.members) {
+            // Sygnal's Web Push payload: the notification's fields at the top level.
+            return try adapt(notification: try Self.notification(sygnalFields: root))
+        }
         guard let notification = try root.object("notification") else { throw root.error("notification", "missing") }
         return try adapt(notification: notification)
     }

@@ -130,3 +130,32 @@ struct GatewayDetectionTests {
         #expect(detect(#"{"aps":{"alert":{"loc-key":"MSG_FROM_USER","loc-args":["A"]}},"room_id":"!r","event_id":"$e"}"#) == .apns)
     }
 }
+
+/// Sygnal's Web Push payload (matrix-org/sygnal `sygnal/webpushpushkin.py` `_build_payload`:
+/// the notification's fields flat, `content` without `formatted_body`, `unread` and
+/// `missed_calls`), plain and inside an RFC 8291 body.
+@Suite("Sygnal Web Push")
+struct SygnalWebPushTests {
+    static let plaintext = #"{"room_id":"!room:example.org","room_name":"Lunch","event_id":"$ev1:example.org","sender":"@alice:example.org","sender_display_name":"Alice","type":"m.room.message","unread":1,"content":{"msgtype":"m.text","body":"see you at noon"}}"#
+
+    static let expected = [
+        Event(account: "m", .notify(Event.Notify(
+            chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt,
+            title: "Alice @ Lunch", body: "see you at noon", sender: "Alice"))),
+        Event(account: "m", .note(source: "matrix", reason: "counts: unread 1")),
+    ]
+
+    @Test func theFlatPayloadIsAMatrixNotification() throws {
+        #expect(Ingest.detect(Array(Self.plaintext.utf8)) == .matrix)
+        #expect(try events(Self.plaintext, .matrix, context(account: "m")) == Self.expected)
+    }
+
+    @Test func insideAWebPushBody() throws {
+        let keys = try Samples.webPushKeys()
+        let body = try WebPushCipher.encryptForTests(
+            Array(Self.plaintext.utf8), to: keys, senderPrivateKey: try Samples.webPush("as_private"), salt: try Samples.webPush("salt"))
+        let result = try Ingest.decode(body, format: .webpush, context: context(account: "m", webPush: keys, innerFormat: .matrix))
+        #expect(result.encrypted)
+        #expect(result.events == Self.expected)
+    }
+}
