@@ -97,12 +97,18 @@ extension TelegramAdapter {
         /// The `notify` of `kind` and `id` in `chat`, its text rendered from the push.
         func notify(_ locKey: String?, kind: NotificationKind, id: Int64, chat: String, text: TelegramText.Rendered? = nil) throws(IngestError) -> Event {
             let text = try orElse(text, rendered(locKey)) ?? TelegramText.Rendered()
-            let date = try orElse(custom.date("date"), push.fields.date("date")) ?? receivedAt
+            let date = try orElse(custom.date("date"), push.fields.date("date")) ?? deliveryDate
             let silent = try orElse(custom.flag("silent"), push.fields.flag("silent")) ?? false
             let thread = try custom.id("topic_id").map { "topic:\($0)" }
             return event(.notify(Event.Notify(
                 chat: chat, kind: kind, id: id, date: date, silent: silent, partial: true,
                 title: text.title, body: text.body, sender: text.sender, thread: thread)))
+        }
+
+        /// The first FCM delivery time within 28 days before and 5 seconds after the receive
+        /// time (TDLib ignores others), else the receive time.
+        var deliveryDate: Int64 {
+            push.deliveryDates.first { (receivedAt - 28 * 86_400)...(receivedAt + 5) ~= $0 } ?? receivedAt
         }
 
         /// The push's text: the iOS alert when it has one, else the key and arguments rendered.

@@ -22,6 +22,10 @@ struct TelegramPush {
     var alert: Alert?
     /// The `aps` object of an iOS push.
     var aps: PayloadObject?
+    /// When FCM says the push was sent (the `date` beside `data`, `google.sent_time`), in
+    /// order of preference; the mapping uses one only within TDLib's window around the
+    /// receive time.
+    var deliveryDates: [Int64] = []
 
     /// Rendered alert text.
     struct Alert {
@@ -35,16 +39,22 @@ struct TelegramPush {
             try self.init(iOS: root, aps: aps)
             return
         }
-        let fields = try root.object("data") ?? root
+        let data = try root.object("data")
+        let fields = data ?? root
+        // FCM delivery times, as TDLib reads them: the `date` beside `data`, `google.sent_time`
+        // (milliseconds) inside it.
+        let sentDates = [data != nil ? try root.date("date") : nil, try fields.date("google.sent_time").map { $0 / 1000 }]
         if let key = try fields.string("loc-key"), !fields.has("loc_key") {
             // An iOS action push without `aps` (as Telegram-iOS reads a decrypted `p`).
             self.init(locKey: key, args: try fields.strings("loc-args") ?? [], custom: fields, fields: fields)
+            deliveryDates = sentDates.compactMap { $0 }
             return
         }
         guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }
         let custom = try fields.object("custom", asJSONText: true)
             ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
         self.init(locKey: locKey, args: try fields.strings("loc_args") ?? [], custom: custom, fields: fields)
+        deliveryDates = sentDates.compactMap { $0 }
     }
 
     /// Creates a push from its parts.

@@ -121,4 +121,18 @@ struct TelegramServiceTests {
         #expect(source == "telegram")
         #expect(reason?.hasPrefix(locKey) == true)
     }
+
+    /// TDLib takes the send time from the `date` beside `data` or from FCM's
+    /// `google.sent_time` (milliseconds), each only within 28 days before and 5 seconds after
+    /// the receive time.
+    @Test func fcmDeliveryTimesDateThePush() throws {
+        func date(_ outer: String, _ inner: String) throws -> Int64 {
+            try notify(#"{\#(outer)"data":{"loc_key":"MESSAGE_TEXT","loc_args":["Ada","hi"],\#(inner)"custom":{"from_id":"5","msg_id":"7"}}}"#).date
+        }
+        #expect(try date(#""date":\#(receivedAt - 60),"#, "") == receivedAt - 60)
+        #expect(try date("", #""google.sent_time":"\#((receivedAt - 30) * 1000)","#) == receivedAt - 30)
+        #expect(try date(#""date":\#(receivedAt - 40 * 86_400),"#, "") == receivedAt)
+        #expect(try date(#""date":\#(receivedAt + 3600),"#, "") == receivedAt)
+        #expect(try date(#""date":\#(receivedAt - 60),"#, #""google.sent_time":"\#((receivedAt - 30) * 1000)","#) == receivedAt - 60)
+    }
 }
