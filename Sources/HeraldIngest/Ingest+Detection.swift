@@ -3,7 +3,8 @@ extension Ingest {
     ///
     /// Rules, first match wins, for a JSON object:
     /// - a `p` or `data.p` key → telegram (encrypted);
-    /// - `loc_key` or `loc-key` (top level or under `data`) → telegram;
+    /// - `loc_key` or `loc-key` (top level or under `data`), or `call_id` with `call_ah` (the
+    ///   VoIP payload of a call) → telegram;
     /// - `push_key_id` or `push_account_id` (top level or under `data`) → zulip (an E2EE
     ///   wrapper, whose APNs form also has `aps`);
     /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`,
@@ -45,6 +46,7 @@ extension Ingest {
         let notification = members["notification"]?.object
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
         for key in ["loc_key", "loc-key"] where members[key] != nil || data?[key] != nil { return .telegram }
+        if members["call_id"] != nil, members["call_ah"] != nil { return .telegram }
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
         if members["aps"] != nil {
             if members["zulip"]?.object != nil { return .zulip }

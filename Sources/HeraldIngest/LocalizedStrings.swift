@@ -6,7 +6,8 @@
 /// fills the format's `%@` / `%1$@` / `%d` with the arguments. Herald does the same with the
 /// table the user supplies, read from either form an app ships:
 /// - Apple `.strings` text (`"KEY" = "value";`, `/* */` and `//` comments, `\"`, `\\`, `\n`,
-///   `\t`, `\r`, `\Uxxxx` escapes; UTF-8, or UTF-16 with a byte-order mark);
+///   `\t`, `\r`, `\Uxxxx` escapes, a surrogate pair as two; UTF-8, or UTF-16 with a
+///   byte-order mark);
 /// - a JSON object of strings (`{"KEY": "value"}`).
 ///
 /// Without a table, or for a key it lacks, ``render(key:args:)`` joins the arguments in
@@ -206,11 +207,15 @@ struct StringsFileParser {
                 case "t": text += "\t"
                 case "r": text += "\r"
                 case "U", "u":
-                    let hex = String(String.UnicodeScalarView(scalars.prefix(4)))
-                    guard hex.count == 4, let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else {
-                        throw error("\\U needs four hex digits")
+                    var value = try hexUnit()
+                    if (0xD800..<0xDC00).contains(value), scalars.starts(with: ["\\", "U"]) || scalars.starts(with: ["\\", "u"]) {
+                        // A UTF-16 surrogate pair written as two escapes.
+                        scalars.removeFirst(2)
+                        let low = try hexUnit()
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("\\U\(String(value, radix: 16)) is not followed by a low surrogate") }
+                        value = 0x10000 + (value - 0xD800) << 10 + (low - 0xDC00)
                     }
-                    scalars.removeFirst(4)
+                    guard let scalar = Unicode.Scalar(value) else { throw error("\\U\(String(value, radix: 16)) is not a character") }
                     text.unicodeScalars.append(scalar)
                 default: text.unicodeScalars.append(escaped)
                 }
@@ -222,5 +227,13 @@ struct StringsFileParser {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// The four hex digits after `\U`, as a UTF-16 code unit.
+    mutating func hexUnit() throws(IngestError) -> UInt32 {
+        let hex = String(String.UnicodeScalarView(scalars.prefix(4)))
+        guard hex.count == 4, let value = UInt32(hex, radix: 16) else { throw error("\\U needs four hex digits") }
+        scalars.removeFirst(4)
+        return value
     }
 }

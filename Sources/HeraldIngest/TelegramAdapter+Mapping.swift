@@ -179,15 +179,15 @@ extension TelegramAdapter {
                 text: .init(title: "Telegram", body: text, sender: "Telegram"))]
         }
 
-        /// An iOS push with rendered text and no key.
+        /// An iOS push with rendered text and no key, or the VoIP payload of a call.
         func renderedAlert() throws(IngestError) -> [Event] {
+            if let callId = try custom.id("call_id"), custom.has("call_ah") || push.alert != nil {
+                return [try notify(nil, kind: .call, id: callId, chat: try requireChat())]
+            }
             guard push.alert != nil else {
                 return note("iOS push without loc-key or aps.alert: nothing to show")
             }
             let chat = try requireChat()
-            if let callId = try custom.id("call_id") {
-                return [try notify(nil, kind: .call, id: callId, chat: chat)]
-            }
             if chat.hasPrefix("secret:"), !custom.has("msg_id") { return try secretMessage("ENCRYPTED_MESSAGE") }
             if custom.has("story_id") { return note("iOS story push (story_id): stories are not notifications here") }
             guard let messageId = try custom.id("msg_id") else {

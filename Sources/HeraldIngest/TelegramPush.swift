@@ -8,7 +8,8 @@
 ///   a message's text already rendered in `aps.alert` (a string, or `title`/`subtitle`/`body`)
 ///   and no key, or a `loc-key` (with a hyphen) at the top level for the actions
 ///   (`MESSAGE_DELETED`, `READ_HISTORY`, `READ_REACTION`, `SESSION_REVOKE`, …), or the key and
-///   arguments as an APNs localized alert (`aps.alert.loc-key` / `loc-args`).
+///   arguments as an APNs localized alert (`aps.alert.loc-key` / `loc-args`); and the VoIP
+///   payload of an incoming call (`call_id`, `call_ah`, `from_id`, `updates`, no `aps`).
 struct TelegramPush {
     /// The loc_key; `nil` for an iOS push that carries only rendered text.
     var locKey: String?
@@ -48,6 +49,12 @@ struct TelegramPush {
             // An iOS action push without `aps` (as Telegram-iOS reads a decrypted `p`).
             self.init(locKey: key, args: try fields.strings("loc-args") ?? [], custom: fields, fields: fields)
             deliveryDates = sentDates.compactMap { $0 }
+            return
+        }
+        if !fields.has("loc_key"), fields.has("call_id"), fields.has("call_ah") {
+            // The VoIP payload Telegram-iOS reports to CallKit: `call_id`, `call_ah`, `from_id`,
+            // `updates`, with no key and no alert.
+            self.init(locKey: nil, args: [], custom: fields, fields: fields)
             return
         }
         guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }

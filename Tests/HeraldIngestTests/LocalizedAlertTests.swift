@@ -52,6 +52,26 @@ struct LocalizedAlertTests {
         #expect(try LocalizedStrings(parsing: utf16).render(key: "K", args: ["3"]) == "é3")
     }
 
+    @Test func surrogatePairEscapesMakeOneCharacter() throws {
+        let table = try LocalizedStrings(parsing: Array(#""K" = "\UD83D\UDE80 %@";"#.utf8))
+        #expect(table.render(key: "K", args: ["launch"]) == "🚀 launch")
+        #expect(throws: IngestError.self) { try LocalizedStrings(parsing: Array(#""K" = "\UD83D\U0041";"#.utf8)) }
+        #expect(throws: IngestError.self) { try LocalizedStrings(parsing: Array(#""K" = "\UDE80";"#.utf8)) }
+    }
+
+    /// Random tables and formats never trap: each either parses or names its line.
+    @Test func randomTablesAndFormatsNeverTrap() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#""=;/*\%@$1dU\n KEY{}:"#.utf8) + [0xD8, 0xFF, 0xFE]
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            if let table = try? LocalizedStrings(parsing: bytes) {
+                for key in table.formats.keys { _ = table.render(key: key, args: ["a"]) }
+            }
+            _ = LocalizedStrings.fill(String(decoding: bytes, as: UTF8.self), args: ["x", "y"])
+        }
+    }
+
     @Test func aBrokenTableNamesTheLine() {
         #expect(throws: IngestError(format: nil, field: "strings", reason: "line 2: expected ; after the value of \"B\"")) {
             try LocalizedStrings(parsing: Array("\"A\" = \"a\";\n\"B\" = \"b\"\n".utf8))

@@ -106,4 +106,18 @@ struct TelegramIOSTests {
         #expect(ingestError(#"{"aps":{"alert":"x"},"from_id":"5","msg_id":"nine"}"#, .telegram, a)?.field == "msg_id")
         #expect(ingestError(#"{"aps":{"alert":7},"from_id":"5","msg_id":"9"}"#, .telegram, a)?.field == "aps.alert")
     }
+
+    /// The VoIP payload Telegram-iOS's extension reports to CallKit (`call_id`, `call_ah`,
+    /// `from_id`, `updates`; no alert) rings like `PHONE_CALL_REQUEST`.
+    @Test(arguments: [PayloadFormat.telegram, nil])
+    func theVoIPPayloadRings(format: PayloadFormat?) throws {
+        let line = #"{"call_id":"6001","call_ah":"-77","from_id":"5","updates":"AAAA"}"#
+        guard case .notify(let call) = try only(line, format: format) else {
+            Issue.record("not a notify")
+            return
+        }
+        #expect(call.kind == .call)
+        #expect(call.id == 6001)
+        #expect(call.chat == "user:5")
+    }
 }
