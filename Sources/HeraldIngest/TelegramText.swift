@@ -74,14 +74,16 @@ enum TelegramText {
         return rendered
     }
 
-    /// The key without its chat-type and `MESSAGE_` prefixes, lowercased, words spaced:
-    /// `CHAT_MESSAGE_CONTACT` → `contact`, `PINNED_PHOTO` → `pinned photo`.
+    /// The key without its chat-type and `MESSAGE_` prefixes, lowercased, words spaced, and
+    /// `NOTEXT` read as `message`: `CHAT_MESSAGE_CONTACT` → `contact`, `PINNED_PHOTO` →
+    /// `pinned photo`, `PINNED_NOTEXT` → `pinned message`.
     static func readableAction(_ locKey: String) -> String {
         var key = Substring(locKey)
         for prefix in ["CHAT_", "CHANNEL_"] where key.hasPrefix(prefix) {
             key = key.dropFirst(prefix.count)
         }
         if key.hasPrefix("MESSAGE_") { key = key.dropFirst("MESSAGE_".count) }
-        return key.lowercased().split(separator: "_").joined(separator: " ")
+        // `*_NOTEXT` keys announce a message whose content the push leaves out.
+        return key.lowercased().split(separator: "_").map { $0 == "notext" ? "message" : $0 }.joined(separator: " ")
     }
 }
