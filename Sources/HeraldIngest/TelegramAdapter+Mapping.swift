@@ -74,9 +74,7 @@ extension TelegramAdapter {
             }
             let chat = try requireChat()
             if TelegramAdapter.isReaction(locKey) {
-                let args = push.args
-                let reactor = try reactor(fallback: args.first)
-                return [try notify(locKey, kind: .reaction, id: StableID.of("reaction:\(messageId):\(reactor)"), chat: chat)]
+                return [try notify(locKey, kind: .reaction, id: try reactionID(messageId, fallback: push.args.first), chat: chat)]
             }
             if locKey.hasPrefix("PINNED_") {
                 return [try notify(locKey, kind: .pinned, id: messageId, chat: chat)]
@@ -128,13 +126,17 @@ extension TelegramAdapter {
             ["chat_from_id", "chat_from_broadcast_id", "chat_from_group_id"].contains(where: custom.has)
         }
 
-        /// Who reacted: `chat_from_*`, the user of a private chat, else `fallback` (a name).
-        func reactor(fallback: String?) throws(IngestError) -> String {
+        /// The object id of a reaction to `messageId`: in a private chat, where only the other
+        /// user can react, the message id itself (so `READ_REACTION` of that message clears
+        /// it); in a group, one object per reactor, ``StableID`` of
+        /// `reaction:<msg_id>:<reactor>`, the reactor being `chat_from_*`, else `fallback` (a
+        /// name).
+        func reactionID(_ messageId: Int64, fallback: String?) throws(IngestError) -> Int64 {
+            if let chat, chat.hasPrefix("user:") { return messageId }
             for key in ["chat_from_id", "chat_from_broadcast_id", "chat_from_group_id"] {
-                if let id = try custom.id(key) { return "\(key):\(id)" }
+                if let id = try custom.id(key) { return StableID.of("reaction:\(messageId):\(key):\(id)") }
             }
-            if let chat, chat.hasPrefix("user:") { return chat }
-            return "name:" + (fallback ?? "")
+            return StableID.of("reaction:\(messageId):name:\(fallback ?? "")")
         }
 
         /// A call key: a ring notifies the call; a missed, declined or ended call ends it.
@@ -173,7 +175,10 @@ extension TelegramAdapter {
             guard let text = try push.fields.nonEmptyString("message") else {
                 return note("MESSAGE_ANNOUNCEMENT: no message text, nothing to show")
             }
-            let id = try custom.id("announcement") ?? StableID.of("announcement:\(text)")
+            // Not the announcement id itself: chat 777000 has real messages with small ids, which
+            // the announcement must neither collide with nor be hidden by (a read up to them).
+            let key = try custom.id("announcement").map(String.init) ?? text
+            let id = StableID.of("announcement:\(key)")
             return [try notify(
                 "MESSAGE_ANNOUNCEMENT", kind: .message, id: id, chat: TelegramAdapter.serviceChat,
                 text: .init(title: "Telegram", body: text, sender: "Telegram"))]
@@ -194,8 +199,7 @@ extension TelegramAdapter {
                 return note("iOS push with an alert but no msg_id: no object to notify")
             }
             if push.iOSReaction {
-                let reactor = try reactor(fallback: push.alert?.title)
-                return [try notify(nil, kind: .reaction, id: StableID.of("reaction:\(messageId):\(reactor)"), chat: chat)]
+                return [try notify(nil, kind: .reaction, id: try reactionID(messageId, fallback: push.alert?.title), chat: chat)]
             }
             return [try message(nil, id: messageId, chat: chat)]
         }

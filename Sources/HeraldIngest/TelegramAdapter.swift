@@ -15,9 +15,10 @@ import HeraldEvents
 ///   `tg:<user_id>` when the payload has `user_id`, else the context's account;
 /// - date: `custom.date` › `date` › the context's receive time;
 /// - messages (any key with `msg_id`): kind `message`, or `mention` with `mention`; `PINNED_*`
-///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction`, one object per
-///   message and reactor (id = ``StableID`` of `reaction:<msg_id>:<reactor>`, the reactor
-///   being `chat_from_id`, the user of a private chat, else the first argument);
+///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction`: in a private chat
+///   id = `msg_id` (only the other user can react); in a group one object per message and
+///   reactor (id = ``StableID`` of `reaction:<msg_id>:<reactor>`, the reactor being
+///   `chat_from_id`, else the first argument);
 ///   `edit_date` turns a message into an `edit`; `topic_id` is the thread `topic:<id>`;
 /// - calls: `PHONE_CALL_REQUEST`/`VIDEO_CALL_REQUEST` (and `CONF_*`) → `call` (id = `call_id`);
 ///   `*_CALL_MISSED`/`*_CALL_DECLINE`/`*_CALL_END*` → `endCall` of `call_id`, followed by a
@@ -27,10 +28,13 @@ import HeraldEvents
 ///   (id = `random_id` when positive, else ``StableID`` of `random_id:<value>`, else
 ///   `encryption_id`);
 /// - `MESSAGE_ANNOUNCEMENT` → a `message` from Telegram's service account, chat `user:777000`
-///   (as TDLib shows it), body = `message`, id = `custom.announcement`;
+///   (as TDLib shows it), body = `message`, id = ``StableID`` of
+///   `announcement:<custom.announcement>` (that chat's real messages have small ids);
 /// - `MESSAGE_DELETED` → `delete` (`messages`, else `msg_id`; chat when named);
 ///   `READ_HISTORY` → `read` (`max_id`); `READ_REACTION` → `readReactions` (`messages`, else
-///   `msg_id`); `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
+///   `msg_id`; it clears private-chat reactions, not a group's per-reactor objects:
+///   clearing those needs `readReactions` to match by message, a SEMANTICS change);
+///   `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
 /// - an empty `loc_key` with `max_id` and a chat → `read`; without them → `note`;
 /// - an iOS push with only rendered text (`aps.alert`, no key): a call when it has `call_id`,
 ///   a reaction when marked (`r`/`react_emoji`), a `secretChat` in a secret chat, else a

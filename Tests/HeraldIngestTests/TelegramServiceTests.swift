@@ -77,7 +77,7 @@ struct TelegramServiceTests {
     @Test func anAnnouncementComesFromTheServiceAccount() throws {
         let line = #"{"data":{"loc_key":"MESSAGE_ANNOUNCEMENT","loc_args":[],"message":"New in Telegram: folders","custom":{"announcement":"5"}}}"#
         #expect(try notify(line) == Event.Notify(
-            chat: "user:777000", kind: .message, id: 5, date: receivedAt, partial: true,
+            chat: "user:777000", kind: .message, id: StableID.of("announcement:5"), date: receivedAt, partial: true,
             title: "Telegram", body: "New in Telegram: folders", sender: "Telegram"))
         guard case .note? = try decoded(#"{"loc_key":"MESSAGE_ANNOUNCEMENT","custom":{"announcement":"5"}}"#).first else {
             Issue.record("an announcement without text shows nothing")
@@ -99,6 +99,12 @@ struct TelegramServiceTests {
         let byName1 = try notify(#"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Ada","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
         let byName2 = try notify(#"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Bob","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
         #expect(byName1.id != byName2.id)
+        // In a private chat only the other user reacts: the reaction is the message's, so
+        // READ_REACTION of that message names it.
+        let direct = try notify(#"{"loc_key":"REACT_TEXT","loc_args":["Ada","hi","👍"],"custom":{"from_id":"5","msg_id":"40"}}"#)
+        #expect(direct.kind == .reaction && direct.id == 40)
+        #expect(try decoded(#"{"loc_key":"READ_REACTION","custom":{"from_id":"5","msg_id":"40"}}"#)
+            == [.readReactions(chat: direct.chat, ids: [direct.id])])
     }
 
     @Test func aGroupPinDoesNotPutTheGroupTitleInTheBody() throws {
