@@ -96,11 +96,19 @@ extension TelegramAdapter {
         func notify(_ locKey: String?, kind: NotificationKind, id: Int64, chat: String, text: TelegramText.Rendered? = nil) throws(IngestError) -> Event {
             let text = try orElse(text, rendered(locKey)) ?? TelegramText.Rendered()
             let date = try orElse(custom.date("date"), push.fields.date("date")) ?? deliveryDate
-            let silent = try orElse(custom.flag("silent"), push.fields.flag("silent")) ?? false
+            let silent = Self.silent(custom) ?? Self.silent(push.fields) ?? false
             let thread = try custom.id("topic_id").map { "topic:\($0)" }
             return event(.notify(Event.Notify(
                 chat: chat, kind: kind, id: id, date: date, silent: silent, partial: true,
                 title: text.title, body: text.body, sender: text.sender, thread: thread)))
+        }
+
+        /// Whether `fields` mark the push silent: `silent` present and not `0`/`false`/`""`.
+        /// TDLib treats the field's presence as silent and Telegram-iOS any non-zero number, so
+        /// an unusual value is silent rather than an error.
+        static func silent(_ fields: PayloadObject) -> Bool? {
+            guard fields.has("silent") else { return nil }
+            return (try? fields.flag("silent")) ?? true
         }
 
         /// The first FCM delivery time within 28 days before and 5 seconds after the receive
@@ -193,7 +201,9 @@ extension TelegramAdapter {
                 return note("iOS push without loc-key or aps.alert: nothing to show")
             }
             let chat = try requireChat()
-            if chat.hasPrefix("secret:"), !custom.has("msg_id") { return try secretMessage("ENCRYPTED_MESSAGE") }
+            // A secret chat's push has no msg_id; TDLib lets `encryption_id` name the chat
+            // whatever other ids the push carries.
+            if custom.has("encryption_id"), !custom.has("msg_id") { return try secretMessage("ENCRYPTED_MESSAGE") }
             if custom.has("story_id") { return note("iOS story push (story_id): stories are not notifications here") }
             guard let messageId = try custom.id("msg_id") else {
                 return note("iOS push with an alert but no msg_id: no object to notify")

@@ -120,4 +120,28 @@ struct TelegramIOSTests {
         #expect(call.id == 6001)
         #expect(call.chat == "user:5")
     }
+
+    /// Telegram-iOS counts any non-zero `silent` as silent, TDLib any `silent` at all.
+    @Test func silentIsLenientLikeTheClients() throws {
+        func silent(_ value: String) throws -> Bool? {
+            guard case .notify(let notify) = try only(#"{"aps":{"alert":"x"},"from_id":"5","msg_id":"9","silent":\#(value)}"#) else { return nil }
+            return notify.silent
+        }
+        #expect(try silent(#""1""#) == true)
+        #expect(try silent(#""2""#) == true)
+        #expect(try silent(#""0""#) == false)
+        #expect(try silent("true") == true)
+    }
+
+    /// A secret chat's alert-only push: no msg_id, the chat named by `encryption_id`.
+    @Test func aSecretChatAlertNotifiesTheSecretChat() throws {
+        guard case .notify(let notify) = try only(#"{"aps":{"alert":{"title":"Ada","body":"New message"}},"from_id":"5","encryption_id":"31","random_id":"77"}"#) else {
+            Issue.record("not a notify")
+            return
+        }
+        #expect(notify.kind == .secretChat)
+        #expect(notify.chat == "secret:31")
+        #expect(notify.id == 77)
+        #expect(notify.body == "New message")
+    }
 }
