@@ -212,7 +212,9 @@ struct StringsFileParser {
                         // A UTF-16 surrogate pair written as two escapes.
                         scalars.removeFirst(2)
                         let low = try hexUnit()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("\\U\(String(value, radix: 16)) is not followed by a low surrogate") }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw error("\\U\(String(value, radix: 16)) is not followed by a low surrogate")
+                        }
                         value = 0x10000 + (value - 0xD800) << 10 + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(value) else { throw error("\\U\(String(value, radix: 16)) is not a character") }

@@ -93,14 +93,18 @@ extension TelegramAdapter {
         }
 
         /// The `notify` of `kind` and `id` in `chat`, its text rendered from the push.
-        func notify(_ locKey: String?, kind: NotificationKind, id: Int64, chat: String, text: TelegramText.Rendered? = nil) throws(IngestError) -> Event {
+        func notify(_ locKey: String?, kind: NotificationKind, id: Int64, chat: String, text: TelegramText.Rendered? = nil)
+            throws(IngestError) -> Event
+        {
             let text = try orElse(text, rendered(locKey)) ?? TelegramText.Rendered()
             let date = try orElse(custom.date("date"), push.fields.date("date")) ?? deliveryDate
             let silent = Self.silent(custom) ?? Self.silent(push.fields) ?? false
             let thread = try custom.id("topic_id").map { "topic:\($0)" }
-            return event(.notify(Event.Notify(
-                chat: chat, kind: kind, id: id, date: date, silent: silent, partial: true,
-                title: text.title, body: text.body, sender: text.sender, thread: thread)))
+            return event(
+                .notify(
+                    Event.Notify(
+                        chat: chat, kind: kind, id: id, date: date, silent: silent, partial: true,
+                        title: text.title, body: text.body, sender: text.sender, thread: thread)))
         }
 
         /// Whether `fields` mark the push silent: `silent` present and not `0`/`false`/`""`.
@@ -124,7 +128,8 @@ extension TelegramAdapter {
                 return TelegramText.Rendered(title: alert.title, body: alert.body, sender: sender)
             }
             guard let locKey else { return TelegramText.Rendered() }
-            let groupPin = locKey.hasPrefix("PINNED_")
+            let groupPin =
+                locKey.hasPrefix("PINNED_")
                 && (chat?.hasPrefix("chat:") == true || (chat?.hasPrefix("channel:") == true && hasGroupSender))
             return TelegramText.render(locKey: locKey, args: push.args, groupPin: groupPin)
         }
@@ -187,9 +192,11 @@ extension TelegramAdapter {
             // the announcement must neither collide with nor be hidden by (a read up to them).
             let key = try custom.id("announcement").map(String.init) ?? text
             let id = StableID.of("announcement:\(key)")
-            return [try notify(
-                "MESSAGE_ANNOUNCEMENT", kind: .message, id: id, chat: TelegramAdapter.serviceChat,
-                text: .init(title: "Telegram", body: text, sender: "Telegram"))]
+            return [
+                try notify(
+                    "MESSAGE_ANNOUNCEMENT", kind: .message, id: id, chat: TelegramAdapter.serviceChat,
+                    text: .init(title: "Telegram", body: text, sender: "Telegram"))
+            ]
         }
 
         /// An iOS push with rendered text and no key, or the VoIP payload of a call.

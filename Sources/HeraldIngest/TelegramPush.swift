@@ -58,7 +58,8 @@ struct TelegramPush {
             return
         }
         guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }
-        let custom = try fields.object("custom", asJSONText: true)
+        let custom =
+            try fields.object("custom", asJSONText: true)
             ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
         self.init(locKey: locKey, args: try fields.strings("loc_args") ?? [], custom: custom, fields: fields)
         deliveryDates = sentDates.compactMap { $0 }

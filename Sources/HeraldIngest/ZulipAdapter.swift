@@ -9,8 +9,10 @@ import HeraldEvents
 /// `get_message_payload_apns` / `get_remove_payload_apns`): the same fields under a top-level
 /// `zulip` object beside `aps`, a message naming itself by `message_ids: [id]` with no
 /// `event` and its text in `aps.alert` (`title`, `subtitle`, `body`), a removal with
-/// `event: "remove"` and `zulip_message_ids` as a comma-separated string. A `push_account_id`/`push_key_id` wrapper is unwrapped (its
-/// fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
+/// `event: "remove"` and `zulip_message_ids` as a comma-separated string. (That form says a
+/// message mentions the user only in the alert's localized subtitle, so only a group mention,
+/// `mentioned_user_group_id`, makes it a `mention`.) A `push_account_id`/`push_key_id`
+/// wrapper is unwrapped (its fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
 /// APNs payload, top level or under `data`) is opened with the ``ZulipPushKey`` its
 /// `push_key_id` (Zulip 11: `push_account_id`) names (``ZulipCipher``), and the JSON inside
 /// is adapted like a plain payload, with ``IngestResult/encrypted`` set.

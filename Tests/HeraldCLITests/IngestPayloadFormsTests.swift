@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import HeraldTestSupport
+import Testing
 
 /// Issue 24 end to end: device and gateway payloads, ingested with `--format auto`, leave the
 /// store's state as a client would show it (call notifications clear when the call ends,
@@ -31,9 +31,11 @@ struct IngestPayloadFormsTests {
     /// v1 data flattens it to content_call_id.
     @Test("a Matrix hang-up clears the call an invite rang, across gateway forms")
     func matrixCallEnds() throws {
-        let invite = #"{"notification":{"event_id":"$inv","room_id":"!r:x","type":"m.call.invite","sender":"@a:x","content":{"call_id":"c-1","version":"1"},"devices":[]}}"#
+        let invite =
+            #"{"notification":{"event_id":"$inv","room_id":"!r:x","type":"m.call.invite","sender":"@a:x","content":{"call_id":"c-1","version":"1"},"devices":[]}}"#
         #expect(try state(after: [invite], account: "@me:x").contains(#""kind":"call""#))
-        let hangup = #"{"message":{"data":{"event_id":"$h","room_id":"!r:x","type":"m.call.hangup","content_call_id":"c-1","prio":"high"},"token":"t"}}"#
+        let hangup =
+            #"{"message":{"data":{"event_id":"$h","room_id":"!r:x","type":"m.call.hangup","content_call_id":"c-1","prio":"high"},"token":"t"}}"#
         #expect(try state(after: [invite, hangup], account: "@me:x").contains(#""groups":[]"#))
     }
 
@@ -41,7 +43,8 @@ struct IngestPayloadFormsTests {
     @Test("a Zulip message read elsewhere leaves the iOS notifications")
     func zulipRemoveClears() throws {
         let base = #""realm_url":"https://z.example","realm_uri":"https://z.example","user_id":7"#
-        let message = #"{"aps":{"alert":{"title":"Ada","subtitle":"","body":"lunch?"},"badge":0},"zulip":{\#(base),"sender_id":12,"time":1700000000,"recipient_type":"private","message_ids":[501]}}"#
+        let message =
+            #"{"aps":{"alert":{"title":"Ada","subtitle":"","body":"lunch?"},"badge":0},"zulip":{\#(base),"sender_id":12,"time":1700000000,"recipient_type":"private","message_ids":[501]}}"#
         let account = "zulip:https://z.example/|7"
         #expect(try state(after: [message], account: account).contains("lunch?"))
         let remove = #"{"aps":{"badge":0},"zulip":{\#(base),"event":"remove","zulip_message_ids":"501"}}"#

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import HeraldTestSupport
+import Testing
 
 /// `herald ingest --strings FILE`: localized alerts rendered with the app's strings table.
 @Suite("herald ingest --strings")
@@ -15,7 +15,8 @@ struct IngestStringsTests {
         try Data(#""GAME_PLAY_REQUEST_FORMAT" = "%@ and %@ have invited you to play Monopoly";"#.utf8)
             .write(to: URL(fileURLWithPath: table))
         let withTable = dir.child("a")
-        let run = try CLI.run(["ingest", "--store", withTable, "--format", "apns", "--account", "u", "--strings", table, "-"], input: Self.push)
+        let run = try CLI.run(
+            ["ingest", "--store", withTable, "--format", "apns", "--account", "u", "--strings", table, "-"], input: Self.push)
         #expect(run.status == 0, "\(run.stderr)")
         let state = try CLI.run(["state", "--store", withTable, "--account", "u", "--json"]).stdout
         #expect(state.contains("Jenna and Frank have invited you to play Monopoly"))
@@ -32,11 +33,13 @@ struct IngestStringsTests {
         let dir = TemporaryDirectory()
         let broken = dir.child("bad.strings")
         try Data(#""A" = "unterminated"#.utf8).write(to: URL(fileURLWithPath: broken))
-        let run = try CLI.run(["ingest", "--store", dir.child("s"), "--format", "apns", "--account", "u", "--strings", broken, "-"], input: Self.push)
+        let run = try CLI.run(
+            ["ingest", "--store", dir.child("s"), "--format", "apns", "--account", "u", "--strings", broken, "-"], input: Self.push)
         #expect(run.status != 0)
         #expect(run.stderr.contains("--strings"))
         #expect(run.stderr.contains("unterminated string"))
-        let missing = try CLI.run(["ingest", "--store", dir.child("s"), "--format", "apns", "--strings", dir.child("none"), "-"], input: Self.push)
+        let missing = try CLI.run(
+            ["ingest", "--store", dir.child("s"), "--format", "apns", "--strings", dir.child("none"), "-"], input: Self.push)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("--strings"))
     }

@@ -24,14 +24,16 @@ struct GatewayFormsTests {
     }
 
     @Test func aHighlightedEventIsAMention() throws {
-        let highlighted = Self.matrix(#""event_id":"$m1","type":"m.room.message","content":{"body":"@me hi"}"#,
+        let highlighted = Self.matrix(
+            #""event_id":"$m1","type":"m.room.message","content":{"body":"@me hi"}"#,
             devices: #"[{"app_id":"im.app","pushkey":"k","tweaks":{"sound":"default","highlight":true}}]"#)
         guard case .notify(let notify)? = try events(highlighted, nil, a).first?.payload else {
             Issue.record("expected a notify")
             return
         }
         #expect(notify.kind == .mention)
-        let plain = Self.matrix(#""event_id":"$m1","type":"m.room.message","content":{"body":"hi"}"#,
+        let plain = Self.matrix(
+            #""event_id":"$m1","type":"m.room.message","content":{"body":"hi"}"#,
             devices: #"[{"app_id":"im.app","pushkey":"k","tweaks":{"highlight":false}}]"#)
         guard case .notify(let message)? = try events(plain, nil, a).first?.payload else { return }
         #expect(message.kind == .message)
@@ -52,29 +54,38 @@ struct GatewayFormsTests {
     }
 
     @Test func negativeCountsAreRejectedNamingTheField() {
-        #expect(ingestError(#"{"notification":{"counts":{"unread":-1},"devices":[]}}"#, .matrix, a)
-            == IngestError(format: .matrix, field: "notification.counts.unread", reason: "must be >= 0, got -1"))
-        #expect(ingestError(#"{"notification":{"counts":{"missed_calls":"-3"},"devices":[]}}"#, .matrix, a)?.field
-            == "notification.counts.missed_calls")
+        #expect(
+            ingestError(#"{"notification":{"counts":{"unread":-1},"devices":[]}}"#, .matrix, a)
+                == IngestError(format: .matrix, field: "notification.counts.unread", reason: "must be >= 0, got -1"))
+        #expect(
+            ingestError(#"{"notification":{"counts":{"missed_calls":"-3"},"devices":[]}}"#, .matrix, a)?.field
+                == "notification.counts.missed_calls")
     }
 
-    static let sygnalV1 = #"{"message":{"data":{"event_id":"$ev1:example.org","type":"m.room.message","sender":"@alice:example.org","room_name":"Lunch","room_alias":null,"membership":null,"sender_display_name":"Alice","content_msgtype":"m.text","content_body":"see you at noon","room_id":"!room:example.org","prio":"high","unread":"2","missed_calls":"0"},"android":{"priority":"high"},"token":"tok"}}"#
-    static let sygnalLegacy = #"{"data":{"event_id":"$ev1:example.org","type":"m.room.message","sender":"@alice:example.org","room_name":"Lunch","sender_display_name":"Alice","content":{"msgtype":"m.text","body":"see you at noon"},"room_id":"!room:example.org","prio":"high","unread":2,"missed_calls":0},"priority":"high","to":"tok"}"#
+    static let sygnalV1 =
+        #"{"message":{"data":{"event_id":"$ev1:example.org","type":"m.room.message","sender":"@alice:example.org","room_name":"Lunch","room_alias":null,"membership":null,"sender_display_name":"Alice","content_msgtype":"m.text","content_body":"see you at noon","room_id":"!room:example.org","prio":"high","unread":"2","missed_calls":"0"},"android":{"priority":"high"},"token":"tok"}}"#
+    static let sygnalLegacy =
+        #"{"data":{"event_id":"$ev1:example.org","type":"m.room.message","sender":"@alice:example.org","room_name":"Lunch","sender_display_name":"Alice","content":{"msgtype":"m.text","body":"see you at noon"},"room_id":"!room:example.org","prio":"high","unread":2,"missed_calls":0},"priority":"high","to":"tok"}"#
 
     @Test(arguments: [sygnalV1, sygnalLegacy])
     func sygnalFCMKeepsTheRoomAndTheText(line: String) throws {
         let result = try Ingest.decode(line, format: nil, context: a)
         #expect(result.format == .fcm)
-        #expect(result.events == [
-            Event(account: Self.me, .notify(Event.Notify(
-                chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt,
-                title: "Alice @ Lunch", body: "see you at noon", sender: "Alice"))),
-            Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 2, missed_calls 0")),
-        ])
+        #expect(
+            result.events == [
+                Event(
+                    account: Self.me,
+                    .notify(
+                        Event.Notify(
+                            chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt,
+                            title: "Alice @ Lunch", body: "see you at noon", sender: "Alice"))),
+                Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 2, missed_calls 0")),
+            ])
     }
 
     @Test func sygnalFCMCallsRingAndEndAndLowPriorityIsSilent() throws {
-        let invite = #"{"message":{"data":{"event_id":"$inv","type":"m.call.invite","sender":"@alice:example.org","content_call_id":"c-7","room_id":"!r:example.org","prio":"normal"},"token":"t"}}"#
+        let invite =
+            #"{"message":{"data":{"event_id":"$inv","type":"m.call.invite","sender":"@alice:example.org","content_call_id":"c-7","room_id":"!r:example.org","prio":"normal"},"token":"t"}}"#
         guard case .notify(let call)? = try events(invite, .fcm, a).first?.payload else {
             Issue.record("expected a call")
             return
@@ -82,25 +93,33 @@ struct GatewayFormsTests {
         #expect(call.kind == .call)
         #expect(call.id == StableID.of("c-7"))
         #expect(call.silent)
-        let hangup = #"{"message":{"data":{"event_id":"$h","type":"m.call.hangup","content_call_id":"c-7","room_id":"!r:example.org","prio":"high"},"token":"t"}}"#
+        let hangup =
+            #"{"message":{"data":{"event_id":"$h","type":"m.call.hangup","content_call_id":"c-7","room_id":"!r:example.org","prio":"high"},"token":"t"}}"#
         #expect(try events(hangup, .fcm, a) == [Event(account: Self.me, .endCall(chat: "!r:example.org", id: call.id))])
     }
 
     @Test func sygnalBadgeOnlyIsACountsNote() throws {
-        #expect(try events(#"{"message":{"data":{"prio":"high","unread":"3","missed_calls":"1"},"token":"t"}}"#, .fcm, a)
-            == [Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 3, missed_calls 1"))])
+        #expect(
+            try events(#"{"message":{"data":{"prio":"high","unread":"3","missed_calls":"1"},"token":"t"}}"#, .fcm, a)
+                == [Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 3, missed_calls 1"))])
     }
 
     @Test func fcmLegacySendRequestsAreAccepted() throws {
-        let line = #"{"to":"device-token","collapse_key":"chat-5","notification":{"title":"Ada","body":"lunch?"},"data":{"chat":"chat:5","message_id":"77"}}"#
+        let line =
+            #"{"to":"device-token","collapse_key":"chat-5","notification":{"title":"Ada","body":"lunch?"},"data":{"chat":"chat:5","message_id":"77"}}"#
         let result = try Ingest.decode(line, format: nil, context: context(account: "u"))
         #expect(result.format == .fcm)
-        #expect(result.events == [
-            Event(account: "u", .notify(Event.Notify(
-                chat: "chat:5", kind: .message, id: 77, date: receivedAt, partial: true,
-                title: "Ada", body: "lunch?", thread: "chat-5")))
-        ])
-        let localized = #"{"registration_ids":["a","b"],"notification":{"title_loc_key":"T","body_loc_key":"NEW_MSG","body_loc_args":["Ada","lunch?"]}}"#
+        #expect(
+            result.events == [
+                Event(
+                    account: "u",
+                    .notify(
+                        Event.Notify(
+                            chat: "chat:5", kind: .message, id: 77, date: receivedAt, partial: true,
+                            title: "Ada", body: "lunch?", thread: "chat-5")))
+            ])
+        let localized =
+            #"{"registration_ids":["a","b"],"notification":{"title_loc_key":"T","body_loc_key":"NEW_MSG","body_loc_args":["Ada","lunch?"]}}"#
         guard case .notify(let notify)? = try events(localized, .fcm, context(account: "u")).first?.payload else {
             Issue.record("expected a notify")
             return
@@ -117,7 +136,9 @@ struct GatewayDetectionTests {
 
     @Test func eachFormIsDetected() {
         // zerver/lib/push_notifications.py: a legacy FCM request carrying Zulip data stays Zulip.
-        #expect(detect(#"{"to":"tok","data":{"realm_uri":"https://z.example","user_id":"1","event":"remove","zulip_message_ids":"3"}}"#) == .zulip)
+        #expect(
+            detect(#"{"to":"tok","data":{"realm_uri":"https://z.example","user_id":"1","event":"remove","zulip_message_ids":"3"}}"#)
+                == .zulip)
         // core.telegram.org/api/push-updates data inside a legacy FCM request stays Telegram.
         #expect(detect(#"{"to":"tok","data":{"loc_key":"MESSAGE_TEXT","custom":{"from_id":"5","msg_id":"1"}}}"#) == .telegram)
         #expect(detect(#"{"to":"tok","notification":{"title":"t","body":"b"}}"#) == .fcm)
@@ -126,7 +147,9 @@ struct GatewayDetectionTests {
         #expect(detect(#"{"aps":{"alert":"x"},"chat_id":"8","msg_id":"4"}"#) == .telegram)
         #expect(detect(#"{"aps":{"alert":"x"},"chat_id":8,"msg_id":4}"#) == .apns)
         #expect(detect(#"{"loc-key":"READ_HISTORY","from_id":"5","max_id":"3"}"#) == .telegram)
-        #expect(detect(#"{"aps":{"badge":0},"zulip":{"realm_url":"https://z.example","user_id":1,"event":"remove","zulip_message_ids":"3"}}"#) == .zulip)
+        #expect(
+            detect(#"{"aps":{"badge":0},"zulip":{"realm_url":"https://z.example","user_id":1,"event":"remove","zulip_message_ids":"3"}}"#)
+                == .zulip)
         #expect(detect(#"{"aps":{"alert":{"loc-key":"MSG_FROM_USER","loc-args":["A"]}},"room_id":"!r","event_id":"$e"}"#) == .apns)
     }
 }
@@ -136,12 +159,16 @@ struct GatewayDetectionTests {
 /// `missed_calls`), plain and inside an RFC 8291 body.
 @Suite("Sygnal Web Push")
 struct SygnalWebPushTests {
-    static let plaintext = #"{"room_id":"!room:example.org","room_name":"Lunch","event_id":"$ev1:example.org","sender":"@alice:example.org","sender_display_name":"Alice","type":"m.room.message","unread":1,"content":{"msgtype":"m.text","body":"see you at noon"}}"#
+    static let plaintext =
+        #"{"room_id":"!room:example.org","room_name":"Lunch","event_id":"$ev1:example.org","sender":"@alice:example.org","sender_display_name":"Alice","type":"m.room.message","unread":1,"content":{"msgtype":"m.text","body":"see you at noon"}}"#
 
     static let expected = [
-        Event(account: "m", .notify(Event.Notify(
-            chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt,
-            title: "Alice @ Lunch", body: "see you at noon", sender: "Alice"))),
+        Event(
+            account: "m",
+            .notify(
+                Event.Notify(
+                    chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt,
+                    title: "Alice @ Lunch", body: "see you at noon", sender: "Alice"))),
         Event(account: "m", .note(source: "matrix", reason: "counts: unread 1")),
     ]
 

@@ -22,7 +22,8 @@ struct LocalizedAlertTests {
         return notify
     }
 
-    static let tom = #"{"aps":{"alert":{"title-loc-key":"GAME_PLAY_REQUEST_TITLE","title-loc-args":["Major Tom"],"loc-key":"GAME_PLAY_REQUEST_FORMAT","loc-args":["Major Tom","I'm floating…"]}}}"#
+    static let tom =
+        #"{"aps":{"alert":{"title-loc-key":"GAME_PLAY_REQUEST_TITLE","title-loc-args":["Major Tom"],"loc-key":"GAME_PLAY_REQUEST_FORMAT","loc-args":["Major Tom","I'm floating…"]}}}"#
 
     @Test func withoutATableTheArgumentsAreJoinedNeverTheKey() throws {
         let notify = try notify(Self.tom)
@@ -33,12 +34,14 @@ struct LocalizedAlertTests {
     }
 
     @Test func aTableFillsTheFormats() throws {
-        let strings = try LocalizedStrings(parsing: Array("""
-            /* Game */
-            "GAME_PLAY_REQUEST_TITLE" = "%@ wants to play";
-            // positional arguments swap the order
-            "GAME_PLAY_REQUEST_FORMAT" = "%2$@ (from %1$@) 100%%";
-            """.utf8))
+        let strings = try LocalizedStrings(
+            parsing: Array(
+                """
+                /* Game */
+                "GAME_PLAY_REQUEST_TITLE" = "%@ wants to play";
+                // positional arguments swap the order
+                "GAME_PLAY_REQUEST_FORMAT" = "%2$@ (from %1$@) 100%%";
+                """.utf8))
         let notify = try notify(Self.tom, strings: strings)
         #expect(notify.title == "Major Tom wants to play")
         #expect(notify.body == "I'm floating… (from Major Tom) 100%")
@@ -81,7 +84,8 @@ struct LocalizedAlertTests {
 
     @Test(arguments: [PayloadFormat.apns, nil])
     func sygnalMessageKeepsTheRoomAndTheText(format: PayloadFormat?) throws {
-        let line = #"{"aps":{"alert":{"loc-key":"MSG_FROM_USER_IN_ROOM_WITH_CONTENT","loc-args":["Alice","Lunch","see you at noon"]},"badge":3},"room_id":"!room:example.org","event_id":"$ev1:example.org"}"#
+        let line =
+            #"{"aps":{"alert":{"loc-key":"MSG_FROM_USER_IN_ROOM_WITH_CONTENT","loc-args":["Alice","Lunch","see you at noon"]},"badge":3},"room_id":"!room:example.org","event_id":"$ev1:example.org"}"#
         let result = try events(line, format, a)
         guard case .notify(let notify)? = result.first?.payload else {
             Issue.record("expected a notify, got \(result)")
@@ -96,11 +100,15 @@ struct LocalizedAlertTests {
     }
 
     @Test func sygnalCallAndTheSameEventFromTheGateway() throws {
-        let call = try notify(#"{"aps":{"alert":{"loc-key":"VOICE_CALL_FROM_USER","loc-args":["Alice"]}},"room_id":"!room:example.org","event_id":"$call:example.org"}"#)
+        let call = try notify(
+            #"{"aps":{"alert":{"loc-key":"VOICE_CALL_FROM_USER","loc-args":["Alice"]}},"room_id":"!room:example.org","event_id":"$call:example.org"}"#
+        )
         #expect(call.kind == .call)
         #expect(call.chat == "!room:example.org")
-        let gateway = #"{"notification":{"event_id":"$ev1:example.org","room_id":"!room:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"see you at noon"},"devices":[{"app_id":"x","pushkey":"y"}]}}"#
-        let apns = #"{"aps":{"alert":{"loc-key":"MSG_FROM_USER_WITH_CONTENT","loc-args":["Alice","see you at noon"]}},"room_id":"!room:example.org","event_id":"$ev1:example.org"}"#
+        let gateway =
+            #"{"notification":{"event_id":"$ev1:example.org","room_id":"!room:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"see you at noon"},"devices":[{"app_id":"x","pushkey":"y"}]}}"#
+        let apns =
+            #"{"aps":{"alert":{"loc-key":"MSG_FROM_USER_WITH_CONTENT","loc-args":["Alice","see you at noon"]}},"room_id":"!room:example.org","event_id":"$ev1:example.org"}"#
         let fromGateway = try #require(try events(gateway, .matrix, a).first.flatMap(Identity.init))
         let fromAPNs = try #require(try events(apns, .apns, a).first.flatMap(Identity.init))
         #expect(fromGateway == fromAPNs)
@@ -113,12 +121,20 @@ struct LocalizedAlertTests {
 @Suite("Sygnal APNs event-id-only")
 struct SygnalAPNsEventIdOnlyTests {
     @Test func anEventIdOnlyPushIsAPartialNotifyOfTheRoomWithItsCounts() throws {
-        let line = #"{"aps":{"mutable-content":1,"content-available":1},"room_id":"!room:example.org","event_id":"$ev1:example.org","unread_count":2,"missed_calls":1}"#
-        #expect(try events(line, nil, context(account: "m")) == [
-            Event(account: "m", .notify(Event.Notify(
-                chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt, partial: true))),
-            Event(account: "m", .note(source: "apns", reason: "counts: unread 2, missed_calls 1")),
-        ])
-        #expect(ingestError(#"{"aps":{},"room_id":"!r","event_id":"$e","unread_count":-2}"#, .apns, context(account: "m"))?.field == "unread_count")
+        let line =
+            #"{"aps":{"mutable-content":1,"content-available":1},"room_id":"!room:example.org","event_id":"$ev1:example.org","unread_count":2,"missed_calls":1}"#
+        #expect(
+            try events(line, nil, context(account: "m")) == [
+                Event(
+                    account: "m",
+                    .notify(
+                        Event.Notify(
+                            chat: "!room:example.org", kind: .message, id: StableID.of("$ev1:example.org"), date: receivedAt, partial: true)
+                    )),
+                Event(account: "m", .note(source: "apns", reason: "counts: unread 2, missed_calls 1")),
+            ])
+        #expect(
+            ingestError(#"{"aps":{},"room_id":"!r","event_id":"$e","unread_count":-2}"#, .apns, context(account: "m"))?.field
+                == "unread_count")
     }
 }

@@ -24,18 +24,26 @@ struct TelegramIOSTests {
 
     @Test(arguments: [PayloadFormat.telegram, nil])
     func aPrivateMessageTakesItsTextFromTheAlert(format: PayloadFormat?) throws {
-        let line = #"{"aps":{"alert":{"title":"Ada","body":"see you at 6"},"sound":"0.m4a","mutable-content":1,"thread-id":"5"},"from_id":"5","msg_id":"901","silent":"1"}"#
+        let line =
+            #"{"aps":{"alert":{"title":"Ada","body":"see you at 6"},"sound":"0.m4a","mutable-content":1,"thread-id":"5"},"from_id":"5","msg_id":"901","silent":"1"}"#
         #expect(Ingest.detect(Array(line.utf8)) == .telegram)
-        #expect(try only(line, format: format) == .notify(Event.Notify(
-            chat: "user:5", kind: .message, id: 901, date: receivedAt, silent: true, partial: true,
-            title: "Ada", body: "see you at 6", sender: "Ada")))
+        #expect(
+            try only(line, format: format)
+                == .notify(
+                    Event.Notify(
+                        chat: "user:5", kind: .message, id: 901, date: receivedAt, silent: true, partial: true,
+                        title: "Ada", body: "see you at 6", sender: "Ada")))
     }
 
     @Test func aTopicMessageKeepsTheTopicAndItsTitle() throws {
-        let line = #"{"aps":{"alert":{"title":"Ada","subtitle":"Team","body":"ship it"}},"channel_id":"77","msg_id":"12","topic_id":"3","topic_title":"Release"}"#
-        #expect(try only(line) == .notify(Event.Notify(
-            chat: "channel:77", kind: .message, id: 12, date: receivedAt, partial: true,
-            title: "Release (Ada: Team)", body: "ship it", thread: "topic:3")))
+        let line =
+            #"{"aps":{"alert":{"title":"Ada","subtitle":"Team","body":"ship it"}},"channel_id":"77","msg_id":"12","topic_id":"3","topic_title":"Release"}"#
+        #expect(
+            try only(line)
+                == .notify(
+                    Event.Notify(
+                        chat: "channel:77", kind: .message, id: 12, date: receivedAt, partial: true,
+                        title: "Release (Ada: Team)", body: "ship it", thread: "topic:3")))
     }
 
     @Test func aStringAlertIsTheBody() throws {
@@ -49,14 +57,18 @@ struct TelegramIOSTests {
     }
 
     @Test func actionsUseTheHyphenatedKey() throws {
-        #expect(try only(#"{"loc-key":"MESSAGE_DELETED","chat_id":"8","messages":"4,5"}"#)
-            == .delete(ids: [4, 5], chat: "chat:8"))
-        #expect(try only(#"{"aps":{},"loc-key":"MESSAGE_DELETED","from_id":"5","msg_id":"9"}"#, format: nil)
-            == .delete(ids: [9], chat: "user:5"))
-        #expect(try only(#"{"loc-key":"READ_HISTORY","channel_id":"77","max_id":"40"}"#, format: nil)
-            == .read(chat: "channel:77", maxId: 40))
-        #expect(try only(#"{"loc-key":"READ_REACTION","from_id":"5","msg_id":"9"}"#)
-            == .readReactions(chat: "user:5", ids: [9]))
+        #expect(
+            try only(#"{"loc-key":"MESSAGE_DELETED","chat_id":"8","messages":"4,5"}"#)
+                == .delete(ids: [4, 5], chat: "chat:8"))
+        #expect(
+            try only(#"{"aps":{},"loc-key":"MESSAGE_DELETED","from_id":"5","msg_id":"9"}"#, format: nil)
+                == .delete(ids: [9], chat: "user:5"))
+        #expect(
+            try only(#"{"loc-key":"READ_HISTORY","channel_id":"77","max_id":"40"}"#, format: nil)
+                == .read(chat: "channel:77", maxId: 40))
+        #expect(
+            try only(#"{"loc-key":"READ_REACTION","from_id":"5","msg_id":"9"}"#)
+                == .readReactions(chat: "user:5", ids: [9]))
         guard case .note(_, let reason) = try only(#"{"loc-key":"SESSION_REVOKE"}"#) else {
             Issue.record("a plain SESSION_REVOKE must stay a note")
             return
@@ -84,7 +96,8 @@ struct TelegramIOSTests {
     }
 
     @Test func aCallPushRings() throws {
-        let line = #"{"aps":{"alert":{"title":"Ada","body":"is calling you"}},"from_id":"5","call_id":"6001","call_ah":"-77","updates":"AAAA"}"#
+        let line =
+            #"{"aps":{"alert":{"title":"Ada","body":"is calling you"}},"from_id":"5","call_id":"6001","call_ah":"-77","updates":"AAAA"}"#
         guard case .notify(let notify) = try only(line) else {
             Issue.record("not a notify")
             return
@@ -124,7 +137,9 @@ struct TelegramIOSTests {
     /// Telegram-iOS counts any non-zero `silent` as silent, TDLib any `silent` at all.
     @Test func silentIsLenientLikeTheClients() throws {
         func silent(_ value: String) throws -> Bool? {
-            guard case .notify(let notify) = try only(#"{"aps":{"alert":"x"},"from_id":"5","msg_id":"9","silent":\#(value)}"#) else { return nil }
+            guard case .notify(let notify) = try only(#"{"aps":{"alert":"x"},"from_id":"5","msg_id":"9","silent":\#(value)}"#) else {
+                return nil
+            }
             return notify.silent
         }
         #expect(try silent(#""1""#) == true)
@@ -135,7 +150,10 @@ struct TelegramIOSTests {
 
     /// A secret chat's alert-only push: no msg_id, the chat named by `encryption_id`.
     @Test func aSecretChatAlertNotifiesTheSecretChat() throws {
-        guard case .notify(let notify) = try only(#"{"aps":{"alert":{"title":"Ada","body":"New message"}},"from_id":"5","encryption_id":"31","random_id":"77"}"#) else {
+        guard
+            case .notify(let notify) = try only(
+                #"{"aps":{"alert":{"title":"Ada","body":"New message"}},"from_id":"5","encryption_id":"31","random_id":"77"}"#)
+        else {
             Issue.record("not a notify")
             return
         }

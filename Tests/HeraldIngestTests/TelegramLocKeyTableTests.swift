@@ -36,7 +36,8 @@ struct TelegramLocKeyTableTests {
 
     @Test func everyRowMapsAsDocumented() throws {
         for (key, herald) in try Self.rows() {
-            let line = #"{"loc_key":"\#(key)","loc_args":["Ada","Team","x"],"message":"hello","custom":{"chat_id":"8","msg_id":"40","call_id":"6001","max_id":"40","messages":"40","encryption_id":"31","random_id":"9","announcement":"5"}}"#
+            let line =
+                #"{"loc_key":"\#(key)","loc_args":["Ada","Team","x"],"message":"hello","custom":{"chat_id":"8","msg_id":"40","call_id":"6001","max_id":"40","messages":"40","encryption_id":"31","random_id":"9","announcement":"5"}}"#
             let first = try #require(try events(line, .telegram, context(account: "a")).first, "\(key) produced nothing")
             // The first backquoted word of the Herald column is the event type; after
             // `notify`, the next word is the kind. A revoke honoured only when encrypted is a

@@ -36,12 +36,14 @@ struct TelegramServiceTests {
 
     @Test(arguments: ["PHONE_CALL_MISSED", "VIDEO_CALL_MISSED", "PHONE_CALL_DECLINE"])
     func missedAndDeclinedCallsEndTheCall(locKey: String) throws {
-        #expect(try decoded(#"{"loc_key":"\#(locKey)","loc_args":["Ada"],"custom":{"from_id":"5","call_id":"6001"}}"#)
-            == [.endCall(chat: "user:5", id: 6001)])
+        #expect(
+            try decoded(#"{"loc_key":"\#(locKey)","loc_args":["Ada"],"custom":{"from_id":"5","call_id":"6001"}}"#)
+                == [.endCall(chat: "user:5", id: 6001)])
     }
 
     @Test func aMissedCallWithItsServiceMessageAlsoNotifiesTheMessage() throws {
-        let payloads = try decoded(#"{"loc_key":"PHONE_CALL_MISSED","loc_args":["Ada"],"custom":{"from_id":"5","call_id":"6001","msg_id":"88"}}"#)
+        let payloads = try decoded(
+            #"{"loc_key":"PHONE_CALL_MISSED","loc_args":["Ada"],"custom":{"from_id":"5","call_id":"6001","msg_id":"88"}}"#)
         #expect(payloads.count == 2)
         #expect(payloads.first == .endCall(chat: "user:5", id: 6001))
         guard case .notify(let message)? = payloads.last else {
@@ -54,7 +56,9 @@ struct TelegramServiceTests {
     }
 
     @Test func aMissedCallNamingNoCallIsANote() throws {
-        guard case .note(_, let reason)? = try decoded(#"{"loc_key":"VIDEO_CALL_MISSED","loc_args":["Ada"],"custom":{"from_id":"5"}}"#).first else {
+        guard
+            case .note(_, let reason)? = try decoded(#"{"loc_key":"VIDEO_CALL_MISSED","loc_args":["Ada"],"custom":{"from_id":"5"}}"#).first
+        else {
             Issue.record("expected a note")
             return
         }
@@ -62,7 +66,8 @@ struct TelegramServiceTests {
     }
 
     @Test func anEncryptedMessageNotifiesItsSecretChat() throws {
-        let secret = try notify(#"{"loc_key":"ENCRYPTED_MESSAGE","loc_args":["Ada"],"custom":{"encryption_id":"31","random_id":"-8123456789"}}"#)
+        let secret = try notify(
+            #"{"loc_key":"ENCRYPTED_MESSAGE","loc_args":["Ada"],"custom":{"encryption_id":"31","random_id":"-8123456789"}}"#)
         #expect(secret.kind == .secretChat)
         #expect(secret.chat == "secret:31")
         #expect(secret.id == StableID.of("random_id:-8123456789"))
@@ -75,10 +80,13 @@ struct TelegramServiceTests {
     }
 
     @Test func anAnnouncementComesFromTheServiceAccount() throws {
-        let line = #"{"data":{"loc_key":"MESSAGE_ANNOUNCEMENT","loc_args":[],"message":"New in Telegram: folders","custom":{"announcement":"5"}}}"#
-        #expect(try notify(line) == Event.Notify(
-            chat: "user:777000", kind: .message, id: StableID.of("announcement:5"), date: receivedAt, partial: true,
-            title: "Telegram", body: "New in Telegram: folders", sender: "Telegram"))
+        let line =
+            #"{"data":{"loc_key":"MESSAGE_ANNOUNCEMENT","loc_args":[],"message":"New in Telegram: folders","custom":{"announcement":"5"}}}"#
+        #expect(
+            try notify(line)
+                == Event.Notify(
+                    chat: "user:777000", kind: .message, id: StableID.of("announcement:5"), date: receivedAt, partial: true,
+                    title: "Telegram", body: "New in Telegram: folders", sender: "Telegram"))
         guard case .note? = try decoded(#"{"loc_key":"MESSAGE_ANNOUNCEMENT","custom":{"announcement":"5"}}"#).first else {
             Issue.record("an announcement without text shows nothing")
             return
@@ -87,7 +95,9 @@ struct TelegramServiceTests {
 
     @Test func reactionsFromDifferentPeopleOnOneMessageAreDistinct() throws {
         func reaction(_ from: String, _ name: String) throws -> Event.Notify {
-            try notify(#"{"loc_key":"CHAT_REACT_TEXT","loc_args":["\#(name)","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40","chat_from_id":"\#(from)"}}"#)
+            try notify(
+                #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["\#(name)","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40","chat_from_id":"\#(from)"}}"#
+            )
         }
         let ada = try reaction("11", "Ada")
         let bob = try reaction("12", "Bob")
@@ -96,24 +106,30 @@ struct TelegramServiceTests {
         #expect(ada.id != bob.id)
         #expect(try reaction("11", "Ada").id == ada.id)
         // Without chat_from_id, the reactor's name tells them apart.
-        let byName1 = try notify(#"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Ada","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
-        let byName2 = try notify(#"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Bob","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
+        let byName1 = try notify(
+            #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Ada","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
+        let byName2 = try notify(
+            #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Bob","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
         #expect(byName1.id != byName2.id)
         // In a private chat only the other user reacts: the reaction is the message's, so
         // READ_REACTION of that message names it.
         let direct = try notify(#"{"loc_key":"REACT_TEXT","loc_args":["Ada","hi","👍"],"custom":{"from_id":"5","msg_id":"40"}}"#)
         #expect(direct.kind == .reaction && direct.id == 40)
-        #expect(try decoded(#"{"loc_key":"READ_REACTION","custom":{"from_id":"5","msg_id":"40"}}"#)
-            == [.readReactions(chat: direct.chat, ids: [direct.id])])
+        #expect(
+            try decoded(#"{"loc_key":"READ_REACTION","custom":{"from_id":"5","msg_id":"40"}}"#)
+                == [.readReactions(chat: direct.chat, ids: [direct.id])])
     }
 
     @Test func aGroupPinDoesNotPutTheGroupTitleInTheBody() throws {
-        let pin = try notify(#"{"loc_key":"PINNED_TEXT","loc_args":["Ada","release notes","Team"],"custom":{"chat_id":"8","msg_id":"41","chat_from_id":"11"}}"#)
+        let pin = try notify(
+            #"{"loc_key":"PINNED_TEXT","loc_args":["Ada","release notes","Team"],"custom":{"chat_id":"8","msg_id":"41","chat_from_id":"11"}}"#
+        )
         #expect(pin.kind == .pinned)
         #expect(pin.title == "Ada @ Team")
         #expect(pin.sender == "Ada")
         #expect(pin.body == "pinned text: release notes")
-        let noText = try notify(#"{"loc_key":"PINNED_NOTEXT","loc_args":["Ada","Team"],"custom":{"chat_id":"8","msg_id":"42","chat_from_id":"11"}}"#)
+        let noText = try notify(
+            #"{"loc_key":"PINNED_NOTEXT","loc_args":["Ada","Team"],"custom":{"chat_id":"8","msg_id":"42","chat_from_id":"11"}}"#)
         #expect(noText.title == "Ada @ Team")
         #expect(noText.body == "pinned message")
         let privatePin = try notify(#"{"loc_key":"PINNED_TEXT","loc_args":["Ada","release notes"],"custom":{"from_id":"5","msg_id":"41"}}"#)
@@ -123,7 +139,8 @@ struct TelegramServiceTests {
 
     @Test(arguments: ["STORY_NOTEXT", "READ_STORIES", "LOCKED_MESSAGE", "AUTH_UNKNOWN", "OAUTH_REQUEST"])
     func keysWithoutNotificationStateAreNotesNamingTheKey(locKey: String) throws {
-        guard case .note(let source, let reason)? = try decoded(#"{"loc_key":"\#(locKey)","custom":{"from_id":"5","msg_id":"3"}}"#).first else {
+        guard case .note(let source, let reason)? = try decoded(#"{"loc_key":"\#(locKey)","custom":{"from_id":"5","msg_id":"3"}}"#).first
+        else {
             Issue.record("expected a note")
             return
         }
@@ -136,7 +153,9 @@ struct TelegramServiceTests {
     /// the receive time.
     @Test func fcmDeliveryTimesDateThePush() throws {
         func date(_ outer: String, _ inner: String) throws -> Int64 {
-            try notify(#"{\#(outer)"data":{"loc_key":"MESSAGE_TEXT","loc_args":["Ada","hi"],\#(inner)"custom":{"from_id":"5","msg_id":"7"}}}"#).date
+            try notify(
+                #"{\#(outer)"data":{"loc_key":"MESSAGE_TEXT","loc_args":["Ada","hi"],\#(inner)"custom":{"from_id":"5","msg_id":"7"}}}"#
+            ).date
         }
         #expect(try date(#""date":\#(receivedAt - 60),"#, "") == receivedAt - 60)
         #expect(try date("", #""google.sent_time":"\#((receivedAt - 30) * 1000)","#) == receivedAt - 30)
