@@ -1,7 +1,8 @@
 extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
-    /// Rules, first match wins, for a JSON object:
+    /// Rules, first match wins, for a JSON object ("under `data`" also covers an FCM v1
+    /// request's `message.data`):
     /// - a `p` or `data.p` key → telegram (encrypted);
     /// - `loc_key` or `loc-key` (top level or under `data`), or `call_id` with `call_ah` (the
     ///   VoIP payload of a call) → telegram;
@@ -10,9 +11,9 @@ extension Ingest {
     /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`,
     ///   `chat_id`, `channel_id` or `encryption_id` that is a string of digits → telegram
     ///   (Telegram's iOS form); any other `aps` → apns;
+    /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// - `message.data` or `message.token` → fcm;
     /// - `notification` with `devices` → matrix;
-    /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// - a legacy FCM send request (`to`, `registration_ids` or `condition` with `data` or
     ///   `notification`) → fcm;
     /// - `room_id` and `event_id` strings at the top level → matrix (Sygnal's Web Push form);
@@ -41,8 +42,9 @@ extension Ingest {
 
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
     static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
-        let data = members["data"]?.object
         let message = members["message"]?.object
+        // FCM data: `data`, or `message.data` of an FCM v1 send request.
+        let data = members["data"]?.object ?? message?["data"]?.object
         let notification = members["notification"]?.object
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
         for key in ["loc_key", "loc-key"] where members[key] != nil || data?[key] != nil { return .telegram }
@@ -55,9 +57,9 @@ extension Ingest {
             }
             return .apns
         }
+        for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }
-        for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
         if FCMAdapter.isLegacyRequest(members), notification?["devices"] == nil { return .fcm }
         if members["room_id"]?.string != nil, members["event_id"]?.string != nil { return .matrix }
         if members["type"] != nil, members["account"] != nil { return .herald }

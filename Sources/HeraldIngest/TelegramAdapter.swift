@@ -3,7 +3,8 @@ import HeraldEvents
 /// Adapts Telegram push payloads (core.telegram.org/api/push-updates) to canonical events.
 ///
 /// ``TelegramPush`` reads the Android and iOS shapes; `{"p": …}` payloads (or
-/// `{"data": {"p": …}}`, as FCM delivers them on Android) are first decrypted with
+/// `{"data": {"p": …}}`, as FCM delivers them on Android, or inside an FCM v1 request's
+/// `message.data`) are first decrypted with
 /// ``TelegramCipher`` and the inner JSON is adapted the same way, with `encrypted` set.
 /// `schema/telegram-loc-keys.md` lists every key and its mapping.
 ///
@@ -65,7 +66,7 @@ struct TelegramAdapter {
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .telegram)
         let adapter = TelegramAdapter(context: context)
-        let encryptedHolder = try root.object("data").flatMap { $0.has("p") ? $0 : nil } ?? root
+        let encryptedHolder = try root.fcmData().flatMap { $0.has("p") ? $0 : nil } ?? root
         if let p = try encryptedHolder.string("p") {
             let (inner, key) = try TelegramCipher.decrypt(p, keys: context.telegramKeys)
             let innerRoot: PayloadObject

@@ -2,7 +2,8 @@
 ///
 /// Shapes (all may arrive MTProto-encrypted as `{"p": …}` and decrypt to one of them):
 /// - Android / FCM (core.telegram.org/api/push-updates): `loc_key`, `loc_args` and a `custom`
-///   object (or a string holding one), at the top level or under `data`;
+///   object (or a string holding one), at the top level, under `data`, or under an FCM v1
+///   request's `message.data`;
 /// - iOS (Telegram-iOS `NotificationService`): flat string fields `from_id`, `chat_id`,
 ///   `channel_id`, `encryption_id`, `msg_id`, `topic_id`, `silent`, `call_id`, … beside `aps`;
 ///   a message's text already rendered in `aps.alert` (a string, or `title`/`subtitle`/`body`)
@@ -40,7 +41,7 @@ struct TelegramPush {
             try self.init(iOS: root, aps: aps)
             return
         }
-        let data = try root.object("data")
+        let data = try root.fcmData()
         let fields = data ?? root
         // FCM delivery times, as TDLib reads them: the `date` beside `data`, `google.sent_time`
         // (milliseconds) inside it.

@@ -41,7 +41,7 @@ struct ZulipAdapter {
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .zulip)
         let adapter = ZulipAdapter(context: context)
-        let encryptedHolder = try root.object("data").flatMap { $0.has("encrypted_data") ? $0 : nil } ?? root
+        let encryptedHolder = try root.fcmData().flatMap { $0.has("encrypted_data") ? $0 : nil } ?? root
         if encryptedHolder.has("encrypted_data") {
             let inner = try decrypt(encryptedHolder, keys: context.zulipPushKeys)
             let innerRoot: PayloadObject
@@ -81,11 +81,12 @@ struct ZulipAdapter {
     }
 
     /// The object holding the payload's fields, past any wrapper: the root, its `zulip`
-    /// object (APNs) or its `data` object (FCM).
+    /// object (APNs), or its FCM data (`data`, or `message.data` of the FCM v1 request the
+    /// server sends).
     static func unwrap(_ root: PayloadObject) throws(IngestError) -> PayloadObject {
         if root.has("realm_url") || root.has("realm_uri") { return root }
         if let zulip = try root.object("zulip") { return zulip }
-        return try root.object("data") ?? root
+        return try root.fcmData() ?? root
     }
 
     /// The `aps.alert` object of an APNs payload, which holds a message's text there.

@@ -185,4 +185,25 @@ struct SygnalWebPushTests {
         #expect(result.encrypted)
         #expect(result.events == Self.expected)
     }
+
+    /// The FCM v1 requests the servers send (zerver/lib/push_notifications.py builds a
+    /// firebase_admin `messaging.Message(data=…, token=…, android=…)`): the app's data under
+    /// `message.data` reads as that app's payload.
+    @Test func fcmV1RequestsCarryingZulipOrTelegramDataReadAsThoseFormats() throws {
+        let zulip =
+            #"{"message":{"token":"t","android":{"priority":"high"},"data":{"realm_url":"https://z.example","user_id":"7","event":"remove","zulip_message_ids":"3,4"}}}"#
+        #expect(Ingest.detect(Array(zulip.utf8)) == .zulip)
+        #expect(try events(zulip, nil, context()) == [Event(account: "zulip:https://z.example/|7", .delete(ids: [3, 4], chat: nil))])
+        let telegram =
+            #"{"message":{"token":"t","data":{"loc_key":"MESSAGE_TEXT","loc_args":["Ada","hi"],"custom":{"from_id":"5","msg_id":"9"}}}}"#
+        #expect(Ingest.detect(Array(telegram.utf8)) == .telegram)
+        #expect(
+            try events(telegram, nil, context(account: "tg:1")).first.flatMap(Identity.init)
+                == Identity(account: "tg:1", chat: "user:5", objectClass: .msg, id: 9))
+        #expect(
+            ingestError(
+                #"{"message":{"data":{"loc_key":"MESSAGE_TEXT","custom":{"from_id":"5","msg_id":"x"}}}}"#, .telegram,
+                context(account: "tg:1"))?.field
+                == "message.data.custom.msg_id")
+    }
 }
