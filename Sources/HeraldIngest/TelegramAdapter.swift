@@ -14,7 +14,9 @@ import HeraldEvents
 /// - account: for an encrypted push opened with a key that names its account, that account
 ///   (a `user_id` or a context account naming another one is rejected as a clash); else
 ///   `tg:<user_id>` when the payload has `user_id`, else the context's account;
-/// - date: `custom.date` › `date` › the context's receive time;
+/// - date: `custom.date` › `date` › FCM's delivery time (the `date` beside `data`,
+///   `google.sent_time`) within TDLib's window › the context's receive time; silent when
+///   `silent` is present and not `0`/`false` (TDLib: presence; Telegram-iOS: non-zero);
 /// - messages (any key with `msg_id`): kind `message`, or `mention` with `mention`; `PINNED_*`
 ///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction`: in a private chat
 ///   id = `msg_id` (only the other user can react); in a group one object per message and
