@@ -1,13 +1,26 @@
 extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///
-    /// Rules, first match wins, for a JSON object: a `p` or `data.p` key → telegram (encrypted);
-    /// `loc_key` or `data.loc_key` → telegram; `push_key_id` or `push_account_id` (top level
-    /// or under `data`) → zulip (an E2EE wrapper, whose APNs form also has `aps`); `aps` →
-    /// apns; `message.data` or `message.token` → fcm; `notification` with `devices` → matrix;
-    /// `realm_url` or `realm_uri` (top level or under `data`) → zulip;
-    /// `type` and `account` → herald. Anything that is not a JSON object but is a Web Push
-    /// body (raw or base64url text, with a 65-byte P-256 key id) → webpush.
+    /// Rules, first match wins, for a JSON object ("under `data`" also covers an FCM v1
+    /// request's `message.data`):
+    /// - a `p` or `data.p` key → telegram (encrypted);
+    /// - `loc_key` or `loc-key` (top level or under `data`), or `call_id` with `call_ah` (the
+    ///   VoIP payload of a call) → telegram;
+    /// - `push_key_id` or `push_account_id` (top level or under `data`) → zulip (an E2EE
+    ///   wrapper, whose APNs form also has `aps`);
+    /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`,
+    ///   `chat_id`, `channel_id` or `encryption_id` that is a string of digits → telegram
+    ///   (Telegram's iOS form); any other `aps` → apns;
+    /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
+    /// - `message.data` or `message.token` → fcm;
+    /// - `notification` with `devices` → matrix;
+    /// - a legacy FCM send request (`to`, `registration_ids` or `condition` with `data` or
+    ///   `notification`) → fcm;
+    /// - `room_id` and `event_id` strings at the top level → matrix (Sygnal's Web Push form);
+    /// - `type` and `account` → herald.
+    ///
+    /// Anything that is not a JSON object but is a Web Push body (raw or base64url text, with
+    /// a 65-byte P-256 key id) → webpush.
     public static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
         let bytes = Array(payload)
         guard bytes.count <= maxPayloadBytes else { return nil }
@@ -23,18 +36,32 @@ extension Ingest {
         payload.count <= maxPayloadBytes && (try? JSONParser.parse(Array(payload))) != nil
     }
 
+    /// The flat keys naming a conversation in Telegram's iOS payloads (beside `aps`), always
+    /// strings of digits there (Telegram-iOS reads them only as strings).
+    static let telegramPeerKeys = ["from_id", "chat_id", "channel_id", "encryption_id"]
+
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
     static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
-        let data = members["data"]?.object
         let message = members["message"]?.object
+        // FCM data: `data`, or `message.data` of an FCM v1 send request.
+        let data = members["data"]?.object ?? message?["data"]?.object
         let notification = members["notification"]?.object
         if members["p"]?.string != nil || data?["p"]?.string != nil { return .telegram }
-        if members["loc_key"] != nil || data?["loc_key"] != nil { return .telegram }
+        for key in ["loc_key", "loc-key"] where members[key] != nil || data?[key] != nil { return .telegram }
+        if members["call_id"] != nil, members["call_ah"] != nil { return .telegram }
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
-        if members["aps"] != nil { return .apns }
+        if members["aps"] != nil {
+            if members["zulip"]?.object != nil { return .zulip }
+            if telegramPeerKeys.contains(where: { members[$0]?.string.flatMap(JSONValue.parseInteger) != nil }) {
+                return .telegram
+            }
+            return .apns
+        }
+        for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }
-        for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
+        if FCMAdapter.isLegacyRequest(members), notification?["devices"] == nil { return .fcm }
+        if members["room_id"]?.string != nil, members["event_id"]?.string != nil { return .matrix }
         if members["type"] != nil, members["account"] != nil { return .herald }
         return nil
     }

@@ -7,8 +7,11 @@
 //
 // The module owns:
 // - a small tolerant JSON parser (trailing commas, bounded nesting, never traps),
-// - one adapter per ecosystem: Herald JSONL, Telegram (plain and MTProto-encrypted),
-//   Zulip, APNs, FCM, Matrix push gateway, Web Push (RFC 8291, wrapping another format),
+// - one adapter per ecosystem: Herald JSONL, Telegram (plain and MTProto-encrypted,
+//   Android and iOS forms), Zulip (E2EE, FCM and APNs forms), APNs, FCM (v1 and legacy),
+//   Matrix push gateway (and Sygnal's APNs, FCM and Web Push forms), Web Push (RFC 8291,
+//   wrapping another format),
+// - a strings table for localized alerts (`LocalizedStrings`, Apple `.strings` or JSON),
 // - the decryption of Telegram `p` pushes (MTProto 2.0, AES-256-IGE) and of Web Push bodies
 //   (P-256 ECDH, HKDF, AES-128-GCM), built on swift-crypto only.
 //

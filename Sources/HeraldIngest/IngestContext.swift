@@ -15,6 +15,8 @@ public struct IngestContext: Sendable {
     public var zulipPushKeys: [ZulipPushKey]
     /// The format of what a decrypted Web Push body contains.
     public var innerFormat: PayloadFormat?
+    /// The app's strings table, for localized alerts (`loc-key`); empty: arguments joined.
+    public var strings: LocalizedStrings
 
     /// Creates a context.
     public init(
@@ -23,7 +25,8 @@ public struct IngestContext: Sendable {
         telegramKeys: [TelegramKey] = [],
         webPush: WebPushKeys? = nil,
         innerFormat: PayloadFormat? = nil,
-        zulipPushKeys: [ZulipPushKey] = []
+        zulipPushKeys: [ZulipPushKey] = [],
+        strings: LocalizedStrings = LocalizedStrings()
     ) {
         self.account = account
         self.receivedAt = receivedAt
@@ -31,6 +34,7 @@ public struct IngestContext: Sendable {
         self.webPush = webPush
         self.zulipPushKeys = zulipPushKeys
         self.innerFormat = innerFormat
+        self.strings = strings
     }
 
     /// The account for a payload that names `named` (or none), checked against ``account``.

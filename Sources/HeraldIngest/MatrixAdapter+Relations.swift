@@ -4,6 +4,20 @@ import HeraldEvents
 extension MatrixAdapter {
     /// The `rel_type` of an edit (Matrix spec, "Event replacements").
     static let replaceRelation = "m.replace"
+    /// The event type that starts a call (Matrix spec, "Voice over IP").
+    static let callInvite = "m.call.invite"
+    /// The event types after which a call no longer rings: hung up, rejected, or answered.
+    static let callEnds: Set<String> = ["m.call.hangup", "m.call.reject", "m.call.answer"]
+
+    /// The `endCall` of a hang-up, rejection or answer: the call its `content.call_id` names,
+    /// whose invite's `notify` has id ``StableID`` of that call id; `nil` for other events.
+    func callEnd(_ notification: PayloadObject, room: String) throws(IngestError) -> Event.Payload? {
+        guard let type = try notification.string("type"), Self.callEnds.contains(type) else { return nil }
+        guard let content = try notification.object("content") else {
+            throw notification.error("content", "missing: \(type) names its call by content.call_id")
+        }
+        return .endCall(chat: room, id: StableID.of(try content.requiredString("call_id")))
+    }
 
     /// The event a redaction or an edit acts on, as a `delete` or an `edit` of the object that
     /// event's `notify` created (chat = `room`, id = ``StableID`` of its event id); `nil` for

@@ -2,10 +2,15 @@ import HeraldEvents
 
 /// Adapts Matrix push gateway bodies (`POST /_matrix/push/v1/notify`) to canonical events.
 ///
+/// Sygnal's flat Web Push payload (matrix-org/sygnal `webpushpushkin.py` `_build_payload`:
+/// `room_id`, `event_id`, `type`, `sender`, `content`, `unread`, … at the top level, as a
+/// decrypted Web Push body holds it) is read as the notification it was built from.
+///
 /// Mapping; the account always comes from the context (the body names none):
 /// - a notification with an `event_id` → `notify`: chat = `room_id`, id = ``StableID`` of
-///   the event id (SHA-256, first 8 bytes big-endian, top bit cleared), kind `call` for
-///   `m.call.invite` else `message`, title = sender display name (or user id) and
+///   the event id (SHA-256, first 8 bytes big-endian, top bit cleared), kind `mention` when
+///   a device's `tweaks.highlight` is true (the homeserver matched a mention rule), else
+///   `message`; title = sender display name (or user id) and
 ///   `" @ <room_name>"` when the room has a name, body = `content.body`, silent when
 ///   `prio` is `low`, date = the receive time (Matrix sends none). It is `partial` when the
 ///   body is event-id-only (no `type`, `sender` or `content`);
@@ -16,7 +21,11 @@ import HeraldEvents
 ///   (`m.relates_to.event_id`, same chat and id rule): title as above, body =
 ///   `content.m.new_content.body`, else `content.body`; it changes only a notification still
 ///   active (see ``MatrixAdapter/relation(_:room:)``);
-/// - `counts` → a trailing `note` with the server's counts (`counts: unread 2`); a
+/// - a call invite (`m.call.invite`) → `notify` of kind `call`, id = ``StableID`` of
+///   `content.call_id` (else of the event id); a hang-up, rejection or answer
+///   (`m.call.hangup`, `m.call.reject`, `m.call.answer`) → `endCall` of that call id, so the
+///   call notification clears (see ``MatrixAdapter/callEnd(_:room:)``);
+/// - `counts` (never negative) → a trailing `note` with the server's counts (`counts: unread 2`); a
 ///   badge-only body (no event id) becomes just that note.
 struct MatrixAdapter {
     let context: IngestContext
@@ -29,12 +38,23 @@ struct MatrixAdapter {
 
     /// Adapts a body object.
     func adapt(_ root: PayloadObject) throws(IngestError) -> [Event] {
+        if !root.has("notification"), Self.isSygnalFlat(root.members) {
+            // Sygnal's Web Push payload: the notification's fields at the top level.
+            return try adapt(notification: try Self.notification(sygnalFields: root))
+        }
         guard let notification = try root.object("notification") else { throw root.error("notification", "missing") }
-        let account = try context.resolveAccount(named: nil, field: "account", format: .matrix)
+        return try adapt(notification: notification)
+    }
+
+    /// Adapts a notification object (the body's, or one built from Sygnal's FCM data).
+    func adapt(notification: PayloadObject) throws(IngestError) -> [Event] {
+        let account = try context.resolveAccount(named: nil, field: "account", format: notification.format)
         var events: [Event] = []
         if let eventId = try notification.string("event_id"), !eventId.isEmpty {
             let room = try notification.requiredString("room_id")
-            if let related = try relation(notification, room: room) {
+            if let ended = try callEnd(notification, room: room) {
+                events.append(Event(account: account, ended))
+            } else if let related = try relation(notification, room: room) {
                 events.append(Event(account: account, related))
             } else {
                 events.append(Event(account: account, .notify(try notify(notification, eventId: eventId, room: room))))
@@ -43,7 +63,10 @@ struct MatrixAdapter {
         var counts: [String] = []
         if let countFields = try notification.object("counts") {
             for key in ["unread", "missed_calls"] {
-                if let count = try countFields.integer(key) { counts.append("\(key) \(count)") }
+                if let count = try countFields.integer(key) {
+                    guard count >= 0 else { throw countFields.error(key, "must be >= 0, got \(count)") }
+                    counts.append("\(key) \(count)")
+                }
             }
         }
         if !counts.isEmpty {
@@ -60,10 +83,32 @@ struct MatrixAdapter {
         let content = try notification.object("content")
         let hasSender = try notification.nonEmptyString("sender") != nil
         let full = type != nil || content != nil || hasSender
+        let kind: NotificationKind
+        var id = StableID.of(eventId)
+        if type == Self.callInvite {
+            kind = .call
+            if let callId = try content?.nonEmptyString("call_id") { id = StableID.of(callId) }
+        } else {
+            kind = try Self.highlighted(notification) ? .mention : .message
+        }
         return Event.Notify(
-            chat: room, kind: type == "m.call.invite" ? .call : .message, id: StableID.of(eventId),
+            chat: room, kind: kind, id: id,
             date: context.receivedAt, silent: try notification.string("prio") == "low", partial: !full,
             title: try Self.title(notification), body: try content?.string("body"), sender: try Self.senderName(notification))
+    }
+
+    /// Whether a device's `tweaks.highlight` is true: the homeserver matched a mention rule.
+    static func highlighted(_ notification: PayloadObject) throws(IngestError) -> Bool {
+        guard let devices = notification["devices"] else { return false }
+        guard let list = devices.array else {
+            throw notification.error("devices", "expected an array, got \(devices.typeName)")
+        }
+        for (offset, device) in list.enumerated() {
+            guard let members = device.object else { continue }
+            let fields = PayloadObject(members, path: "\(notification.field("devices"))[\(offset)]", format: notification.format)
+            if try fields.object("tweaks")?.flag("highlight") == true { return true }
+        }
+        return false
     }
 
     /// The sender's display name, else their user id; `nil` when the body names neither.

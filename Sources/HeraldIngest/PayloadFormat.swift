@@ -2,16 +2,18 @@
 public enum PayloadFormat: String, CaseIterable, Sendable {
     /// Herald's own canonical JSONL: one event per line.
     case herald
-    /// A Telegram push (`loc_key`, `custom`, …), plain or MTProto-encrypted (`{"p": …}`).
+    /// A Telegram push, plain or MTProto-encrypted (`{"p": …}`): the Android form (`loc_key`,
+    /// `custom`, …) or the iOS form (flat ids beside `aps`, `loc-key`, or a VoIP call payload).
     case telegram
-    /// A Zulip mobile push: an E2EE payload, sealed (`encrypted_data`) or already decrypted, or
-    /// legacy FCM data.
+    /// A Zulip mobile push: an E2EE payload, sealed (`encrypted_data`) or already decrypted,
+    /// legacy FCM data, or the legacy APNs payload (`zulip` beside `aps`).
     case zulip
     /// An APNs payload (`aps` dictionary plus custom keys).
     case apns
-    /// An FCM HTTP v1 message (`message.data`).
+    /// An FCM message: HTTP v1 (`message.data`) or a legacy send request (`to`, `data`,
+    /// `notification`), including Sygnal's Matrix data.
     case fcm
-    /// A Matrix push gateway `/_matrix/push/v1/notify` body.
+    /// A Matrix push gateway `/_matrix/push/v1/notify` body, or Sygnal's flat Web Push payload.
     case matrix
     /// An RFC 8291 `aes128gcm` Web Push body that wraps another format.
     case webpush

@@ -169,6 +169,14 @@ struct PayloadObject {
         throw error(key, "expected an object, got \(value.typeName)")
     }
 
+    /// The FCM data an app receives: `data`, or `message.data` of an FCM HTTP v1 send request
+    /// (a `message` that is not an object, such as Telegram's announcement text, is not one).
+    func fcmData() throws(IngestError) -> PayloadObject? {
+        if let data = try object("data") { return data }
+        guard self["message"]?.object != nil else { return nil }
+        return try object("message")?.object("data")
+    }
+
     /// An array of strings (other element types are an error naming the element).
     func strings(_ key: String) throws(IngestError) -> [String]? {
         guard let value = self[key] else { return nil }

@@ -2,38 +2,65 @@ import HeraldEvents
 
 /// Adapts Telegram push payloads (core.telegram.org/api/push-updates) to canonical events.
 ///
-/// Fields may sit inside `data` or at the top level; `custom` may be an object or a string
-/// holding one; numbers may be strings. `{"p": …}` payloads (or `{"data": {"p": …}}`, as FCM
-/// delivers them on Android) are first decrypted with
+/// ``TelegramPush`` reads the Android and iOS shapes; `{"p": …}` payloads (or
+/// `{"data": {"p": …}}`, as FCM delivers them on Android, or inside an FCM v1 request's
+/// `message.data`) are first decrypted with
 /// ``TelegramCipher`` and the inner JSON is adapted the same way, with `encrypted` set.
+/// `schema/telegram-loc-keys.md` lists every key and its mapping.
 ///
 /// Mapping (all `notify`/`edit` events are `partial: true`, content comes from the push):
-/// - chat: `custom.channel_id` › `chat_id` › `from_id` › `encryption_id`, as
-///   `channel:ID`, `chat:ID`, `user:ID`, `secret:ID`;
+/// - chat: `channel_id` › `chat_id` › `from_id` › `encryption_id` (in `custom`, or flat on
+///   iOS), as `channel:ID`, `chat:ID`, `user:ID`, `secret:ID`;
 /// - account: for an encrypted push opened with a key that names its account, that account
 ///   (a `user_id` or a context account naming another one is rejected as a clash); else
 ///   `tg:<user_id>` when the payload has `user_id`, else the context's account;
-/// - date: `custom.date` › `date` › the context's receive time;
-/// - messages (any loc_key with `custom.msg_id`): kind `message`, or `mention` with
-///   `custom.mention`; `PINNED_*` → `pinned`; `REACT_*`/`CHAT_REACT_*` → `reaction` (id = the
-///   reacted message); `PHONE_CALL_REQUEST` → `call` (id = `custom.call_id`);
-///   `ENCRYPTION_REQUEST` → `secretChat` (id = `custom.encryption_id`);
-///   `custom.edit_date` turns a message into an `edit`;
-/// - `MESSAGE_DELETED` → `delete` (`custom.messages`, chat when named); `READ_HISTORY` →
-///   `read` (`custom.max_id`); `READ_REACTION` → `readReactions` (`custom.messages`, else
-///   `custom.msg_id`); `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
-/// - an empty `loc_key` with `custom.max_id` and a chat → `read` (TDLib rejects such pushes,
-///   but the server sends them when the history was read elsewhere: `badge` drops with it);
-///   an empty `loc_key` without them → `note`;
-/// - `DC_UPDATE`, `MESSAGE_MUTED`, `GEO_LIVE_PENDING`, and any other key without a
-///   `custom.msg_id` → `note` (source `telegram`, reason = loc_key and why).
+/// - date: `custom.date` › `date` › FCM's delivery time (the `date` beside `data`,
+///   `google.sent_time`) within TDLib's window › the context's receive time; silent when
+///   `silent` is present and not `0`/`false` (TDLib: presence; Telegram-iOS: non-zero);
+/// - messages (any key with `msg_id`): kind `message`, or `mention` with `mention`; `PINNED_*`
+///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction`: in a private chat
+///   id = `msg_id` (only the other user can react); in a group one object per message and
+///   reactor (id = ``StableID`` of `reaction:<msg_id>:<reactor>`, the reactor being
+///   `chat_from_id`, else the first argument);
+///   `edit_date` turns a message into an `edit`; `topic_id` is the thread `topic:<id>`;
+/// - calls: `PHONE_CALL_REQUEST`/`VIDEO_CALL_REQUEST` (and `CONF_*`) → `call` (id = `call_id`);
+///   `*_CALL_MISSED`/`*_CALL_DECLINE`/`*_CALL_END*` → `endCall` of `call_id`, followed by a
+///   `message` notify when the push names the call's service message (`msg_id`);
+/// - secret chats: `ENCRYPTION_REQUEST`/`ENCRYPTION_ACCEPT` → `secretChat` (id =
+///   `encryption_id`); `ENCRYPTED_MESSAGE` (no `msg_id`) → `secretChat` "new secret message"
+///   (id = `random_id` when positive, else ``StableID`` of `random_id:<value>`, else
+///   `encryption_id`);
+/// - `MESSAGE_ANNOUNCEMENT` → a `message` from Telegram's service account, chat `user:777000`
+///   (as TDLib shows it), body = `message`, id = ``StableID`` of
+///   `announcement:<custom.announcement>` (that chat's real messages have small ids);
+/// - `MESSAGE_DELETED` → `delete` (`messages`, else `msg_id`; chat when named);
+///   `READ_HISTORY` → `read` (`max_id`); `READ_REACTION` → `readReactions` (`messages`, else
+///   `msg_id`; it clears private-chat reactions, not a group's per-reactor objects:
+///   clearing those needs `readReactions` to match by message, a SEMANTICS change);
+///   `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
+/// - an empty `loc_key` with `max_id` and a chat → `read`; without them → `note`;
+/// - an iOS push with only rendered text (`aps.alert`, no key): a call when it has `call_id`,
+///   a reaction when marked (`r`/`react_emoji`), a `secretChat` in a secret chat, else a
+///   message; title and body from the alert;
+/// - keys that change no notification state (``stateFreeKeys``, `STORY_*`, `READ_STORIES`,
+///   …) and any key without the id its mapping needs → `note` (source `telegram`, reason =
+///   the key and why).
 struct TelegramAdapter {
-    /// The keys that never change notification state.
+    /// The keys that never change notification state, with the reason recorded in the note.
     static let stateFreeKeys: [String: String] = [
         "DC_UPDATE": "datacenter address update, no notification state",
         "MESSAGE_MUTED": "message in a muted chat, nothing to show",
         "GEO_LIVE_PENDING": "live-location reminder, no notification state",
+        "LOCKED_MESSAGE": "message hidden by the app's passcode lock, nothing to show",
+        "AUTH_REGION": "login from a new region, not a chat notification",
+        "AUTH_UNKNOWN": "login from an unknown device, not a chat notification",
+        "OAUTH_REQUEST": "login request for a website, not a chat notification",
+        "READ_STORIES": "stories read, stories are not notifications here",
+        "STORY_DELETED": "story deleted, stories are not notifications here",
     ]
+
+    /// Telegram's service notifications account, which TDLib shows announcements from.
+    static let serviceChat = "user:777000"
 
     let context: IngestContext
 
@@ -41,7 +68,7 @@ struct TelegramAdapter {
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .telegram)
         let adapter = TelegramAdapter(context: context)
-        let encryptedHolder = try root.object("data").flatMap { $0.has("p") ? $0 : nil } ?? root
+        let encryptedHolder = try root.fcmData().flatMap { $0.has("p") ? $0 : nil } ?? root
         if let p = try encryptedHolder.string("p") {
             let (inner, key) = try TelegramCipher.decrypt(p, keys: context.telegramKeys)
             let innerRoot: PayloadObject
@@ -57,84 +84,14 @@ struct TelegramAdapter {
 
     /// Adapts a plain payload object (`key` is `nil`), or one decrypted with `key`.
     func adapt(_ root: PayloadObject, decryptedWith key: TelegramKey?) throws(IngestError) -> [Event] {
-        let encrypted = key != nil
-        let fields = try root.object("data") ?? root
-        guard let locKey = try fields.string("loc_key") else { throw fields.error("loc_key", "missing") }
-        let args = try fields.strings("loc_args") ?? []
-        let custom = try fields.object("custom", asJSONText: true)
-            ?? PayloadObject([:], path: fields.field("custom"), format: .telegram)
+        let push = try TelegramPush(root)
         let account = try context.resolveAccount(
-            named: try fields.id("user_id").map { "tg:\($0)" }, field: fields.field("user_id"), format: .telegram,
+            named: try push.fields.id("user_id").map { "tg:\($0)" }, field: push.fields.field("user_id"), format: .telegram,
             key: key.flatMap { key in key.account.map { (id: key.keyId, account: $0) } })
-        let chat = try conversation(custom)
-
-        func note(_ reason: String) -> [Event] {
-            [Event(account: account, .note(source: "telegram", reason: reason))]
-        }
-        func requireChat() throws(IngestError) -> String {
-            guard let chat else {
-                throw IngestError(
-                    format: .telegram, field: custom.path,
-                    reason: "names no conversation (channel_id, chat_id, from_id or encryption_id)")
-            }
-            return chat
-        }
-
-        switch locKey {
-        case "MESSAGE_DELETED":
-            guard let ids = try custom.ids("messages") else { throw custom.error("messages", "missing") }
-            return [Event(account: account, .delete(ids: ids, chat: chat))]
-        case "READ_HISTORY":
-            return [Event(account: account, .read(chat: try requireChat(), maxId: try custom.requiredID("max_id")))]
-        case "READ_REACTION":
-            let ids = try orElse(custom.ids("messages"), [custom.requiredID("msg_id")]) ?? []
-            return [Event(account: account, .readReactions(chat: try requireChat(), ids: ids))]
-        case "SESSION_REVOKE":
-            if encrypted { return [Event(account: account, .revoke)] }
-            return note("SESSION_REVOKE ignored: honoured only when the push came encrypted")
-        case "":
-            if let chat, let maxId = try custom.id("max_id") {
-                return [Event(account: account, .read(chat: chat, maxId: maxId))]
-            }
-            return note("empty loc_key without custom.max_id and a chat: nothing to apply")
-        default:
-            break
-        }
-        if let why = Self.stateFreeKeys[locKey] { return note("\(locKey): \(why)") }
-
-        let kind: NotificationKind
-        let id: Int64
-        if locKey == "PHONE_CALL_REQUEST" {
-            kind = .call
-            id = try custom.requiredID("call_id")
-        } else if locKey == "ENCRYPTION_REQUEST" {
-            kind = .secretChat
-            id = try custom.requiredID("encryption_id")
-        } else if let messageId = try custom.id("msg_id") {
-            id = messageId
-            if Self.isReaction(locKey) {
-                kind = .reaction
-            } else if locKey.hasPrefix("PINNED_") {
-                kind = .pinned
-            } else {
-                kind = try custom.flag("mention") == true ? .mention : .message
-            }
-        } else {
-            return note("\(locKey): no custom.msg_id, nothing to notify")
-        }
-
-        let text = TelegramText.render(locKey: locKey, args: args)
-        let chatName = try requireChat()
-        if kind.objectClass == .msg, try custom.integer("edit_date") != nil {
-            return [Event(account: account, .edit(Event.Edit(
-                chat: chatName, kind: kind, id: id, title: text.title, body: text.body, partial: true)))]
-        }
-        let date = try orElse(custom.date("date"), fields.date("date")) ?? context.receivedAt
-        let silent = try orElse(custom.flag("silent"), fields.flag("silent")) ?? false
-        let thread = try custom.id("topic_id").map { "topic:\($0)" }
-        return [Event(account: account, .notify(Event.Notify(
-            chat: chatName, kind: kind, id: id, date: date, silent: silent, partial: true,
-            title: text.title, body: text.body, sender: text.sender, thread: thread)))]
+        let scope = Scope(push: push, account: account, chat: try conversation(push.custom), encrypted: key != nil,
+            receivedAt: context.receivedAt)
+        guard let locKey = push.locKey else { return try scope.renderedAlert() }
+        return try scope.apply(locKey)
     }
 
     /// The conversation named by `custom`, in Herald's chat form.
@@ -146,8 +103,22 @@ struct TelegramAdapter {
         return nil
     }
 
-    /// Whether `locKey` announces a reaction (`REACT_*`, `CHAT_REACT_*`, `CHANNEL_REACT_*`).
+    /// Whether `locKey` announces a reaction to a message (`REACT_*`, `CHAT_REACT_*`,
+    /// `CHANNEL_REACT_*`; not `REACT_STORY*`, a reaction to a story).
     static func isReaction(_ locKey: String) -> Bool {
-        locKey.hasPrefix("REACT_") || locKey.hasPrefix("CHAT_REACT_") || locKey.hasPrefix("CHANNEL_REACT_")
+        (locKey.hasPrefix("REACT_") || locKey.hasPrefix("CHAT_REACT_") || locKey.hasPrefix("CHANNEL_REACT_"))
+            && !locKey.hasPrefix("REACT_STORY")
+    }
+
+    /// What a call key does to the call it names.
+    enum CallAction {
+        case ring, end
+    }
+
+    /// The call action of `locKey`, or `nil` when it is not a call key.
+    static func callAction(_ locKey: String) -> CallAction? {
+        let prefixes = ["PHONE_CALL_", "VIDEO_CALL_", "CONF_CALL_", "CONF_VIDEOCALL_"]
+        guard let prefix = prefixes.first(where: locKey.hasPrefix) else { return nil }
+        return locKey.dropFirst(prefix.count) == "REQUEST" ? .ring : .end
     }
 }

@@ -2,11 +2,17 @@ import HeraldEvents
 
 /// Adapts Zulip mobile push payloads to canonical events.
 ///
-/// Two shapes are accepted: the decrypted Zulip 11+ E2EE payload (`type`, `realm_url`,
-/// integer ids, `recipient_type` `channel`/`direct`) and the legacy FCM data payload
+/// Three shapes are accepted: the decrypted Zulip 11+ E2EE payload (`type`, `realm_url`,
+/// integer ids, `recipient_type` `channel`/`direct`), the legacy FCM data payload
 /// (`event`, `realm_uri`, every value a string, `recipient_type` `stream`/`private`,
-/// `zulip_message_id(s)`). A `push_account_id`/`push_key_id` wrapper is unwrapped (its
-/// fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
+/// `zulip_message_id(s)`), and the legacy APNs payload (zerver/lib/push_notifications.py,
+/// `get_message_payload_apns` / `get_remove_payload_apns`): the same fields under a top-level
+/// `zulip` object beside `aps`, a message naming itself by `message_ids: [id]` with no
+/// `event` and its text in `aps.alert` (`title`, `subtitle`, `body`), a removal with
+/// `event: "remove"` and `zulip_message_ids` as a comma-separated string. (That form says a
+/// message mentions the user only in the alert's localized subtitle, so only a group mention,
+/// `mentioned_user_group_id`, makes it a `mention`.) A `push_account_id`/`push_key_id`
+/// wrapper is unwrapped (its fields sit beside them or under `data`). An encrypted one (`encrypted_data`, FCM data or
 /// APNs payload, top level or under `data`) is opened with the ``ZulipPushKey`` its
 /// `push_key_id` (Zulip 11: `push_account_id`) names (``ZulipCipher``), and the JSON inside
 /// is adapted like a plain payload, with ``IngestResult/encrypted`` set.
@@ -35,7 +41,7 @@ struct ZulipAdapter {
     static func decode(_ bytes: [UInt8], context: IngestContext) throws(IngestError) -> IngestResult {
         let root = try PayloadObject.parse(bytes, format: .zulip)
         let adapter = ZulipAdapter(context: context)
-        let encryptedHolder = try root.object("data").flatMap { $0.has("encrypted_data") ? $0 : nil } ?? root
+        let encryptedHolder = try root.fcmData().flatMap { $0.has("encrypted_data") ? $0 : nil } ?? root
         if encryptedHolder.has("encrypted_data") {
             let inner = try decrypt(encryptedHolder, keys: context.zulipPushKeys)
             let innerRoot: PayloadObject
@@ -74,10 +80,22 @@ struct ZulipAdapter {
         }
     }
 
-    /// The object holding the payload's fields, past any wrapper.
+    /// The object holding the payload's fields, past any wrapper: the root, its `zulip`
+    /// object (APNs), or its FCM data (`data`, or `message.data` of the FCM v1 request the
+    /// server sends).
     static func unwrap(_ root: PayloadObject) throws(IngestError) -> PayloadObject {
         if root.has("realm_url") || root.has("realm_uri") { return root }
-        return try root.object("data") ?? root
+        if let zulip = try root.object("zulip") { return zulip }
+        return try root.fcmData() ?? root
+    }
+
+    /// The `aps.alert` object of an APNs payload, which holds a message's text there.
+    static func apnsAlert(_ root: PayloadObject) throws(IngestError) -> PayloadObject? {
+        guard let aps = try root.object("aps") else { return nil }
+        if case .string(let body)? = aps["alert"] {
+            return PayloadObject(["body": .string(body)], path: aps.field("alert"), format: .zulip)
+        }
+        return try aps.object("alert")
     }
 
     /// Adapts a payload object.
@@ -90,12 +108,14 @@ struct ZulipAdapter {
         let userId = try fields.requiredID("user_id")
         let account = try context.resolveAccount(
             named: "zulip:\(realm)|\(userId)", field: fields.field("user_id"), format: .zulip)
-        guard let type = try orElse(fields.string("type"), fields.string("event")) else {
+        // An APNs message payload names no event: its `message_ids` make it a message.
+        let impliedType = fields.has("message_ids") && root.has("aps") ? "message" : nil
+        guard let type = try orElse(orElse(fields.string("type"), fields.string("event")), impliedType) else {
             throw fields.error("type", "missing")
         }
         switch type {
         case "message":
-            return [try message(fields, account: account, userId: userId)]
+            return [try message(fields, account: account, userId: userId, alert: Self.apnsAlert(root))]
         case "remove":
             let ids = try orElse(orElse(fields.ids("message_ids"), fields.ids("zulip_message_ids")), fields.ids("zulip_message_id"))
             guard let ids else { throw fields.error("message_ids", "missing") }
@@ -107,12 +127,15 @@ struct ZulipAdapter {
         }
     }
 
-    /// The `notify` for a message payload.
-    func message(_ fields: PayloadObject, account: String, userId: Int64) throws(IngestError) -> Event {
-        guard let id = try orElse(fields.id("message_id"), fields.id("zulip_message_id")) else {
+    /// The `notify` for a message payload; `alert` is the APNs alert holding its text, if any.
+    func message(_ fields: PayloadObject, account: String, userId: Int64, alert: PayloadObject?) throws(IngestError) -> Event {
+        guard let id = try orElse(orElse(fields.id("message_id"), fields.id("zulip_message_id")), fields.ids("message_ids")?.first) else {
             throw fields.error("message_id", "missing")
         }
-        let senderName = try fields.string("sender_full_name")
+        let alertTitle = try alert?.nonEmptyString("title")
+        let recipientIsOnePerson = try fields.string("recipient_type") == "private" && !fields.has("pm_users")
+        // The APNs form has no sender name; a 1:1 alert's title is the sender's name.
+        let senderName = try orElse(fields.string("sender_full_name"), recipientIsOnePerson ? alertTitle : nil)
         let chat: String
         let title: String?
         let recipientType = try fields.requiredString("recipient_type")
@@ -123,15 +146,19 @@ struct ZulipAdapter {
             }
             guard let topic = try fields.string("topic") else { throw fields.error("topic", "missing") }
             chat = "stream:\(channelId):\(topic)"
-            let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) ?? "#\(channelId)"
-            title = "\(channelName) > \(topic)"
+            if let channelName = try orElse(fields.string("channel_name"), fields.string("stream")) {
+                title = "\(channelName) > \(topic)"
+            } else {
+                // The APNs alert's title is "#channel > topic" when the payload names no channel.
+                title = alertTitle ?? "#\(channelId) > \(topic)"
+            }
         case "direct", "private":
             let senderId = try fields.requiredID("sender_id")
             var users = Set(try orElse(fields.ids("recipient_user_ids"), fields.ids("pm_users")) ?? [])
             users.insert(senderId)
             users.insert(userId)
             chat = "dm:" + users.sorted().map(String.init).joined(separator: ",")
-            title = senderName
+            title = senderName ?? alertTitle
         default:
             throw fields.error("recipient_type", "expected channel, stream, direct or private, got \"\(recipientType)\"")
         }
@@ -140,7 +167,8 @@ struct ZulipAdapter {
         return Event(account: account, .notify(Event.Notify(
             chat: chat, kind: mentioned ? .mention : .message, id: id,
             date: try fields.date("time") ?? context.receivedAt, partial: true,
-            title: title, body: try orElse(fields.string("content"), fields.string("content_truncated")),
+            title: title,
+            body: try orElse(orElse(fields.string("content"), fields.string("content_truncated")), alert?.string("body")),
             sender: senderName)))
     }
 }

@@ -39,11 +39,20 @@ struct AppPushIDTests {
         let uuid = "550e8400-e29b-41d4-a716-446655440000"
         #expect(try id(#"{"aps":{"alert":"x"},"id":"\#(uuid)"}"#) == StableID.of(uuid))
         #expect(try id(#"{"aps":{"alert":"x"},"message_id":"0:1754385400%abc123"}"#) == StableID.of("0:1754385400%abc123"))
-        let fcm = #"{"message":{"data":{"message_id":"0:1754385400%abc","title":"t"}}}"#
-        #expect(try id(fcm) == StableID.of("0:1754385400%abc"))
+        let fcm = #"{"message":{"data":{"id":"\#(uuid)","title":"t"}}}"#
+        #expect(try id(fcm) == StableID.of(uuid))
         // Two deliveries of one message id, with other bytes, are one object.
-        let redelivered = #"{"message":{"data":{"message_id":"0:1754385400%abc","title":"t","body":"again"}}}"#
+        let redelivered = #"{"message":{"data":{"id":"\#(uuid)","title":"t","body":"again"}}}"#
         #expect(try id(redelivered) == id(fcm))
+    }
+
+    /// Issue 22 §6: an FCM `data.message_id` names a message only as a decimal integer; FCM's
+    /// own message ids (`0:1754385400%abc`) are rejected, naming the field.
+    @Test func fcmMessageIdsMustBeDecimal() throws {
+        #expect(ingestError(#"{"message":{"data":{"message_id":"0:1754385400%abc","title":"t"}}}"#, .fcm, context(account: "a"))
+            == IngestError(format: .fcm, field: "message.data.message_id", reason: #"expected a decimal integer, got "0:1754385400%abc""#))
+        #expect(ingestError(#"{"to":"tok","data":{"message_id":"12a"}}"#, .fcm, context(account: "a"))?.field == "data.message_id")
+        #expect(try id(#"{"message":{"data":{"message_id":"124","title":"t"}}}"#) == 124)
     }
 
     @Test func theOrderHoldsForStringIds() throws {

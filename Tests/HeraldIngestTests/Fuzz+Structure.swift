@@ -17,6 +17,8 @@ extension Fixture {
         .string("PINNED_TEXT"), .string("REACT_TEXT"), .string("PHONE_CALL_REQUEST"), .string("ENCRYPTION_REQUEST"),
         .string("remove"), .string("test"), .string("message"), .string("channel"), .string("direct"), .string("private"),
         .string("m.call.invite"), .string("low"), .string("passive"), .string("mention"), .string("\u{0}\u{FFFF}\"\\"),
+        .string("VIDEO_CALL_MISSED"), .string("ENCRYPTED_MESSAGE"), .string("MESSAGE_ANNOUNCEMENT"), .string("m.call.hangup"),
+        .string("normal"), .string("%@ %1$@ %%"),
         .array([]), .array([.number("1"), .string("2")]), .array([.number("-1")]), .object([:]),
     ]
     /// Keys the adapters read, to add where they were absent.
@@ -26,6 +28,9 @@ extension Fixture {
         "realm_url", "message_id", "message_ids", "recipient_type", "recipient_user_ids", "topic", "stream_id",
         "trigger", "aps", "alert", "badge", "thread-id", "chat", "kind", "account", "message", "notification",
         "event_id", "room_id", "content", "counts", "unread", "prio", "devices", "id", "ids", "maxId",
+        "loc-key", "loc-args", "title-loc-key", "zulip", "zulip_message_ids", "random_id", "announcement", "call_ah",
+        "chat_from_id", "tweaks", "highlight", "content_body", "content_call_id", "missed_calls", "unread_count", "to",
+        "body_loc_key", "google.sent_time", "topic_id", "r",
     ]
 
     /// A structurally mutated seed, or `nil` when the chosen seed is not JSON.

@@ -95,11 +95,35 @@ struct Fixture {
             seeds += try Samples.telegramPushes().flatMap { [Array($0.payload.utf8), Array($0.plaintext.utf8)] }
             seeds.append(Array(#"{"loc_key":"MESSAGE_DELETED","user_id":"1","custom":{"channel_id":"5","messages":"1,2"}}"#.utf8))
             seeds.append(Array(#"{"loc_key":"PHONE_CALL_REQUEST","user_id":"1","custom":{"from_id":"5","call_id":"9","edit_date":"3"}}"#.utf8))
+            // Issue 24's forms: iOS flat fields, the VoIP call, secret and service pushes.
+            seeds += [
+                #"{"aps":{"alert":{"title":"A","subtitle":"s","body":"hi"},"r":1},"from_id":"5","msg_id":"9","topic_id":"2","topic_title":"T","silent":"1"}"#,
+                #"{"aps":{"alert":{"loc-key":"CHAT_MESSAGE_TEXT","loc-args":["A","G","x"]}},"chat_id":"8","msg_id":"4"}"#,
+                #"{"loc-key":"MESSAGE_DELETED","channel_id":"5","messages":"1,2"}"#,
+                #"{"call_id":"6001","call_ah":"-7","from_id":"5","updates":"AA"}"#,
+                #"{"loc_key":"ENCRYPTED_MESSAGE","loc_args":["A"],"custom":{"encryption_id":"31","random_id":"-8"}}"#,
+                #"{"date":1754390000,"data":{"loc_key":"MESSAGE_ANNOUNCEMENT","message":"m","google.sent_time":"1754390000000","custom":{"announcement":"5"}}}"#,
+                #"{"loc_key":"PHONE_CALL_MISSED","loc_args":["A"],"custom":{"from_id":"5","call_id":"9","msg_id":"3"}}"#,
+                #"{"loc_key":"PINNED_TEXT","loc_args":["A","t","G"],"custom":{"chat_id":"8","msg_id":"4","chat_from_id":"11"}}"#,
+            ].map { Array($0.utf8) }
             contexts = [context(telegramKeys: [telegramKey]), context(account: "tg:14124122", telegramKeys: [telegramKey])]
         case .zulip:
+            seeds += [
+                #"{"aps":{"alert":{"title":"t","subtitle":"s:","body":"b"},"badge":0},"zulip":{"realm_url":"https://z.example","user_id":7,"sender_id":1,"time":1,"recipient_type":"private","pm_users":"1,7,9","message_ids":[3]}}"#,
+                #"{"aps":{"badge":0},"zulip":{"realm_url":"https://z.example","user_id":7,"event":"remove","zulip_message_ids":"3,4"}}"#,
+            ].map { Array($0.utf8) }
             contexts = [context(), context(account: "zulip:https://zulip.example.com/|234")]
         case .apns, .fcm, .matrix:
-            contexts = [context(account: "a")]
+            seeds += [
+                #"{"aps":{"alert":{"loc-key":"MSG_FROM_USER_IN_ROOM_WITH_CONTENT","loc-args":["A","R","b"],"title-loc-key":"T"},"badge":1},"room_id":"!r","event_id":"$e","unread_count":1}"#,
+                #"{"to":"t","collapse_key":"c","notification":{"body_loc_key":"K","body_loc_args":["a"]},"data":{"message_id":"5"}}"#,
+                #"{"message":{"data":{"event_id":"$e","room_id":"!r","type":"m.call.hangup","content_call_id":"c","prio":"normal","unread":"1"}}}"#,
+                #"{"room_id":"!r","event_id":"$e","type":"m.call.invite","content":{"call_id":"c"},"unread":2}"#,
+                #"{"notification":{"event_id":"$e","room_id":"!r","type":"m.room.message","devices":[{"tweaks":{"highlight":true}}],"counts":{"unread":1}}}"#,
+            ].map { Array($0.utf8) }
+            var withStrings = context(account: "a")
+            withStrings.strings = LocalizedStrings(["K": "%1$@ %@ %%", "T": "%2$@"])
+            contexts = [context(account: "a"), withStrings]
         case .webpush:
             let inner = Array(#"{"loc_key":"MESSAGE_TEXT","loc_args":["A","hi"],"custom":{"from_id":"5","msg_id":"9"},"user_id":"14124122"}"#.utf8)
             let body = try WebPushTests.encrypt(inner, to: webPushKeys)

@@ -30,7 +30,23 @@ struct PayloadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A Zulip E2EE push key as registered (push_key_id, then base64 of 0x31 and 32 key bytes), for encrypted Zulip pushes; repeatable.", valueName: "ID:BASE64"))
     var zulipPushKey: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("The app's strings table (Apple .strings or a JSON object), to render localized alerts (loc-key); without it their arguments are joined.", valueName: "FILE"))
+    var strings: String?
+
+    /// The strings table named by `--strings`, parsed; empty without one.
+    func stringsTable() throws -> LocalizedStrings {
+        guard let strings else { return LocalizedStrings() }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: strings)) } catch {
+            throw ValidationError("--strings: cannot read \(strings): \(error.localizedDescription)")
+        }
+        do { return try LocalizedStrings(parsing: Array(data)) } catch {
+            throw ValidationError("--strings: \(strings): \(error.reason)")
+        }
+    }
+
     mutating func validate() throws {
+        _ = try stringsTable()
         if let format, !PayloadDecoding.formatNames.contains(format) {
             throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
         }
@@ -73,7 +89,8 @@ struct PayloadDecoding {
             telegramKeys: telegramKeys,
             webPush: try options.webpushPrivateKey.map { try WebPushKeys(privateKeyBase64url: $0, authSecretBase64url: options.webpushAuth ?? "") },
             innerFormat: options.innerFormat.flatMap(PayloadFormat.init(rawValue:)),
-            zulipPushKeys: try options.zulipPushKey.map { try ZulipPushKey(argument: $0) })
+            zulipPushKeys: try options.zulipPushKey.map { try ZulipPushKey(argument: $0) },
+            strings: try options.stringsTable())
     }
 
     /// The events of one payload, and the format it was read as.
