@@ -14,6 +14,10 @@ struct Herald: ParsableCommand {
             Reading commands work on a copied store too; nothing but ingest, import,
             snapshot, compact, purge, keys and quarantine retry writes.
 
+            Global options: --color auto|always|never (auto styles a terminal only, and not
+            when NO_COLOR is set or TERM=dumb); --json also makes errors one JSON object on
+            stderr: {"error":{"exitCode":N,"message":"…"}}. Times are ISO 8601 in UTC.
+
             Exit codes:
               0  success
               1  usage error (bad option, unknown format, out-of-range value)
@@ -22,6 +26,7 @@ struct Herald: ParsableCommand {
 
             Start with:  herald demo
             """,
+        version: Herald.version,
         subcommands: [
             DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self, AuditCommand.self,
             ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self,
@@ -29,14 +34,22 @@ struct Herald: ParsableCommand {
         ]
     )
 
+    /// `herald --version`.
+    static let version = "herald 0.3.0 (SEMANTICS 1.1, store format herald-store 1)"
+
     /// Runs the command line, mapping every failure to a documented exit code and a one-line
     /// message on stderr (never a stack trace).
     static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try parseAsRoot()
+            try GlobalOptions.extract(from: &arguments)
+            if let suggestion = GlobalOptions.unknownSubcommand(in: arguments, known: subcommandNames) {
+                throw CLIFailure(exitCode: CLIFailure.usage, suggestion)
+            }
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let failure as CLIFailure {
-            Terminal.error(failure.message)
+            Terminal.failure(failure.message, exitCode: failure.exitCode)
             Foundation.exit(failure.exitCode)
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
@@ -47,12 +60,17 @@ struct Herald: ParsableCommand {
                 Foundation.exit(0)
             }
             if code == .validationFailure || error is ValidationError {
-                Terminal.error(fullMessage(for: error).replacingOccurrences(of: "Error: ", with: ""))
+                Terminal.failure(fullMessage(for: error).replacingOccurrences(of: "Error: ", with: ""), exitCode: CLIFailure.usage)
                 Foundation.exit(CLIFailure.usage)
             }
             let failure = CLIFailure(error)
-            Terminal.error(failure.message)
+            Terminal.failure(failure.message, exitCode: failure.exitCode)
             Foundation.exit(failure.exitCode)
         }
+    }
+
+    /// The names of the subcommands (and `help`).
+    static var subcommandNames: [String] {
+        configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldEvents
 import Foundation
 import HeraldIngest
 import HeraldStore
@@ -68,9 +69,22 @@ struct KeysCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List stored keys (ids only, never the key bytes).")
         @OptionGroup var store: StoreOptions
+        @Flag(name: .long, help: "Print one JSON object per key: {\"id\":…,\"account\":…,\"bytes\":…}.") var json = false
 
         func run() throws {
             let keys = try store.openForReading { $0.replayOnOpen = false }.keys()
+            if json {
+                for key in keys {
+                    var writer = JSONWriter()
+                    writer.objectStart()
+                    writer.key("id"); writer.int(key.id)
+                    writer.key("account"); writer.string(key.account)
+                    writer.key("bytes"); writer.int(key.bytes.count)
+                    writer.objectEnd()
+                    Terminal.line(writer.string)
+                }
+                return
+            }
             guard !keys.isEmpty else { Terminal.line("no keys"); return }
             var table = Table("key id", "account", "bytes")
             for key in keys { table.add("\(key.id)", key.account.isEmpty ? "(any)" : key.account, "\(key.bytes.count)") }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 
 /// Where output goes, and whether it is a terminal (colour and progress only on a TTY).
 enum Terminal {
@@ -71,6 +72,48 @@ enum Terminal {
     }
 
     static func styled(_ text: String, _ style: Style) -> String {
-        stdoutIsTTY ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+        colorEnabled ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// `--color auto|always|never`.
+    enum ColorMode: String, CaseIterable {
+        case auto, always, never
+    }
+
+    /// Whether output is styled: `--color always` or `never` decide; `auto` (the default)
+    /// styles only a terminal, and not when `NO_COLOR` is set (https://no-color.org) or
+    /// `TERM` is `dumb`. Set once by `Herald.main` before any command runs.
+    nonisolated(unsafe) static var colorEnabled = colorEnabled(for: .auto)
+
+    static func colorEnabled(for mode: ColorMode, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        switch mode {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+            if environment["TERM"] == "dumb" { return false }
+            return stdoutIsTTY
+        }
+    }
+
+    /// Whether errors are printed as JSON (`--json` anywhere on the command line).
+    nonisolated(unsafe) static var jsonErrors = false
+
+    /// Reports a failure on stderr: `herald: message`, or under `--json` one JSON object
+    /// `{"error":{"exitCode":N,"message":"…"}}`.
+    static func failure(_ message: String, exitCode: Int32) {
+        if jsonErrors {
+            var writer = JSONWriter()
+            writer.objectStart()
+            writer.key("error")
+            writer.objectStart()
+            writer.key("exitCode"); writer.int(exitCode)
+            writer.key("message"); writer.string(message)
+            writer.objectEnd()
+            writer.objectEnd()
+            write(writer.string + "\n", to: STDERR_FILENO)
+        } else {
+            error(message)
+        }
     }
 }

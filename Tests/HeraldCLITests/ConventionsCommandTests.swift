@@ -1,0 +1,60 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+@testable import herald
+
+/// Issue #25: the command-line conventions users know from git, jq and kubectl.
+@Suite("herald CLI conventions")
+struct ConventionsCommandTests {
+    @Test("--version prints the version and exits 0")
+    func version() throws {
+        let result = try CLI.run(["--version"])
+        #expect(result.status == 0 && result.stdout.hasPrefix("herald ") && result.stdout.contains("SEMANTICS 1.1"), "\(result.stdout)")
+    }
+
+    @Test("a mistyped subcommand gets the nearest ones suggested, exit 1")
+    func suggestions() throws {
+        let stat = try CLI.run(["stat"])
+        #expect(stat.status == 1 && stat.stderr.contains("did you mean") && stat.stderr.contains("'stats'"), "\(stat.stderr)")
+        let verfy = try CLI.run(["verfy"])
+        #expect(verfy.status == 1 && verfy.stderr.contains("'verify'"), "\(verfy.stderr)")
+        #expect(GlobalOptions.unknownSubcommand(in: ["stats"], known: Herald.subcommandNames) == nil)
+        #expect(GlobalOptions.unknownSubcommand(in: ["--help"], known: Herald.subcommandNames) == nil)
+    }
+
+    @Test("under --json an error is one JSON object on stderr with the exit code")
+    func jsonErrors() throws {
+        let dir = TemporaryDirectory()
+        let result = try CLI.run(["stats", "--store", dir.child("missing"), "--json"])
+        #expect(result.status == 2)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
+        let error = try #require(object["error"] as? [String: Any])
+        #expect(error["exitCode"] as? Int == 2 && (error["message"] as? String)?.contains("missing") == true, "\(result.stderr)")
+    }
+
+    @Test("colour: --color always styles a pipe, NO_COLOR and TERM=dumb turn auto off, a bad mode is a usage error")
+    func colour() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1}"# + "\n").status == 0)
+        let always = try CLI.run(["state", "--store", store, "--color", "always"])
+        #expect(always.status == 0 && always.stdout.contains("\u{1B}["), "\(always.stdout)")
+        let plain = try CLI.run(["state", "--store", store, "--color=never"])
+        #expect(plain.status == 0 && !plain.stdout.contains("\u{1B}["))
+        #expect(try CLI.run(["state", "--store", store, "--color", "sometimes"]).status == 1)
+        #expect(!Terminal.colorEnabled(for: .auto, environment: ["NO_COLOR": "1"]))
+        #expect(!Terminal.colorEnabled(for: .auto, environment: ["TERM": "dumb"]))
+        #expect(Terminal.colorEnabled(for: .always, environment: ["NO_COLOR": "1"]))
+    }
+
+    @Test("keys list --json prints ids and accounts, never key bytes")
+    func keysJSON() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", DemoPayloads.telegramKey]).status == 0)
+        let listed = try CLI.run(["keys", "list", "--store", store, "--json"])
+        #expect(listed.status == 0 && listed.stdout.contains(#""account":"tg:1","bytes":256"#), "\(listed.stdout)")
+        #expect(!listed.stdout.contains(String(DemoPayloads.telegramKey.prefix(20))))
+    }
+}
