@@ -58,3 +58,33 @@ struct ConventionsCommandTests {
         #expect(!listed.stdout.contains(String(DemoPayloads.telegramKey.prefix(20))))
     }
 }
+
+@Suite("herald state --at forms")
+struct AtFormsTests {
+    @Test("--at takes dates, times without a zone, relative times and -N events before the end")
+    func forms() throws {
+        let now: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
+        #expect(Formatting.parseTime("2026-11-24") == 1_795_478_400_000)
+        #expect(Formatting.parseTime("2026-11-24 10:00") == 1_795_514_400_000)
+        #expect(Formatting.parseTime("2026-11-24T10:00:00Z") == 1_795_514_400_000)
+        #expect(Formatting.parseTime("2026-11-24T11:00:00+01:00") == 1_795_514_400_000)
+        #expect(Formatting.parseTime("-1h", now: now) == now - 3_600_000)
+        #expect(Formatting.parseTime("-2d", now: now) == now - 172_800_000)
+        #expect(Formatting.parseTime("yesterday", now: now) == 1_763_856_000_000)
+        #expect(Formatting.parseTime("-1y", now: now) == nil)
+        #expect(Formatting.parseTime("soon", now: now) == nil)
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let lines = (1...5).map { #"{"type":"notify","account":"a","chat":"c","kind":"message","id":\#($0),"date":1}"# }
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: lines.joined(separator: "\n") + "\n").status == 0)
+        let back = try CLI.run(["state", "--store", store, "--at", "-2", "--json"])
+        #expect(back.status == 0 && back.stdout.hasPrefix(#"{"seq":3"#), "\(back.stdout)\(back.stderr)")
+        let tooFar = try CLI.run(["state", "--store", store, "--at", "-9"])
+        #expect(tooFar.status == 1 && tooFar.stderr.contains("has only 5 seqs"), "\(tooFar.stderr)")
+        // Everything was recorded just now: an hour ago the log was empty.
+        let hourAgo = try CLI.run(["state", "--store", store, "--at", "-1h", "--json"])
+        #expect(hourAgo.status == 0 && hourAgo.stdout.hasPrefix(#"{"seq":0"#), "\(hourAgo.stdout)\(hourAgo.stderr)")
+        let bad = try CLI.run(["state", "--store", store, "--at", "soon"])
+        #expect(bad.status == 1 && bad.stderr.contains("yesterday"), "\(bad.stderr)")
+    }
+}

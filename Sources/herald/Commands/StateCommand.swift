@@ -10,7 +10,9 @@ struct StateCommand: ParsableCommand {
         commandName: "state",
         abstract: "Show active notification groups and unread counts, now or at any point in history.",
         discussion: """
-            --at takes a seq (e.g. 1200), a time in ISO 8601 (2026-11-21T10:00:00Z) or
+            --at takes a seq (e.g. 1200), -N (N events before the end), a time in ISO 8601
+            (2026-11-21T10:00:00Z; without a zone it is UTC: 2026-11-21 10:00), a date (the
+            start of that day, UTC), yesterday or today, a time ago (-1h, -15m, -2d, -1w) or
             Unix seconds (@1763719200): the state right after that event, or just before
             the first event recorded after that time (the log as it stood then, even if
             the clock went back later).
@@ -26,7 +28,11 @@ struct StateCommand: ParsableCommand {
     @Option(name: .long, help: "Only this account.")
     var account: String?
 
-    @Option(name: .long, help: ArgumentHelp("A seq, an ISO 8601 time or @UNIXSECONDS.", valueName: "SEQ|TIME"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "A seq, -N (N events before the end), a time (ISO 8601; a date; yesterday; -1h, -2d) or @UNIXSECONDS.",
+            valueName: "SEQ|TIME"))
     var at: String?
 
     @Flag(name: .long, help: "Print the JSON state form (STATE.md).")
@@ -76,8 +82,18 @@ enum HistoryPoint {
             }
             return seq
         }
+        // `-N`: N events before the end, as a negative index counts from the end.
+        if text.hasPrefix("-"), let back = UInt64(text.dropFirst()) {
+            guard back <= last else {
+                throw CLIFailure(exitCode: CLIFailure.usage, "--at \(text): the log in \(store.path) has only \(last) seqs")
+            }
+            return last - back
+        }
         guard let time = Formatting.parseTime(text) else {
-            throw CLIFailure(exitCode: CLIFailure.usage, "--at '\(text)' is neither a seq, an ISO 8601 time nor @UNIXSECONDS")
+            throw CLIFailure(
+                exitCode: CLIFailure.usage,
+                "--at '\(text)': expected a seq (1200), -N (N events before the end), a time (2026-11-21T10:00:00Z, "
+                    + "2026-11-21 10:00, 2026-11-24, yesterday, -1h, -2d) or @UNIXSECONDS")
         }
         return try store.lastSeq(recordedAtOrBefore: time) ?? 0
     }

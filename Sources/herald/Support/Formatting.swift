@@ -27,14 +27,46 @@ enum Formatting {
         return String(text.prefix(19)) + "Z"
     }
 
-    /// Parses `--at` style times: ISO 8601 (with or without fractional seconds) or Unix
-    /// seconds prefixed with `@`. Returns milliseconds since the epoch.
-    static func parseTime(_ text: String) -> Int64? {
+    /// Parses `--at` style times, returning milliseconds since the epoch:
+    /// - ISO 8601 with a zone (`2026-11-21T10:00:00Z`, `…+01:00`, fractional seconds too);
+    /// - a date and time without a zone, taken as UTC (`2026-11-21T10:00`, `2026-11-21 10:00:00`);
+    /// - a date alone, the start of that day in UTC (`2026-11-24`);
+    /// - `now`, `today` and `yesterday` (the start of the day, UTC);
+    /// - a time ago: `-90s`, `-15m`, `-1h`, `-2d`, `-1w`;
+    /// - Unix seconds prefixed with `@` (`@1763719200`).
+    static func parseTime(_ text: String, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> Int64? {
+        let dayMilliseconds: Int64 = 86_400_000
+        switch text {
+        case "now": return now
+        case "today": return now - now % dayMilliseconds
+        case "yesterday": return now - now % dayMilliseconds - dayMilliseconds
+        default: break
+        }
         if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) {
             let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
             return overflow ? nil : milliseconds
         }
+        if text.hasPrefix("-"), let unit = text.last, let count = Int64(text.dropFirst().dropLast()), count >= 0 {
+            let seconds: Int64? = switch unit {
+            case "s": 1
+            case "m": 60
+            case "h": 3_600
+            case "d": 86_400
+            case "w": 604_800
+            default: nil
+            }
+            guard let seconds else { return nil }
+            let (ago, overflow) = count.multipliedReportingOverflow(by: seconds * 1000)
+            return overflow ? nil : now - ago
+        }
         if let date = (try? withMilliseconds.parse(text)) ?? (try? plain.parse(text)) {
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        // No zone: UTC. A date alone is the start of its day.
+        var normalized = text.replacingOccurrences(of: " ", with: "T")
+        if normalized.count == 10 { normalized += "T00:00:00" }
+        if normalized.count == 16 { normalized += ":00" }
+        if let date = (try? withMilliseconds.parse(normalized + "Z")) ?? (try? plain.parse(normalized + "Z")) {
             return Int64((date.timeIntervalSince1970 * 1000).rounded())
         }
         return nil
