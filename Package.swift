@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    // The store uses `Synchronization.Mutex` (macOS 15, iOS 18 and their siblings).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "HeraldEvents", targets: ["HeraldEvents"]),
         .library(name: "HeraldProjection", targets: ["HeraldProjection"]),
@@ -15,13 +16,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // `swift package generate-documentation` (the DocC catalogues in Sources/*/*.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // LMDB itself, linked as a system library (Debian: liblmdb-dev).
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         // The only code that touches LMDB pointers.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
@@ -49,7 +52,7 @@ let package = Package(
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
-            providers: [.apt(["libsodium-dev"])]
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
         // Adapters from real push payloads to canonical events.
         .target(

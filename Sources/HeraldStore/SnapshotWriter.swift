@@ -6,7 +6,7 @@ import Synchronization
 
 /// Encodes and writes a store's snapshots, one at a time, on a serial queue: the automatic
 /// ones in the background (see ``Store/Options/snapshotInterval``), so that no append waits
-/// for them; those of ``Store/snapshot()`` on their caller's thread, once the queue is free.
+/// for them; those of `snapshot()` on their caller's thread, once the queue is free.
 ///
 /// It holds what a write needs (the environment, the database handles, a few options) and
 /// never the store. A store is released by its users, and it must close (its environment and

@@ -44,7 +44,7 @@ extension Store {
         try submit(validated(batch), wantsUpdates: true)?.applied ?? []
     }
 
-    /// Appends a batch atomically, like ``append(contentsOf:)``, and returns only the seqs
+    /// Appends a batch atomically, like `append(contentsOf:)`, and returns only the seqs
     /// it got: the projection is brought up to date without computing each event's updates
     /// (unless someone follows ``appliedEvents()``). For bulk loads such as `herald ingest`.
     @discardableResult

@@ -20,27 +20,27 @@ extension Store {
         }
     }
 
-    /// Appends one event like ``append(_:source:)``, suspending (not blocking) until it is
+    /// Appends one event like `append(_:source:)`, suspending (not blocking) until it is
     /// durable.
     @discardableResult
     public func append(_ event: Event, source: Source = .library) async throws -> Applied {
         try await offload { try self.append(event, source: source) }
     }
 
-    /// Appends a batch atomically like ``append(contentsOf:)``, suspending until it is durable.
+    /// Appends a batch atomically like `append(contentsOf:)`, suspending until it is durable.
     @discardableResult
     public func append(contentsOf batch: [(Event, Source)]) async throws -> [Applied] {
         try await offload { try self.append(contentsOf: batch) }
     }
 
-    /// Takes a snapshot like ``snapshot()``, suspending meanwhile.
+    /// Takes a snapshot like `snapshot()`, suspending meanwhile.
     @discardableResult
     public func snapshot() async throws -> UInt64 {
         try await offload { try self.snapshot() }
     }
 
     /// Up to `limit` records from seq `from` on, in order, like
-    /// ``records(from:limit:)``, suspending while the log is read.
+    /// `records(from:limit:)`, suspending while the log is read.
     public func records(from: UInt64, limit: Int) async throws -> [LogRecord] {
         try await offload { try self.records(from: from, limit: limit) }
     }
@@ -59,7 +59,7 @@ extension Store {
         return page
     }
 
-    /// Compacts like ``compact(path:through:discardingHistory:dryRun:options:)``, suspending
+    /// Compacts like `compact(path:through:discardingHistory:dryRun:options:)`, suspending
     /// meanwhile.
     @discardableResult
     public static func compact(

@@ -38,7 +38,7 @@ extension Store {
         public var lines: [AuditLine]
         /// The seq of the snapshot the history starts from (0: it starts at seq 1).
         public var baseSeq: UInt64
-        /// The target as it stood in that snapshot (``AuditTrail/atBase``).
+        /// The target as it stood in that snapshot (`AuditTrail.atBase`).
         public var atBase: [AuditTrail.Effect]
         /// Notification ids the account gave out: every id below `nextNotificationId` at the
         /// base (ids are never reused), and those created since, ascending.

@@ -1,6 +1,6 @@
 import LMDB
 
-/// What ``Store/compact(path:through:discardingHistory:dryRun:options:)`` did, or would do.
+/// What `compact(path:through:discardingHistory:dryRun:options:)` did, or would do.
 public struct CompactionReport: Sendable, Hashable {
     /// Whether this describes a dry run: nothing was changed.
     public var dryRun = false

@@ -13,8 +13,8 @@ extension Store {
         public var readOnly = false
         /// Create the store when the directory holds none (writable opens only).
         public var create = true
-        /// How commits reach the disk. The default, ``LMDB/Environment/Durability/full``,
-        /// makes every append durable when it returns. ``LMDB/Environment/Durability/noSync``
+        /// How commits reach the disk. The default, `Environment.Durability.full`,
+        /// makes every append durable when it returns. `Environment.Durability.noSync`
         /// is several times faster for single appends, and a crash of the process still loses
         /// nothing, but a crash of the machine (power, kernel) can lose the appends since the
         /// last ``Store/sync()``.

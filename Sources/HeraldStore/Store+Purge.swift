@@ -2,7 +2,7 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 
-/// What ``Store/purge(path:account:options:)`` removed.
+/// What ``Store/purge(path:account:dryRun:options:)`` removed.
 public struct PurgeReport: Sendable, Hashable {
     /// The account purged.
     public var account: String
@@ -29,7 +29,7 @@ extension Store {
     /// keys; then rewrites the data files so no freed page keeps the old bytes. The removed
     /// seqs are recorded as gaps (`gaps` database), which `verify` accepts.
     ///
-    /// Runs on a closed store, like ``compact(path:through:archive:options:)``. Each step
+    /// Runs on a closed store, like `compact(path:through:discardingHistory:dryRun:options:)`. Each step
     /// commits on its own and the whole is idempotent: after a crash, purge again.
     /// Names compare byte for byte (SEMANTICS 1.1 §2): `é` precomposed and `e` + U+0301 are
     /// two accounts, and purging one leaves the other. An account that no record (nor the

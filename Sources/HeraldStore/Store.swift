@@ -11,8 +11,8 @@ import Logging
 
 /// A Herald store: one directory holding an LMDB environment with the event log.
 ///
-/// Open it with ``init(path:options:)``; append with ``append(_:source:)`` or
-/// ``append(_:)``; read records with ``records(from:through:)``. One process at a time may
+/// Open it with ``init(path:options:)``; append with `append(_:source:)` or
+/// `append(contentsOf:)`; read records with ``records(from:through:)``. One process at a time may
 /// open a store for writing; any number may open it read-only and see committed events.
 ///
 /// In one process, a store may be open several times: one writable and any number of

@@ -12,7 +12,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unsupportedFormat(path: String, found: String)
     /// An event of a batch is invalid; nothing of the batch was appended.
     case invalidEvent(index: Int, EventError)
-    /// The one event given to ``Store/append(_:source:)`` is invalid; nothing was appended.
+    /// The one event given to `append(_:source:)` is invalid; nothing was appended.
     case invalid(EventError)
     /// A stored record fails its checksum or cannot be decoded.
     case damagedRecord(path: String, seq: UInt64, reason: String)
@@ -31,7 +31,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case historyCompacted(path: String, base: UInt64)
     /// The operation needs a writable store.
     case readOnly(path: String)
-    /// ``Store/snapshot()`` cannot write the state: the store's projection is not the state
+    /// `snapshot()` cannot write the state: the store's projection is not the state
     /// of its history.
     case snapshotUnavailable(path: String, reason: String)
     /// A follower of ``Store/appliedEvents(after:bufferLimit:)`` fell further behind than its
