@@ -88,3 +88,30 @@ struct AtFormsTests {
         #expect(bad.status == 1 && bad.stderr.contains("yesterday"), "\(bad.stderr)")
     }
 }
+
+@Suite("README support session")
+struct SupportSessionTests {
+    @Test("the README's typical support session works literally on the store herald demo --keep leaves")
+    func supportSession() throws {
+        let readme = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/HeraldCLITests/ConventionsCommandTests.swift", with: "README.md"), encoding: .utf8)
+        let intro = try #require(readme.range(of: "A typical support session"))
+        let start = try #require(readme.range(of: "```sh\n", range: intro.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let commands = readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        #expect(commands.first?.hasPrefix("cp -r /tmp/herald-demo-1234 /tmp/case-4711 && export HERALD_STORE=/tmp/case-4711") == true)
+        let demo = try CLI.run(["demo", "--keep"])
+        #expect(demo.status == 0)
+        let kept = try #require(demo.stdout.firstMatch(of: /herald state --store (\S+)/)).output.1
+        defer { try? FileManager.default.removeItem(atPath: String(kept)) }
+        let dir = TemporaryDirectory()
+        let copy = dir.child("case-4711")
+        try FileManager.default.copyItem(atPath: String(kept), toPath: copy)
+        for command in commands.dropFirst() {
+            let words = command.split(separator: " ").map(String.init)
+            #expect(words.first == "herald")
+            let result = try CLI.run(Array(words.dropFirst()), environment: ["HERALD_STORE": copy])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(!result.stdout.contains("never received") && !result.stdout.isEmpty, "\(command): \(result.stdout)")
+        }
+    }
+}

@@ -88,10 +88,16 @@ struct ReplayCommand: ParsableCommand {
         if let base = try target.historyDroppedThrough(), from <= base {
             Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
+        let configuration = try overrides()
+        if !set.isEmpty {
+            Terminal.note(
+                "what-if replay: " + set.joined(separator: ", ")
+                    + " overrides the logged options events (marked below); nothing is written")
+        }
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY, label: "replay")
         var writer = JSONWriter()
         var printed = 0
-        _ = try target.replay(through: to ?? .max, configuration: try overrides()) { record, outcome, _ in
+        _ = try target.replay(through: to ?? .max, configuration: configuration) { record, outcome, _ in
             bar.update("seq \(record.seq)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
             guard record.seq >= from, account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             printed += 1
@@ -99,7 +105,11 @@ struct ReplayCommand: ParsableCommand {
                 if json {
                     Terminal.line(Projection.updatesJSON(seq: record.seq, account: record.event.account, updates: outcome.updates))
                 } else {
-                    Terminal.line(Self.describe(record, outcome.updates))
+                    var text = Self.describe(record, outcome.updates)
+                    if case .options = record.event.payload, !set.isEmpty {
+                        text += Terminal.styled("  (overridden by --set)", .dim)
+                    }
+                    Terminal.line(text)
                 }
             } else if json {
                 writer.reset()
