@@ -14,7 +14,8 @@ extension Store {
         /// Records per account, in byte order of the names (a list: names are bytes, and a
         /// `String`-keyed dictionary would merge canonically equivalent ones).
         public var byAccount: [(name: String, records: Int)] = []
-        public var bySource: [String: Int] = [:]
+        /// Records per ingest format (`format` in exports: herald, telegram, …, library).
+        public var byFormat: [String: Int] = [:]
         public var logBytes = 0
         /// The size of `data.mdb` on disk.
         public var fileBytes = 0
@@ -44,7 +45,7 @@ extension Store {
             }
             stats.byType[record.event.type.rawValue, default: 0] += 1
             accounts[NameKey(record.event.account), default: 0] += 1
-            stats.bySource[record.source.format, default: 0] += 1
+            stats.byFormat[record.source.format, default: 0] += 1
             return true
         }
         stats.byAccount = accounts.sorted { $0.key < $1.key }.map { (name: $0.key.name, records: $0.value) }

@@ -478,7 +478,7 @@ struct CommandTests {
             #expect(result.status == 0, "\(file): \(result.stderr)")
         }
         let stats = try Shared.json(try CLI.run(["stats", "--store", store, "--json"]).stdout) as! [String: Any]
-        let sources = stats["bySource"] as! [String: Int]
+        let sources = stats["byFormat"] as! [String: Int]
         #expect(Set(sources.keys) == ["telegram", "zulip", "apns", "fcm", "matrix"])
         // A payload naming another account than --account is rejected.
         let wrong = try CLI.run(["ingest", "--store", store, "--format", "telegram", "--account", "tg:1", Shared.path("payloads/telegram/doc-sample.json")])

@@ -24,8 +24,8 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "First seq to export.")
     var from: UInt64 = 1
 
-    @Option(name: .long, help: "Last seq to export.")
-    var to: UInt64 = .max
+    @Option(name: .long, help: "Last seq to export (default: the end of the log).")
+    var to: UInt64?
 
     @Option(name: .long, help: "Only this account's events.")
     var account: String?
@@ -38,7 +38,7 @@ struct ExportCommand: ParsableCommand {
         var writer = JSONWriter()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
-        try target.forEachRecord(includingArchive: true, from: from, through: to) { record in
+        try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max) { record in
             guard account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             writer.reset()
             Self.write(record, to: &writer)

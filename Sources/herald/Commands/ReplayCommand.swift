@@ -98,7 +98,7 @@ struct ReplayCommand: ParsableCommand {
         var writer = JSONWriter()
         var printed = 0
         _ = try target.replay(through: to ?? .max, configuration: configuration) { record, outcome, _ in
-            bar.update("seq \(record.seq)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
+            bar.update("seq \(record.seq) of \(last)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
             guard record.seq >= from, account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             printed += 1
             if updates {

@@ -22,7 +22,9 @@ struct SnapshotCommand: ParsableCommand {
     func run() throws {
         let target = try store.openForWriting(create: false)
         let seq = try target.snapshot()
-        let kept = try target.snapshotSeqs().map(String.init).joined(separator: ", ")
-        Terminal.line("snapshot at seq \(seq) (snapshots kept: \(kept))")
+        let kept = try target.snapshotSeqs()
+        Terminal.line(
+            "snapshot at seq \(seq); the store keeps \(kept.count) snapshot\(kept.count == 1 ? "" : "s"), at seq"
+                + (kept.count == 1 ? " " : "s ") + kept.map(String.init).joined(separator: ", "))
     }
 }

@@ -46,7 +46,7 @@ struct StatsCommand: ParsableCommand {
         [
             ("type", stats.byType.map { (name: $0.key, count: $0.value) }),
             ("account", stats.byAccount.map { (name: $0.name, count: $0.records) }),
-            ("source", stats.bySource.map { (name: $0.key, count: $0.value) }),
+            ("format", stats.byFormat.map { (name: $0.key, count: $0.value) }),
         ]
     }
 
@@ -63,7 +63,7 @@ struct StatsCommand: ParsableCommand {
         writer.key("snapshotSeqs"); writer.ints(stats.snapshotSeqs)
         writer.key("quarantined"); writer.int(stats.quarantined)
         writer.key("quarantineBytes"); writer.int(stats.quarantineBytes)
-        for ((_, counts), name) in zip(Self.tables(stats), ["byType", "byAccount", "bySource"]) {
+        for ((_, counts), name) in zip(Self.tables(stats), ["byType", "byAccount", "byFormat"]) {
             writer.key(name)
             writer.objectStart()
             for (key, count) in counts.sorted(by: { NameKey($0.name) < NameKey($1.name) }) { writer.key(key); writer.int(count) }
