@@ -6,7 +6,10 @@ import HeraldStore
 
 /// The ingest options shared by `ingest` and `quarantine retry`, and the decoder they build.
 struct PayloadOptions: ParsableArguments {
-    @Option(name: .long, help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).")
+    @Option(
+        name: .long,
+        help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).",
+        completion: .list(PayloadDecoding.formatNames))
     var format: String?
 
     /// The format to read with: `--format`, else `herald`.
