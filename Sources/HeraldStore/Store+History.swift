@@ -91,7 +91,8 @@ extension Store {
         try archiveHandle.withLock { handle in
             if let handle { return handle }
             handle = try Archive.open(
-                storePath: path, create: create, readOnly: options.readOnly, durability: options.durability)
+                storePath: path, create: create, readOnly: options.readOnly, durability: options.durability,
+                checksPages: options.checksPages)
             return handle
         }
     }
@@ -177,14 +178,29 @@ extension Store {
         includingArchive: Bool, from: UInt64, through: UInt64,
         _ body: (UInt64, UnsafeRawBufferPointer, String) throws -> Bool
     ) throws {
-        let base = try history().base
-        if includingArchive, base > 0, from <= base, let archive = try archive() {
+        let history = try self.history()
+        let base = history.base
+        if includingArchive, base > 0, from <= base {
+            guard let archive = try archive() else {
+                // The history says the archive holds what compaction removed: without it, a
+                // read from here would silently start after the base.
+                if history.archivedThrough >= base { throw StoreError.missingArchive(path: path, through: history.archivedThrough) }
+                throw StoreError.historyCompacted(path: path, base: base)
+            }
             var going = true
-            try archive.forEachRawRecord(from: from, through: min(through, base)) { seq, bytes in
+            let last = min(through, base)
+            var continuity = SeqContinuity(from: from, floor: 0, gaps: try purgedRanges())
+            try archive.forEachRawRecord(from: from, through: last) { seq, bytes in
+                if let problem = continuity.accept(seq) {
+                    throw StoreError.brokenSequence(path: archive.path, seq: problem.seq, reason: problem.reason)
+                }
                 going = try body(seq, bytes, archive.path)
                 return going
             }
             guard going else { return }
+            if let problem = continuity.finish(through: last) {
+                throw StoreError.brokenSequence(path: archive.path, seq: problem.seq, reason: problem.reason + " (the archive should hold every record through seq \(history.archivedThrough))")
+            }
         }
         // Records at or below the base may linger after an interrupted compaction: the
         // archive (or the base snapshot) stands for them.

@@ -123,7 +123,7 @@ private struct VerifyRun {
     mutating func scanLog() {
         var lastSeen: UInt64 = 0
         do {
-            try store.forEachRawRecord { seq, bytes in
+            try store.forEachUncheckedRawRecord { seq, bytes in
                 lastSeen = seq
                 report.recordsChecked += 1
                 accept(seq: seq, bytes: bytes, location: .log, partOfHistory: seq > history.base)
