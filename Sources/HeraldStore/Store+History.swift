@@ -90,11 +90,23 @@ extension Store {
     func archive(create: Bool = false) throws -> Archive? {
         try archiveHandle.withLock { handle in
             if let handle { return handle }
+            // A read-only store ignores what an interrupted first `compact --archive` left:
+            // the history does not use it yet (a writable open removes it).
+            if options.readOnly, !create, try archiveIsLeftover() { return nil }
             handle = try Archive.open(
                 storePath: path, create: create, readOnly: options.readOnly, durability: options.durability,
                 checksPages: options.checksPages)
             return handle
         }
+    }
+
+    /// Whether `DIR/archive/` exists but the history does not use it: never compacted, nothing
+    /// recorded as archived. Only an interrupted first `compact --archive` leaves that (the
+    /// log still holds every record), and the next writable open removes it.
+    func archiveIsLeftover() throws -> Bool {
+        guard FileSystem.exists(path + "/" + Archive.directoryName) else { return false }
+        let history = try self.history()
+        return history.base == 0 && history.archivedThrough == 0
     }
 
     /// Whether the store has an archive (`DIR/archive/`).

@@ -44,9 +44,11 @@ extension Store {
         public var useSnapshots = true
         /// Walk every B-tree page of `data.mdb` (and of `archive/data.mdb`) before LMDB
         /// reads it, so that a damaged file is reported instead of crashing the process (see
-        /// `LMDB.DataFile`). Read-only opens always do; a writable open does when this is set
-        /// or when the file is shorter than its meta page says. Costs about 20 ms per 100 MB.
-        public var checksPages = false
+        /// `LMDB.DataFile`): LMDB follows page numbers blindly. Read-only opens always do.
+        /// Turned off, a writable open still checks the meta pages and the file's size, and
+        /// walks when the file is shorter than its newest meta page says. The walk reads
+        /// each page in use once with `pread` (see the README for its cost).
+        public var checksPages = true
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

@@ -19,7 +19,14 @@ extension Store {
         run.report.base = run.history.base
         if checkingSnapshots { try run.loadSnapshots() }
         try run.prepareReplay()
-        if let archive = try archive() { run.scan(archive: archive) }
+        if try archiveIsLeftover() {
+            run.problem(
+                .archive, 0,
+                "archive/ was left by an interrupted `compact --archive` before it recorded anything: the log still holds "
+                    + "every record, and the next writable open (`herald ingest`, `herald compact`) removes it")
+        } else if let archive = try archive() {
+            run.scan(archive: archive)
+        }
         run.scanLog()
         run.finish()
         return run.report

@@ -96,6 +96,10 @@ public final class Store: Sendable {
             environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
         state = Mutex(State(configuration: options.projection))
         try checkFormat()
+        if !options.readOnly, try archiveIsLeftover() {
+            logger.warning("removing the archive an interrupted compaction left", metadata: ["path": "\(path)"])
+            try FileSystem.remove(path + "/" + Archive.directoryName)
+        }
         if options.replayOnOpen {
             try recover()
         } else {
