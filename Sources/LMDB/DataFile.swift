@@ -126,7 +126,8 @@ public final class DataFile {
     func meta(_ index: Int, pageSize: Int) -> Result<Meta, DataFileDamage> {
         let offset = index * pageSize
         guard let page = bytes(at: offset, count: 160) else {
-            return .failure(damage(page: index, .truncated, "the file ends before meta page \(index)"))
+            return .failure(damage(
+                page: index, .truncated, "the file is \(size) bytes, too short to hold meta page \(index): it was cut short"))
         }
         let flags = page.loadLittleEndian(at: 10, as: UInt16.self)
         guard flags & Self.metaFlag != 0 else {
