@@ -45,6 +45,16 @@ extension DataFile {
                 reason: "both meta pages record transaction \(newest.transactionId): one was copied over the other, "
                     + "so the last commit may be lost"))
         }
+        // Each commit writes the meta page the one before it did not, with the next txnid,
+        // so the two differ by exactly one (a compacting copy writes 0 and 1). Any other
+        // pair means a damaged txnid, or a meta page that is not the one LMDB last wrote.
+        if newest.transactionId != previous.transactionId + 1 && newest.transactionId != previous.transactionId {
+            throw corrupted(directory, DataFileDamage(
+                file: path, page: newest.index, kind: .meta,
+                reason: "the meta pages record transactions \(newest.transactionId) and \(previous.transactionId), which a "
+                    + "commit never leaves (they differ by one): one was damaged, and LMDB would read meta page "
+                    + "\(newest.index)'s commit, which may be stale"))
+        }
         for meta in [newest, previous] where meta.recordedPageNumber != UInt64(meta.index) {
             throw corrupted(directory, DataFileDamage(
                 file: path, page: meta.index, kind: .meta,

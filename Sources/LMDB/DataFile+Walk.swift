@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension DataFile {
     /// What a walk of the B-trees found.
     public struct WalkReport: Sendable {
@@ -188,6 +194,7 @@ private struct Walker {
             return nil
         }
         var keys: [[UInt8]] = []
+        var previousKey: Range<Int>?
         var children: [UInt64] = []
         var values: [(key: [UInt8], value: [UInt8])] = []
         for index in 0..<count {
@@ -205,15 +212,15 @@ private struct Walker {
                 fail(number, .page, "page \(number) of \(tree): the key of entry \(index) runs past the end of the page")
                 return nil
             }
-            let key = Array(page[keyStart..<keyStart + keySize])
+            let key = keyStart..<keyStart + keySize
             if ordered && (!isLeafLevel ? index >= 1 : true) {
                 var problem: String?
-                if let previous = keys.last, index >= (isLeafLevel ? 1 : 2), !(previous.lexicographicallyPrecedes(key)) {
-                    problem = "the key of entry \(index)\(Self.seqText(key)) does not sort after the one before it\(Self.seqText(previous))"
-                } else if let bound = pending.low, key.lexicographicallyPrecedes(bound) {
-                    problem = "the key of entry \(index)\(Self.seqText(key)) sorts before its parent's range\(Self.seqText(bound, "from"))"
-                } else if let bound = pending.high, !key.lexicographicallyPrecedes(bound) {
-                    problem = "the key of entry \(index)\(Self.seqText(key)) sorts after its parent's range\(Self.seqText(bound, "below"))"
+                if let previous = previousKey, index >= (isLeafLevel ? 1 : 2), !Self.precedes(page, previous, page, key) {
+                    problem = "the key of entry \(index)\(Self.seqText(page, key)) does not sort after the one before it\(Self.seqText(page, previous))"
+                } else if let bound = pending.low, Self.precedes(page, key, bound, bound.indices) {
+                    problem = "the key of entry \(index)\(Self.seqText(page, key)) sorts before its parent's range\(Self.seqText(bound, bound.indices, "from"))"
+                } else if let bound = pending.high, !Self.precedes(page, key, bound, bound.indices) {
+                    problem = "the key of entry \(index)\(Self.seqText(page, key)) sorts after its parent's range\(Self.seqText(bound, bound.indices, "below"))"
                 }
                 if let problem {
                     fail(number, .page, "page \(number) of \(tree): \(problem): a damaged key")
@@ -222,8 +229,9 @@ private struct Walker {
                     continue
                 }
             }
-            keys.append(key)
+            previousKey = key
             if !isLeafLevel {
+                keys.append(Array(page[key]))
                 children.append(low | high << 16 | UInt64(nodeFlags) << 32)
                 continue
             }
@@ -240,21 +248,21 @@ private struct Walker {
                 }
                 let overflow = page.loadLittleEndian(at: dataStart, as: UInt64.self)
                 guard let value = readOverflow(overflow, size: dataSize, from: number, tree: tree) else { return nil }
-                if visit != nil { values.append((key, value)) }
+                if visit != nil { values.append((Array(page[key]), value)) }
             } else {
                 guard dataStart + dataSize <= pageSize else {
                     fail(number, .page, "page \(number) of \(tree): the value of entry \(index) runs past the end of the page")
                     return nil
                 }
-                let value = Array(page[dataStart..<dataStart + dataSize])
                 if nodeFlags & DataFile.subDatabase != 0 {
+                    let value = Array(page[dataStart..<dataStart + dataSize])
                     guard isMain, dataSize == 48 else {
                         fail(number, .page, "page \(number) of \(tree): entry \(index) is marked as a named database but is not one")
                         return nil
                     }
-                    report.databases[String(decoding: key, as: UTF8.self)] = DataFile.Tree(value[...])
+                    report.databases[String(decoding: page[key], as: UTF8.self)] = DataFile.Tree(value[...])
                 } else if visit != nil {
-                    values.append((key, value))
+                    values.append((Array(page[key]), Array(page[dataStart..<dataStart + dataSize])))
                 }
             }
         }
@@ -272,9 +280,21 @@ private struct Walker {
     }
 
     /// ` (seq N)` for an 8-byte key (Herald's seq keys), else nothing.
-    static func seqText(_ key: [UInt8], _ word: String = "seq") -> String {
+    static func seqText(_ bytes: [UInt8], _ key: Range<Int>, _ word: String = "seq") -> String {
         guard key.count == 8 else { return "" }
-        return " (\(word) \(key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))"
+        return " (\(word) \(bytes[key].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))"
+    }
+
+    /// Whether `a[aRange]` sorts strictly before `b[bRange]` in byte order (memcmp, then
+    /// length), without copying either.
+    static func precedes(_ a: [UInt8], _ aRange: Range<Int>, _ b: [UInt8], _ bRange: Range<Int>) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let common = min(aRange.count, bRange.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress! + aRange.lowerBound, b.baseAddress! + bRange.lowerBound, common)
+                return order < 0 || (order == 0 && aRange.count < bRange.count)
+            }
+        }
     }
 
     /// Checks (and, when visiting, reads) a value on overflow pages; `nil` when damaged.
