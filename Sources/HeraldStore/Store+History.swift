@@ -237,3 +237,15 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The seq through which the archive should hold the history, when `archive/` is missing
+    /// although the history says it holds what compaction removed; `nil` otherwise. A state
+    /// from a snapshot at or after the base needs no archive, but cannot be checked against
+    /// the history before it.
+    public func missingArchiveThrough() throws -> UInt64? {
+        let history = try self.history()
+        guard history.base > 0, history.archivedThrough >= history.base else { return nil }
+        return FileSystem.exists(path + "/" + Archive.directoryName + "/data.mdb") ? nil : history.archivedThrough
+    }
+}
