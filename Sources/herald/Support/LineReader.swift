@@ -34,6 +34,8 @@ struct LineReader {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
+    /// What each read fills, before its bytes are appended to ``buffer``.
+    private var chunk = [UInt8](repeating: 0, count: 1 << 20)
     private var start = 0
     private var atEnd = false
     /// The number of the line last returned, from 1.
@@ -138,18 +140,14 @@ struct LineReader {
             searched -= min(searched, start)
             start = 0
         }
-        let chunk = 1 << 20
-        let oldCount = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
-        let n = buffer.withUnsafeMutableBytes { raw in
-            read(descriptor, raw.baseAddress! + oldCount, chunk)
-        }
+        // Read into a fixed chunk and append what came: a pipe gives 64 KiB at a time, and
+        // growing the buffer by a whole chunk for each read costs more than the read.
+        let n = chunk.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress!, raw.count) }
         if n < 0 {
             let code = errno
-            buffer.removeSubrange(oldCount...)
             throw CLIFailure(exitCode: CLIFailure.usage, "\(name): read failed: \(String(cString: strerror(code)))")
         }
-        buffer.removeSubrange((oldCount + n)...)
+        buffer.append(contentsOf: chunk[..<n])
         if n == 0 { atEnd = true }
     }
 }
