@@ -116,6 +116,28 @@ struct DamageCommandTests {
         }
     }
 
+    @Test("keys remove leaves no copy of the key anywhere in the data file")
+    func keyRemovalLeavesNoCopy() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir, count: 50)
+        var generator = SplitMix64(seed: 22)
+        let key = (0..<256).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Data(key).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        try #require(try CLI.run(["keys", "add", "--store", store, text]).status == 0)
+        func fileHoldsKey() throws -> Bool {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")))
+            return bytes.indices.dropLast(256).contains { bytes[$0] == key[0] && Array(bytes[$0..<$0 + 32]) == Array(key[..<32]) }
+        }
+        #expect(try fileHoldsKey())
+        let listed = try CLI.run(["keys", "list", "--store", store])
+        let id = try #require(listed.stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").first)
+        let removed = try CLI.run(["keys", "remove", "--store", store, String(id)])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try !fileHoldsKey())
+        #expect(try CLI.run(["keys", "list", "--store", store]).stdout.contains(String(id)) == false)
+    }
+
     @Test("a missing archive: whole-history commands exit 2 naming it; state from a snapshot answers with a note")
     func missingArchive() throws {
         let dir = TemporaryDirectory()

@@ -79,7 +79,8 @@ struct KeysCommand: ParsableCommand {
         }
 
         func run() throws {
-            guard try store.openForWriting(create: false).removeKey(id: id) else {
+            // Rewrites the data file, so that no freed page keeps a copy of the key.
+            guard try Store.removeKey(path: store.path, id: id) else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "no key \(id) in \(store.path)")
             }
             Terminal.note("removed key \(id)")
