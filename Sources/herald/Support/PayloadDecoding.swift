@@ -28,19 +28,7 @@ struct PayloadOptions: ParsableArguments {
     /// The keys of `--telegram-key` and `--telegram-key-file`, as given.
     func telegramKeyTexts() throws -> [String] {
         var keys = telegramKey
-        for file in telegramKeyFile {
-            let data: Data?
-            if file == "-" {
-                data = try FileHandle.standardInput.readToEnd()
-            } else {
-                data = FileManager.default.contents(atPath: file)
-            }
-            guard let data, data.count <= 1 << 20 else {
-                throw ValidationError("--telegram-key-file \(file): cannot be read (or is over 1 MiB)")
-            }
-            keys += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+        for file in telegramKeyFile { keys += try KeyFile.keys(from: file, option: "--telegram-key-file") }
         return keys
     }
 
