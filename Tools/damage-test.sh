@@ -18,7 +18,8 @@
 # value, a page header or a meta page, zero a page, overwrite bytes, swap the meta pages, copy
 # the older meta page over the newer, delete or empty files), runs every reading command on it
 # (verify, state, state --no-snapshots, state --at, export, replay, audit, stats, quarantine
-# list, keys list) and then ingest, each with a timeout, and compares exit-0 outputs with the
+# list, keys list), salvage (whose new store's state must match when it reports no loss) and
+# then ingest, each with a timeout, and compares exit-0 outputs with the
 # undamaged store's. Prints the figures; exits 1 when any trial had a signal, a hang or a
 # silent wrong answer, and lists those trials with the command that reproduces each.
 set -eu
@@ -152,6 +153,7 @@ for name, directory in bases.items():
     shutil.copytree(directory, after)
     must(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "extra.jsonl")], after)
     outputs[("ingest",)] = (0, normalise(["state"], must(["state", "--json", "--store", "store"], after)))
+    outputs[("salvage",)] = (0, outputs[("state", "--json")][1])
     references[name] = (last, outputs)
     shutil.rmtree(after)
 
@@ -194,9 +196,10 @@ KINDS = ["truncate", "flip-key", "flip-value", "flip-header", "zero-page", "over
 
 def damage(store, r):
     """Damages the store directory in place; returns a description."""
-    files = [os.path.join(store, "data.mdb")]
-    if os.path.exists(os.path.join(store, "archive", "data.mdb")):
-        files.append(os.path.join(store, "archive", "data.mdb"))
+    files = [p for p in (os.path.join(store, "data.mdb"), os.path.join(store, "archive", "data.mdb"))
+             if os.path.exists(p) and os.path.getsize(p) >= 2 * PAGE]
+    if not files:
+        return "nothing left to damage"
     path = r.choice(files)
     short = os.path.relpath(path, store)
     kind = r.choice(KINDS)
@@ -264,10 +267,21 @@ def trial(number):
     shutil.copytree(bases[name], directory)
     store = os.path.join(directory, "store")
     description = damage(store, r)
+    if r.random() < 0.1:
+        # Now and then several at once.
+        description = "several: " + "; ".join([description] + [damage(store, r) for _ in range(r.randrange(1, 4))])
     results = []
     for command in commands(last):
         code, out, err = run(command + ["--store", "store"], directory)
         results.append((command, code, normalise(command, out), err))
+    # Salvage must never die either; when it says nothing was lost (exit 0), the salvaged
+    # store's state must be the undamaged store's.
+    code, out, err = run(["salvage", "--store", "store", "--to", "salvaged"], directory)
+    if code == 0:
+        state_code, state_out, state_err = run(["state", "--json", "--store", "salvaged"], directory)
+        results.append((["salvage"], code if state_code == 0 else state_code, state_out, err + state_err))
+    else:
+        results.append((["salvage"], code, out, err))
     code, out, err = run(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "extra.jsonl")], directory)
     if code == 0:
         state_code, state_out, state_err = run(["state", "--json", "--store", "store"], directory)
@@ -283,7 +297,7 @@ def trial(number):
             verdicts.append(("wrong", command, code, err))
         elif code == 0:
             verdicts.append(("same", command, code, err))
-        elif code == 2 and err.strip() or command[0] == "verify" and code == 2:
+        elif code == 2 and (err.strip() or command[0] in ("verify", "salvage")):
             verdicts.append(("refused", command, code, err))
         elif code == expected_code:
             verdicts.append(("same", command, code, err))
