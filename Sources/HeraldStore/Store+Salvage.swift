@@ -206,6 +206,27 @@ private struct SalvagedFile {
                 }
             }
         }
+        // Pages written after the newest commit (a commit whose meta page never reached the
+        // disk) may hold records acknowledged before the crash: take those after the rest.
+        if let newest = metas.first, !file.pagesPastLastCommit(newest).isEmpty {
+            let known = records.keys.max() ?? 0
+            var recovered = 0
+            // That commit also reused freed pages inside the file: look at every leaf page for
+            // seqs after the last one the commit LMDB reads holds (records never change, so a
+            // seq found anywhere is that record).
+            file.scanLeaves(pageSize: newest.pageSize, keySize: 8) { _, key, value in
+                guard let seq = SeqKey(bytes: key.withUnsafeBytes { $0 })?.seq, seq > known, records[seq] == nil,
+                    let record = value.withUnsafeBytes({ try? LogRecord(seq: seq, bytes: $0) })
+                else { return }
+                records[seq] = record
+                recovered += 1
+            }
+            if recovered > 0 {
+                report.damage.append(
+                    "\(path): \(recovered) records after seq \(known) recovered from pages written after the newest commit "
+                        + "(transaction \(newest.transactionId)), whose meta page never reached the disk")
+            }
+        }
         guard damaged else { return }
         // Some tree could not be walked whole: look at every intact leaf page for records.
         let pageSize = metas.first?.pageSize ?? 4096

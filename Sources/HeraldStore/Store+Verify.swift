@@ -29,7 +29,24 @@ extension Store {
         }
         run.scanLog()
         run.finish()
+        run.report.notes += Self.pagesPastLastCommit(in: path + "/data.mdb", highWater: run.report.highWater)
         return run.report
+    }
+}
+
+extension Store {
+    /// A note when `file` holds pages written after its newest commit (see
+    /// `DataFile.pagesPastLastCommit`): a commit whose meta page never reached the disk.
+    static func pagesPastLastCommit(in file: String, highWater: UInt64) -> [String] {
+        guard let data = try? DataFile(path: file), let newest = data.header().newest else { return [] }
+        let pages = data.pagesPastLastCommit(newest)
+        guard let first = pages.first, let last = pages.last else { return [] }
+        return [
+            "\(file): \(pages.count) page\(pages.count == 1 ? "" : "s") (\(first)…\(last)) written after the newest commit "
+                + "(transaction \(newest.transactionId), last page \(newest.lastPage)): a commit whose meta page never reached "
+                + "the disk, either interrupted before it was acknowledged or a lost last commit; if events acknowledged "
+                + "after seq \(highWater) are missing, `herald salvage` recovers the records on those pages"
+        ]
     }
 }
 

@@ -51,9 +51,9 @@ extension DataFile {
         if newest.transactionId != previous.transactionId + 1 && newest.transactionId != previous.transactionId {
             throw corrupted(directory, DataFileDamage(
                 file: path, page: newest.index, kind: .meta,
-                reason: "the meta pages record transactions \(newest.transactionId) and \(previous.transactionId), which a "
-                    + "commit never leaves (they differ by one): one was damaged, and LMDB would read meta page "
-                    + "\(newest.index)'s commit, which may be stale"))
+                reason: "the meta pages record transactions \(newest.transactionId) and \(previous.transactionId), but "
+                    + "commits leave consecutive ones: one meta page was damaged or replaced, and LMDB would read "
+                    + "meta page \(newest.index)'s commit, which may be wrong or stale"))
         }
         for meta in [newest, previous] where meta.recordedPageNumber != UInt64(meta.index) {
             throw corrupted(directory, DataFileDamage(

@@ -336,10 +336,12 @@ extension DataFile {
     /// whole: it finds entries whatever tree they belonged to, and in pages no tree uses any
     /// more (freed, or written by a commit whose meta page was lost), so the caller must
     /// check each value (checksums) and choose.
-    public func scanLeaves(pageSize: Int, keySize: Int, visit: (_ page: Int, _ key: [UInt8], _ value: [UInt8]) -> Void) {
+    public func scanLeaves(
+        pageSize: Int, keySize: Int, from firstPage: Int = 2, visit: (_ page: Int, _ key: [UInt8], _ value: [UInt8]) -> Void
+    ) {
         let pages = size / pageSize
-        guard pages > 2 else { return }
-        for number in 2..<pages {
+        guard pages > max(2, firstPage) else { return }
+        for number in max(2, firstPage)..<pages {
             guard let page = bytes(at: number * pageSize, count: pageSize),
                 page.loadLittleEndian(at: 0, as: UInt64.self) == UInt64(number),
                 page.loadLittleEndian(at: 10, as: UInt16.self) & ~Self.transientFlags == Self.leafFlag
@@ -386,5 +388,28 @@ extension DataFile {
                 }
             }
         }
+    }
+}
+
+extension DataFile {
+    /// The pages after `meta`'s last page that carry a B-tree or overflow page header with
+    /// their own number: a commit wrote them, but no meta page records it. Either a crash
+    /// interrupted that commit before its meta page was written (it was never acknowledged),
+    /// or the meta page write was lost and the store reads as of an older commit. Pages past
+    /// the last one a commit uses are otherwise never written (Herald's writer pads the file
+    /// with zeros), so in an intact store there are none.
+    public func pagesPastLastCommit(_ meta: Meta) -> [Int] {
+        let pages = size / meta.pageSize
+        let first = Int(min(meta.lastPage + 1, UInt64(pages)))
+        guard first < pages else { return [] }
+        var found: [Int] = []
+        for number in first..<pages {
+            guard let header = bytes(at: number * meta.pageSize, count: Self.headerSize),
+                header.loadLittleEndian(at: 0, as: UInt64.self) == UInt64(number)
+            else { continue }
+            let flags = header.loadLittleEndian(at: 10, as: UInt16.self) & ~Self.transientFlags
+            if flags == Self.branchFlag || flags == Self.leafFlag || flags == Self.overflowFlag { found.append(number) }
+        }
+        return found
     }
 }

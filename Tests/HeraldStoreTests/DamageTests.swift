@@ -143,6 +143,44 @@ struct DamageTests {
         #expect(error.flatMap(damage(of:))?.kind == .meta)
     }
 
+    @Test("a lost last commit (its meta page never written) is noted by verify and recovered by salvage")
+    func lostLastCommit() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 400, seed: 12)
+        let file = dir.child("data.mdb")
+        // Every meta page as each commit left it, by txnid.
+        var metaPages: [UInt64: (index: Int, bytes: [UInt8])] = [:]
+        func recordMetaPages() throws {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            let header = try #require(try DataFile(path: file)).header()
+            for case .success(let meta) in header.metas {
+                metaPages[meta.transactionId] = (meta.index, Array(bytes[meta.index * 4096..<(meta.index + 1) * 4096]))
+            }
+        }
+        do {
+            let store = try Store(path: dir.path, options: fastOptions())
+            for start in stride(from: 0, to: 400, by: 50) {
+                try store.append(contentsOf: events[start..<start + 50].map { ($0, .library) })
+                try recordMetaPages()
+            }
+        }
+        // The last commit's meta page write never reached the disk: its page still holds the
+        // commit before the previous one.
+        let last = try #require(try DataFile(path: file)?.header().newest)
+        let stale = try #require(metaPages[last.transactionId - 2])
+        #expect(stale.index == last.index)
+        try edit(file) { $0.replaceSubrange(stale.index * 4096..<(stale.index + 1) * 4096, with: stale.bytes) }
+        var noReplay = readOnly()
+        noReplay.replayOnOpen = false
+        let report = try Store(path: dir.path, options: noReplay).verify()
+        #expect(report.highWater == 350 && report.isClean)
+        #expect(report.notes.count == 1 && report.notes[0].contains("written after the newest commit"), "\(report.notes)")
+        let destination = TemporaryDirectory()
+        let salvaged = try Store.salvage(from: dir.path, to: destination.child("new"), options: fastOptions())
+        #expect(salvaged.recordsCopied == 400 && salvaged.lostSeqs.isEmpty)
+        #expect(try Store(path: destination.child("new"), options: readOnly()).projection == referenceProjection(events))
+    }
+
     @Test("a missing archive is an error for whole-history reads; state from a snapshot still opens")
     func missingArchive() throws {
         let dir = TemporaryDirectory()
