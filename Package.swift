@@ -70,6 +70,7 @@ let package = Package(
                 "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // What the test targets share (a seeded generator).

@@ -22,18 +22,21 @@ final class Archive: Sendable {
 
     /// Opens the archive of store `storePath`; creates it when `create` (and writable).
     /// Returns `nil` when there is none and none is to be created.
-    static func open(storePath: String, create: Bool, readOnly: Bool, durability: Environment.Durability) throws -> Archive? {
+    static func open(
+        storePath: String, create: Bool, readOnly: Bool, durability: Environment.Durability, checksPages: Bool = false
+    ) throws -> Archive? {
         let path = storePath + "/" + directoryName
         if !FileSystem.exists(path + "/data.mdb") {
             guard create, !readOnly else { return nil }
             try FileSystem.makeDirectory(path)
         }
-        return try Archive(path: path, readOnly: readOnly, durability: durability)
+        return try Archive(path: path, readOnly: readOnly, durability: durability, checksPages: checksPages)
     }
 
-    private init(path: String, readOnly: Bool, durability: Environment.Durability) throws {
+    private init(path: String, readOnly: Bool, durability: Environment.Durability, checksPages: Bool) throws {
         self.path = path
         var options = Environment.Options()
+        options.pageCheck = readOnly || checksPages ? .always : .whenSuspicious
         options.readOnly = readOnly
         options.durability = durability
         options.mapSize = 64 << 20

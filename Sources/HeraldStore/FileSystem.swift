@@ -30,15 +30,18 @@ enum FileSystem {
     /// Atomically replaces `destination` with `source` (same file system), then makes the
     /// rename durable by syncing the directory that holds `destination`.
     static func replace(_ destination: String, with source: String) throws(StoreError) {
+        // LMDB creates a copy's file 0666 less the umask; a store's files are 0600.
+        _ = chmod(source, 0o600)
         guard rename(source, destination) == 0 else {
             throw StoreError.system(path: destination, operation: "rename", errno: errno)
         }
         try sync(directory(of: destination))
     }
 
-    /// Creates directory `path` (mode 0755); an existing one is fine.
+    /// Creates directory `path` (mode 0700: a store holds credentials, see `keys`); an
+    /// existing one is fine.
     static func makeDirectory(_ path: String) throws(StoreError) {
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
             throw StoreError.system(path: path, operation: "mkdir", errno: errno)
         }
     }

@@ -90,6 +90,8 @@ extension Store {
         options.readOnly = false
         options.create = false
         options.replayOnOpen = false
+        // Copying follows every page: check them first, so a damaged store is an error.
+        options.checksPages = true
         // No automatic snapshot: nothing may write in the background while files are swapped.
         options.snapshotInterval = 0
         let report: Report

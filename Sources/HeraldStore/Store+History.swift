@@ -104,10 +104,23 @@ extension Store {
     func archive(create: Bool = false) throws -> Archive? {
         try archiveHandle.withLock { handle in
             if let handle { return handle }
+            // A read-only store ignores what an interrupted first `compact --archive` left:
+            // the history does not use it yet (a writable open removes it).
+            if options.readOnly, !create, try archiveIsLeftover() { return nil }
             handle = try Archive.open(
-                storePath: path, create: create, readOnly: options.readOnly, durability: options.durability)
+                storePath: path, create: create, readOnly: options.readOnly, durability: options.durability,
+                checksPages: options.checksPages)
             return handle
         }
+    }
+
+    /// Whether `DIR/archive/` exists but the history does not use it: never compacted, nothing
+    /// recorded as archived. Only an interrupted first `compact --archive` leaves that (the
+    /// log still holds every record), and the next writable open removes it.
+    func archiveIsLeftover() throws -> Bool {
+        guard FileSystem.exists(path + "/" + Archive.directoryName) else { return false }
+        let history = try self.history()
+        return history.base == 0 && history.archivedThrough == 0
     }
 
     /// Whether the store has an archive (`DIR/archive/`).
@@ -191,14 +204,40 @@ extension Store {
         includingArchive: Bool, from: UInt64, through: UInt64,
         _ body: (UInt64, UnsafeRawBufferPointer, String) throws -> Bool
     ) throws {
-        let base = try history().base
-        if includingArchive, base > 0, from <= base, let archive = try archive() {
-            var going = true
-            try archive.forEachRawRecord(from: from, through: min(through, base)) { seq, bytes in
-                going = try body(seq, bytes, archive.path)
-                return going
+        let history = try self.history()
+        let base = history.base
+        // When the history says the archive holds what compaction removed, a read without
+        // it would silently start after the base, so it must be there and whole. (When
+        // compaction dropped records without an archive, the history is not complete and a
+        // read starts after the base, as documented: callers start from the base snapshot,
+        // or say so.)
+        // The archive holds `origin+1...base` (records up to the origin were discarded on
+        // purpose); a read from at or below the origin starts after it.
+        let holdsArchived = history.origin < base
+        if includingArchive, base > 0, from <= base {
+            let archive = try archive()
+            if archive == nil && holdsArchived {
+                throw StoreError.missingArchive(path: path, through: history.archivedThrough)
             }
-            guard going else { return }
+            if let archive, holdsArchived {
+                var going = true
+                let last = min(through, base)
+                let first = max(from, history.origin + 1)
+                var continuity = SeqContinuity(from: first, floor: history.origin, gaps: try purgedRanges())
+                try archive.forEachRawRecord(from: first, through: last) { seq, bytes in
+                    if let problem = continuity.accept(seq) {
+                        throw StoreError.brokenSequence(path: archive.path, seq: problem.seq, reason: problem.reason)
+                    }
+                    going = try body(seq, bytes, archive.path)
+                    return going
+                }
+                guard going else { return }
+                if let problem = continuity.finish(through: last) {
+                    throw StoreError.brokenSequence(
+                        path: archive.path, seq: problem.seq,
+                        reason: problem.reason + " (the archive should hold every record through seq \(history.archivedThrough))")
+                }
+            }
         }
         // Records at or below the base may linger after an interrupted compaction: the
         // archive (or the base snapshot) stands for them.
@@ -214,5 +253,17 @@ extension Store {
         } catch {
             throw StoreError.damagedRecord(path: location, seq: seq, reason: error.reason)
         }
+    }
+}
+
+extension Store {
+    /// The seq through which the archive should hold the history, when `archive/` is missing
+    /// although the history says it holds what compaction removed; `nil` otherwise. A state
+    /// from a snapshot at or after the base needs no archive, but cannot be checked against
+    /// the history before it.
+    public func missingArchiveThrough() throws -> UInt64? {
+        let history = try self.history()
+        guard history.base > 0, history.origin < history.base else { return nil }
+        return FileSystem.exists(path + "/" + Archive.directoryName + "/data.mdb") ? nil : history.archivedThrough
     }
 }

@@ -52,18 +52,39 @@ extension Store {
     }
 
     /// Calls `body` with the seq and stored bytes of each record in `from...through`.
-    /// The bytes are valid only during the call.
+    /// The bytes are valid only during the call. Checks each key (see ``SeqContinuity``): a
+    /// key that is not 8 bytes, repeats or goes back, or a gap that neither a purge nor the
+    /// compaction base explains, throws ``StoreError/brokenSequence(path:seq:reason:)``
+    /// naming the seq, after `body` has had every record before it.
     public func forEachRawRecord(
+        from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard from <= through else { return }
+        var continuity = SeqContinuity(from: from, floor: try history().base, gaps: try purgedRanges())
+        try forEachUncheckedRawRecord(from: from, through: through) { seq, bytes in
+            if let problem = continuity.accept(seq) {
+                throw StoreError.brokenSequence(path: path, seq: problem.seq, reason: problem.reason)
+            }
+            return try body(seq, bytes)
+        }
+    }
+
+    /// ``forEachRawRecord(from:through:_:)`` without the key checks, for `verify`, which
+    /// reports every problem instead of stopping at the first.
+    func forEachUncheckedRawRecord(
         from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         guard from <= through else { return }
         try environment.read { txn in
             try txn.withCursor(databases.log) { cursor in
+                var lastSeen = from - 1
                 var entry = try cursor.seek(atLeast: SeqKey(from).bytes)
                 while let current = entry {
                     guard let key = SeqKey(bytes: current.key) else {
-                        throw StoreError.damagedRecord(path: path, seq: 0, reason: "log key of \(current.key.count) bytes")
+                        throw StoreError.brokenSequence(
+                            path: path, seq: lastSeen + 1, reason: "the key after seq \(lastSeen) is \(current.key.count) bytes long, not 8")
                     }
+                    lastSeen = key.seq
                     guard key.seq <= through, try body(key.seq, current.value) else { return }
                     entry = try cursor.next()
                 }

@@ -19,10 +19,34 @@ extension Store {
         run.report.base = run.history.base
         if checkingSnapshots { try run.loadSnapshots() }
         try run.prepareReplay()
-        if let archive = try archive() { run.scan(archive: archive) }
+        if try archiveIsLeftover() {
+            run.problem(
+                .archive, 0,
+                "archive/ was left by an interrupted `compact --archive` before it recorded anything: the log still holds "
+                    + "every record, and the next writable open (`herald ingest`, `herald compact`) removes it")
+        } else if let archive = try archive() {
+            run.scan(archive: archive)
+        }
         run.scanLog()
         run.finish()
+        run.report.notes += Self.pagesPastLastCommit(in: path + "/data.mdb", highWater: run.report.highWater)
         return run.report
+    }
+}
+
+extension Store {
+    /// A note when `file` holds pages written after its newest commit (see
+    /// `DataFile.pagesPastLastCommit`): a commit whose meta page never reached the disk.
+    static func pagesPastLastCommit(in file: String, highWater: UInt64) -> [String] {
+        guard let data = try? DataFile(path: file), let newest = data.header().newest else { return [] }
+        let pages = data.pagesPastLastCommit(newest)
+        guard let first = pages.first, let last = pages.last else { return [] }
+        return [
+            "\(file): \(pages.count) page\(pages.count == 1 ? "" : "s") (\(first)…\(last)) written after the newest commit "
+                + "(transaction \(newest.transactionId), last page \(newest.lastPage)): a commit whose meta page never reached "
+                + "the disk, either interrupted before it was acknowledged or a lost last commit; if events acknowledged "
+                + "after seq \(highWater) are missing, `herald salvage` recovers the records on those pages"
+        ]
     }
 }
 
@@ -123,7 +147,7 @@ private struct VerifyRun {
     mutating func scanLog() {
         var lastSeen: UInt64 = 0
         do {
-            try store.forEachRawRecord { seq, bytes in
+            try store.forEachUncheckedRawRecord { seq, bytes in
                 lastSeen = seq
                 report.recordsChecked += 1
                 accept(seq: seq, bytes: bytes, location: .log, partOfHistory: seq > history.base)

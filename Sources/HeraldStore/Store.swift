@@ -81,6 +81,7 @@ public final class Store: Sendable {
             if !fileManager.fileExists(atPath: dataFile) && !options.create {
                 throw StoreError.notFound(path: path)
             }
+            try Self.refuseRemnants(path)
             try FileSystem.makeDirectories(path)
             writerLock = try lock ?? WriterLock(directory: path)
             try Self.removeCompactionLeftovers(path)
@@ -89,6 +90,7 @@ public final class Store: Sendable {
         environmentOptions.mapSize = options.initialMapSize
         environmentOptions.readOnly = options.readOnly
         environmentOptions.durability = options.durability
+        environmentOptions.pageCheck = options.readOnly || options.checksPages ? .always : .whenSuspicious
         do {
             environment = try Environment(path: path, options: environmentOptions)
             databases = try Self.openDatabases(environment, create: !options.readOnly, path: path)
@@ -99,6 +101,10 @@ public final class Store: Sendable {
             environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
         state = Mutex(State(configuration: options.projection))
         try checkFormat()
+        if !options.readOnly, try archiveIsLeftover() {
+            logger.warning("removing the archive an interrupted compaction left", metadata: ["path": "\(path)"])
+            try FileSystem.remove(path + "/" + Archive.directoryName)
+        }
         if options.replayOnOpen {
             try recover()
         } else {
@@ -136,6 +142,26 @@ public final class Store: Sendable {
             guard tag == Self.formatTag else { throw StoreError.unsupportedFormat(path: path, found: tag) }
         } else if !options.readOnly {
             try environment.write { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
+        }
+    }
+}
+
+extension Store {
+    /// Refuses a writable open that would start a new log over what is left of a store: an
+    /// empty `data.mdb` (a store cut short, or one whose creation was interrupted), or a
+    /// missing one beside `archive/` or LMDB's `lock.mdb`.
+    static func refuseRemnants(_ path: String) throws {
+        let dataFile = path + "/data.mdb"
+        let exists = FileSystem.exists(dataFile)
+        if exists && FileSystem.size(dataFile) == 0 {
+            throw StoreError.remnants(path: path, reason: "data.mdb is empty (0 bytes): the store was cut short or its creation interrupted")
+        }
+        guard !exists else { return }
+        if FileSystem.exists(path + "/" + Archive.directoryName) {
+            throw StoreError.remnants(path: path, reason: "data.mdb is missing but archive/ is there (its history's first part)")
+        }
+        if FileSystem.exists(path + "/lock.mdb") {
+            throw StoreError.remnants(path: path, reason: "data.mdb is missing but LMDB's lock.mdb is there: the data file was lost")
         }
     }
 }

@@ -29,6 +29,16 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case seqOutOfRange(path: String, seq: UInt64)
     /// The history asked for was compacted away without an archive.
     case historyCompacted(path: String, base: UInt64)
+    /// A log or archive key is not the seq the history calls for: repeated, out of order,
+    /// not 8 bytes, or after a gap no purge or compaction recorded (a damaged key or a lost
+    /// page).
+    case brokenSequence(path: String, seq: UInt64, reason: String)
+    /// The store's history says `archive/` holds the records through `through`, which
+    /// compaction removed from the log, but it is gone.
+    case missingArchive(path: String, through: UInt64)
+    /// A writable open found what is left of a store (an archive, a lock file) beside a
+    /// missing or empty `data.mdb`, and would have started a new log over it.
+    case remnants(path: String, reason: String)
     /// The operation needs a writable store.
     case readOnly(path: String)
     /// `snapshot()` cannot write the state: the store's projection is not the state
@@ -45,6 +55,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// No event of the account's history (nor the snapshot it starts from) names the chat;
     /// `chats` are the account's chats now, in byte order.
     case unknownChat(path: String, account: String, chat: String, chats: [String])
+
+    /// What to do about a damaged data file.
+    static let damageAdvice =
+        "restore the store from a backup, or run `herald salvage --store DAMAGED --to NEW` to copy out every record that still checks out"
 
     public var description: String {
         switch self {
@@ -63,7 +77,18 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .damagedSnapshot(let path, let seq, let reason):
             "store \(path): snapshot at seq \(seq) is unusable: \(reason)"
         case .lmdb(let error):
-            error.description
+            error.isDamage ? "\(error.damage?.description ?? error.description); \(Self.damageAdvice)" : error.description
+        case .brokenSequence(let path, let seq, let reason):
+            "store \(path): the log is damaged at seq \(seq): \(reason); run `herald verify` to list every problem, "
+                + "restore the store from a backup, or run `herald salvage` to copy out what still checks out"
+        case .missingArchive(let path, let through):
+            "store \(path): its archive (\(path)/archive/) is missing, but the history says it holds the records through "
+                + "seq \(through), which compaction removed from the log; put the archive back (restore it from a backup) "
+                + "to read the history before then; `herald state` from a snapshot still works"
+        case .remnants(let path, let reason):
+            "store \(path): \(reason); a new log here would reuse seqs and orphan what is left: restore data.mdb from a "
+                + "backup, run `herald salvage --store \(path) --to NEW` to recover what remains, or move the directory "
+                + "aside to start a new store"
         case .system(let path, let operation, let errno):
             "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
         case .seqOutOfRange(let path, let seq):

@@ -33,6 +33,9 @@ public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
 
     /// Every problem found, in the order found.
     public var problems: [Problem] = []
+    /// What verify could not decide, in words (pages written after the newest commit, which
+    /// may be a lost last commit); not problems, but worth a look.
+    public var notes: [String] = []
     /// Log records whose checksum and encoding were checked.
     public var recordsChecked = 0
     /// Archived records checked.

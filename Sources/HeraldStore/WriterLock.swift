@@ -25,7 +25,7 @@ final class WriterLock: Sendable {
 
     init(directory: String) throws(StoreError) {
         let path = directory + "/" + Self.fileName
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError.system(path: path, operation: "open", errno: errno) }
         guard let identity = FileIdentity(descriptor: fd) else {
             let code = errno

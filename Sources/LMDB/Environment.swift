@@ -83,6 +83,10 @@ public final class Environment: @unchecked Sendable {
         /// opened for writing, as it must when they cannot (which root, running the tests,
         /// never meets).
         var forcesReadOnlyEnvironment = false
+        /// How much of an existing `data.mdb` the first open of the environment in this
+        /// process checks before LMDB maps it (see ``PageCheck``). A damaged file throws an
+        /// error with code `MDB_CORRUPTED` and ``LMDBError/damage`` set.
+        public var pageCheck: PageCheck = .whenSuspicious
         /// Creates the default options.
         public init() {}
     }

@@ -23,6 +23,9 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why, in words, when this wrapper refused the operation itself and LMDB's text for
     /// `code` would not say it (see ``incompatibleOpen``); `nil` for LMDB's own errors.
     public var reason: String?
+    /// What is wrong with the data file, when the open's own checks found it damaged
+    /// (``DataFile``); the code is then `MDB_CORRUPTED`.
+    public var damage: DataFileDamage?
 
     /// Creates an error for a failed `operation`; `reason` replaces LMDB's text for `code`.
     public init(code: Int32, operation: String, path: String, reason: String? = nil) {
@@ -35,7 +38,17 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// ``reason`` when there is one, else LMDB's own text for the code (`mdb_strerror`).
     public var message: String { reason ?? String(cString: mdb_strerror(code)) }
 
-    public var description: String { "\(path): \(operation) failed: \(message) (\(code))" }
+    public var description: String {
+        if let damage { return damage.description }
+        return "\(path): \(operation) failed: \(message) (\(code))"
+    }
+
+    /// Whether the error says the data file is damaged: the open's own checks found it so
+    /// (``damage``), or LMDB reported `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`, `MDB_INVALID`
+    /// (not an LMDB file) or `MDB_VERSION_MISMATCH`.
+    public var isDamage: Bool {
+        damage != nil || isCorruption || code == MDB_INVALID || code == MDB_VERSION_MISMATCH
+    }
 
     /// `MDB_MAP_FULL`: the environment's map size is reached.
     public static let mapFull: Int32 = MDB_MAP_FULL
@@ -52,8 +65,10 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     public var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
 }
 
-/// Checks an LMDB return code: 0 passes; misuse (`EINVAL`, `MDB_BAD_TXN`, `MDB_BAD_DBI`,
-/// `MDB_BAD_VALSIZE`) is a programming error and traps; everything else throws.
+/// Checks an LMDB return code: 0 passes; misuse (`MDB_BAD_DBI`, `MDB_BAD_VALSIZE`) is a
+/// programming error and traps; everything else throws. `MDB_BAD_TXN` throws too: LMDB also
+/// answers it for every call in a transaction after one met a damaged page, and a damaged
+/// file must never crash the process.
 @inline(__always)
 func check(_ code: Int32, _ operation: @autoclosure () -> String, path: @autoclosure () -> String) throws(LMDBError) {
     guard code != 0 else { return }
@@ -64,7 +79,7 @@ func check(_ code: Int32, _ operation: @autoclosure () -> String, path: @autoclo
 func fail(_ code: Int32, _ operation: String, path: String) throws(LMDBError) -> Never {
     let error = LMDBError(code: code, operation: operation, path: path)
     switch code {
-    case MDB_BAD_TXN, MDB_BAD_DBI, MDB_BAD_VALSIZE:
+    case MDB_BAD_DBI, MDB_BAD_VALSIZE:
         preconditionFailure("LMDB misuse: \(error)")
     default:
         throw error

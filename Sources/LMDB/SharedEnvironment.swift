@@ -90,6 +90,9 @@ final class SharedEnvironment: @unchecked Sendable {
     /// either (read-only media, another owner's copy), `MDB_RDONLY | MDB_NOLOCK`.
     static func open(path: String, directory: FileIdentity, options: Environment.Options) throws(LMDBError) -> SharedEnvironment {
         var flags = UInt32(MDB_NOTLS) | options.durability.flags
+        // Before LMDB maps the file: it trusts every page number it follows, and a page past
+        // the end of a cut-short file is SIGBUS. A writable open may initialise an empty file.
+        let suspicious = try DataFile.checkHeader(directory: path, allowEmpty: !options.readOnly)
         var handle: OpaquePointer?
         if !options.readOnly {
             handle = try openHandle(path, options: options, flags: flags)
@@ -110,6 +113,14 @@ final class SharedEnvironment: @unchecked Sendable {
             }
         }
         guard let handle else { preconditionFailure("an environment open returned no handle") }
+        if suspicious || options.pageCheck == .always {
+            do {
+                try checkPages(handle, path: path)
+            } catch {
+                mdb_env_close(handle)
+                throw error
+            }
+        }
         // lmdb.h, mdb_env_get_fd: "Return the filedescriptor for the given environment."
         var descriptor: mdb_filehandle_t = -1
         guard mdb_env_get_fd(handle, &descriptor) == 0, let dataFile = FileIdentity(descriptor: descriptor) else {
@@ -135,7 +146,7 @@ final class SharedEnvironment: @unchecked Sendable {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
             try check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs", path: path)
             try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders", path: path)
-            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", path: path)
+            try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open", path: path)
             var dead: Int32 = 0
             try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
         } catch {

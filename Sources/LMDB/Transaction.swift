@@ -39,7 +39,21 @@ public struct Transaction: ~Copyable {
         let handle = self.handle
         let path = self.path
         discard self
-        try check(mdb_txn_commit(handle), "mdb_txn_commit", path: path)
+        var code = mdb_txn_commit(handle)
+        if code == EIO && Self.fileSystemIsFull(path) {
+            // mdb.c answers EIO for a short write, which is what a full disk gives; say so
+            // only when the file system is in fact full, else it may be a real I/O error.
+            code = ENOSPC
+        }
+        try check(code, "mdb_txn_commit", path: path)
+    }
+
+    /// Whether the file system holding `path` has no block left for an unprivileged write
+    /// (`statvfs`'s `f_bavail` below 16 blocks).
+    static func fileSystemIsFull(_ path: String) -> Bool {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return false }
+        return status.f_bavail < 16
     }
 
     /// Keeps written zeros in the data file past the pages in use, a quarter of the bytes in

@@ -625,7 +625,7 @@ struct CommandTests {
     @Test("keys add and keys remove show the one argument they take, not a list")
     func keysUsageLines() throws {
         for (command, usage) in [
-            ("add", "herald keys add [--store <DIR>] [--account <account>] [--rebind] <BASE64URL>"),
+            ("add", "herald keys add [--store <DIR>] [--account <account>] [--rebind] (<BASE64URL> | --key-file <FILE>)"),
             ("remove", "herald keys remove [--store <DIR>] <ID>"),
         ] {
             let help = try CLI.run(["keys", command, "--help"])

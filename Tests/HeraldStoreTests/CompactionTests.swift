@@ -94,7 +94,7 @@ struct CompactionTests {
             // Compaction's first step committed (the base moved to the snapshot), and the
             // process died before deleting the records it covers.
             let store = try Store(path: dir.path, options: fastOptions())
-            try store.environment.write { txn in try store.setHistory(.init(base: 40, archivedThrough: 0), txn) }
+            try store.environment.write { txn in try store.setHistory(.init(base: 40, archivedThrough: 40, origin: 40), txn) }
         }
         #expect(file(dir.child("data.mdb"), contains: Array(secret.utf8)))
         let report = try Store.purge(path: dir.path, account: secret, options: fastOptions())

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEvents
 import HeraldProjection
 import HeraldTestSupport
@@ -48,6 +49,20 @@ struct HistoryKeptTests {
         var replayed: [UInt64] = []
         _ = try store.replay { record, _, _ in replayed.append(record.seq); return true }
         #expect(replayed == [2, 3])
+    }
+
+    @Test("after a discard and then an archiving compaction, a missing archive is an error, not a shorter history")
+    func missingArchiveAfterDiscard() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 30, seed: 12)
+        try append(events[0..<10], to: dir.path, snapshot: true)
+        try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
+        try append(events[10..<20], to: dir.path, snapshot: true)
+        try Store.compact(path: dir.path, options: fastOptions())
+        try FileManager.default.removeItem(atPath: dir.child("archive"))
+        let store = try Store(path: dir.path, options: fastOptions())
+        #expect(throws: StoreError.self) { try seqs(store) }
+        #expect(try store.missingArchiveThrough() == 20)
     }
 
     @Test("a discard also discards archived records up to the new base, and says so in the dry run")

@@ -21,7 +21,7 @@ struct KeysCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a Telegram auth key.",
-            usage: "herald keys add [--store <DIR>] [--account <account>] [--rebind] <BASE64URL>")
+            usage: "herald keys add [--store <DIR>] [--account <account>] [--rebind] (<BASE64URL> | --key-file <FILE>)")
         @OptionGroup var store: StoreOptions
         @Flag(name: .long, help: "Move a key already bound to another account to this one.") var rebind = false
         @Option(name: .long, help: "The account the key belongs to: pushes it decrypts are that account's (default: any account).") var account: String = ""
@@ -30,10 +30,22 @@ struct KeysCommand: ParsableCommand {
         @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The 256-byte key, base64url.", valueName: "BASE64URL"))
         var typed: [String] = []
 
-        /// The key, base64url (after `--`, if one was given).
-        var key: String { typed.last! }
+        @Option(name: .long, help: ArgumentHelp("Read the key from this file, or - for standard input, instead of the command line.", valueName: "FILE"))
+        var keyFile: String?
+
+        /// The key, base64url (after `--`, if one was given), or the key file's one line.
+        func key() throws -> String {
+            guard let keyFile else { return typed.last! }
+            let keys = try KeyFile.keys(from: keyFile, option: "--key-file")
+            guard keys.count == 1 else { throw ValidationError("--key-file \(keyFile): expected one key, found \(keys.count)") }
+            return keys[0]
+        }
 
         func validate() throws {
+            if keyFile != nil {
+                guard typed.isEmpty else { throw ValidationError("give the key either as an argument or with --key-file, not both") }
+                return
+            }
             guard typed.count == 1 || (typed.count == 2 && typed[0] == "--") else {
                 throw ValidationError("expected one key, base64url; got \(typed.isEmpty ? "none" : "\(typed.count) arguments")")
             }
@@ -41,6 +53,7 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             let parsed: TelegramKey
+            let key = try key()
             do { parsed = try TelegramKey(base64url: key) } catch {
                 throw CLIFailure(exitCode: CLIFailure.usage, "key: \(error)")
             }
@@ -111,7 +124,8 @@ struct KeysCommand: ParsableCommand {
         }
 
         func run() throws {
-            guard try store.openForWriting(create: false).removeKey(id: id) else {
+            // Rewrites the data file, so that no freed page keeps a copy of the key.
+            guard try Store.removeKey(path: store.path, id: id) else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "no key \(id) in \(store.path)")
             }
             Terminal.note("removed key \(id)")

@@ -52,6 +52,13 @@ struct StateCommand: ParsableCommand {
             $0.replayOnOpen = at == nil
             $0.useSnapshots = !noSnapshots
         }
+        if let through = try target.missingArchiveThrough() {
+            // The state comes from a snapshot and the log after it, which it does not need the
+            // archive for; say what could not be checked.
+            Terminal.note(
+                "archive/ is missing (it held the history through seq \(through)): this state starts from a snapshot "
+                    + "after it and cannot be checked against the history before; restore archive/ to replay or verify it")
+        }
         let projection: Projection
         if let at {
             let seq = try HistoryPoint.resolve(at, in: target)

@@ -32,6 +32,7 @@ struct VerifyCommand: ParsableCommand {
         let target = try store.openForReading { options in options.replayOnOpen = false }
         let report = try target.verify(checkingSnapshots: !noSnapshots)
         for problem in report.problems { Terminal.line(problem.description) }
+        for note in report.notes { Terminal.note(note) }
         Terminal.line(report.description)
         if !report.isClean { throw ExitCode(CLIFailure.dataProblem) }
     }

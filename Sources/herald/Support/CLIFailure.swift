@@ -1,5 +1,6 @@
 import HeraldEvents
 import HeraldStore
+import LMDB
 
 /// A failure with its exit code (see `herald --help`).
 struct CLIFailure: Error {
@@ -28,6 +29,8 @@ struct CLIFailure: Error {
             } else {
                 self.init(exitCode: Self.dataProblem, error.description)
             }
+        case let error as LMDBError:
+            self.init(exitCode: Self.dataProblem, StoreError.lmdb(error).description)
         case let error as EventError:
             self.init(exitCode: Self.rejected, error.description)
         default:

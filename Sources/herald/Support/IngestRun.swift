@@ -140,6 +140,13 @@ struct IngestRun {
             if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
             summary.lines += 1
             do {
+                if let overlong = reader.takeOverlong(line: line) {
+                    // Never held whole (see LineReader): only its prefix is here.
+                    throw IngestError(
+                        format: nil, field: "",
+                        reason: "line of \(overlong.size) bytes exceeds the \(LineReader.lineLimit)-byte limit "
+                            + "(SHA-256 \(overlong.digest)); its first \(payload.count) bytes are kept in the quarantine")
+                }
                 let (detected, events) = try decode(payload)
                 let source = Source(format: detected, payload: payload)
                 if let digest = source.digest {

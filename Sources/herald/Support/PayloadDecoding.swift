@@ -21,6 +21,20 @@ struct PayloadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A Telegram auth key (256 bytes, base64url), for encrypted pushes; repeatable. Keys added with `herald keys add` are used too.", valueName: "BASE64URL"))
     var telegramKey: [String] = []
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A file of Telegram auth keys (base64url, one per line), or - for standard input (the payloads must then come from a file), so that a key, an account credential, never appears on a command line; repeatable.",
+            valueName: "FILE"))
+    var telegramKeyFile: [String] = []
+
+    /// The keys of `--telegram-key` and `--telegram-key-file`, as given.
+    func telegramKeyTexts() throws -> [String] {
+        var keys = telegramKey
+        for file in telegramKeyFile { keys += try KeyFile.keys(from: file, option: "--telegram-key-file") }
+        return keys
+    }
+
     @Option(name: .long, help: ArgumentHelp("The Web Push receiver's P-256 private key (base64url).", valueName: "BASE64URL"))
     var webpushPrivateKey: String?
 
@@ -83,7 +97,9 @@ struct PayloadDecoding {
     /// A decoder for `options`, with the keys stored in `store` added.
     init(options: PayloadOptions, store: Store) throws {
         format = PayloadFormat(rawValue: options.formatName)
-        var telegramKeys = try options.telegramKey.map { try TelegramKey(base64url: $0) }
+        var telegramKeys = try options.telegramKeyTexts().map { text in
+            do { return try TelegramKey(base64url: text) } catch { throw ValidationError("--telegram-key-file: \(error)") }
+        }
         // A stored key keeps the account it was added with (`""`: any account).
         telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
         context = IngestContext(

@@ -22,6 +22,8 @@ struct StoreOptions: ParsableArguments {
     func openForWriting(create: Bool = true, configure: (inout Store.Options) -> Void = { _ in }) throws -> Store {
         var options = Store.Options()
         options.create = create
+        // A copied store may be damaged: walk its pages before LMDB follows them.
+        options.checksPages = true
         // HERALD_SNAPSHOT_INTERVAL overrides the automatic snapshot interval (crash tests use it).
         if let interval = ProcessInfo.processInfo.environment["HERALD_SNAPSHOT_INTERVAL"].flatMap(UInt64.init) {
             options.snapshotInterval = interval
