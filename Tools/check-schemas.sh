@@ -15,6 +15,7 @@ for events in "$shared"/spec/conformance/*.events.jsonl; do
   "$herald" replay --store "$work/$name" --json > "$work/$name.replay.jsonl"
   "$herald" export --store "$work/$name" > "$work/$name.export.jsonl"
   "$herald" stats --store "$work/$name" --json > "$work/$name.stats.json"
+  "$herald" verify --store "$work/$name" --json > "$work/$name.verify.json"
   account=$(head -c 200 "$events" | sed 's/.*"account":"\([^"]*\)".*/\1/' | head -1)
   chat=$(awk 'match($0, /"chat":"[^"]*"/) { print substr($0, RSTART + 8, RLENGTH - 9); exit }' "$events")
   "$herald" audit --store "$work/$name" --account "$account" --notification 1 --json > "$work/$name.audit.jsonl"
@@ -52,6 +53,7 @@ total += check("updates-line.schema.json", [d for p in glob.glob(work + "/*.upda
 total += check("export-line.schema.json", [d for p in glob.glob(work + "/*.export.jsonl") for d in lines(p)], "export")
 total += check("export-line.schema.json", [d for p in glob.glob(work + "/*.replay.jsonl") for d in lines(p)], "replay")
 total += check("stats.schema.json", [json.load(open(p)) for p in glob.glob(work + "/*.stats.json")], "stats")
+total += check("verify.schema.json", [json.load(open(p)) for p in glob.glob(work + "/*.verify.json")], "verify")
 total += check("audit-line.schema.json", [d for p in glob.glob(work + "/*.audit.jsonl") for d in lines(p)], "audit")
 total += check("quarantine-entry.schema.json", lines(work + "/q.quarantine.jsonl"), "quarantine")
 shown = lines(work + "/q.quarantine-show.jsonl")

@@ -115,3 +115,23 @@ struct SupportSessionTests {
         }
     }
 }
+
+@Suite("--json on verify and ingest")
+struct MoreJSONTests {
+    @Test("verify --json and ingest --json print one JSON object; a rejected line under --json is JSON on stderr")
+    func verifyAndIngest() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let input = #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1}"# + "\n" + #"{"type":"bad"}"# + "\n"
+        let ingest = try CLI.run(["ingest", "--store", store, "--json", "-"], input: input)
+        #expect(ingest.status == 3)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(ingest.stdout.utf8)) as? [String: Any])
+        #expect(summary["appended"] as? Int == 1 && summary["rejected"] as? Int == 1 && summary["quarantineIds"] as? [Int] == [1], "\(ingest.stdout)")
+        let rejected = try #require(try JSONSerialization.jsonObject(with: Data(ingest.stderr.utf8)) as? [String: Any])
+        #expect((rejected["rejected"] as? [String: Any])?["line"] as? Int == 2, "\(ingest.stderr)")
+        let verify = try CLI.run(["verify", "--store", store, "--json"])
+        #expect(verify.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        #expect(report["clean"] as? Bool == true && report["recordsChecked"] as? Int == 1, "\(verify.stdout)")
+    }
+}

@@ -41,6 +41,9 @@ struct IngestCommand: ParsableCommand {
     @Flag(name: .long, help: "Print `ack SEQ` on stdout for every event as soon as its commit is durable.")
     var printSeqs = false
 
+    @Flag(name: .long, help: "Print the summary as one JSON object on stdout (errors too are JSON, on stderr).")
+    var json = false
+
     @Argument(help: ArgumentHelp("The input file, or - for standard input.", valueName: "FILE"))
     var input: String = "-"
 
@@ -73,9 +76,29 @@ struct IngestCommand: ParsableCommand {
         if !periodic, interval > 0, target.lastSeq - (try target.snapshotSeqs().last ?? 0) >= interval {
             try target.snapshot()
         }
-        if !quiet { Terminal.note(summary.description) }
+        if json {
+            Terminal.line(Self.json(summary))
+        } else if !quiet {
+            Terminal.note(summary.description)
+        }
         if summary.rejected > 0 {
             throw ExitCode(CLIFailure.rejected)
         }
+    }
+
+    /// The summary's JSON form: `{"lines":…,"appended":…,"firstSeq":…,"lastSeq":…,
+    /// "duplicates":…,"rejected":…,"quarantineIds":[…]}`.
+    static func json(_ summary: IngestRun.Summary) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("lines"); writer.int(summary.lines)
+        writer.key("appended"); writer.int(summary.appended)
+        if let first = summary.firstSeq, summary.appended > 0 { writer.key("firstSeq"); writer.int(first) }
+        if let last = summary.lastSeq, summary.appended > 0 { writer.key("lastSeq"); writer.int(last) }
+        writer.key("duplicates"); writer.int(summary.duplicates)
+        writer.key("rejected"); writer.int(summary.rejected)
+        writer.key("quarantineIds"); writer.ints(summary.quarantineIds)
+        writer.objectEnd()
+        return writer.string
     }
 }

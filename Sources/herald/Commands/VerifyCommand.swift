@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldEvents
 import Foundation
 import HeraldStore
 
@@ -28,12 +29,56 @@ struct VerifyCommand: ParsableCommand {
             """)
     var noSnapshots = false
 
+    @Flag(name: .long, help: "Print the report as one JSON object (schema/verify.schema.json).")
+    var json = false
+
+    static func json(_ report: VerifyReport) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("clean"); writer.bool(report.isClean)
+        writer.key("recordsChecked"); writer.int(report.recordsChecked)
+        writer.key("archivedRecordsChecked"); writer.int(report.archivedRecordsChecked)
+        writer.key("snapshotsChecked"); writer.int(report.snapshotsChecked)
+        writer.key("snapshotsCompared"); writer.int(report.snapshotsCompared)
+        writer.key("base"); writer.int(report.base)
+        writer.key("lastSeq"); writer.int(report.highWater)
+        writer.key("purged")
+        writer.arrayStart()
+        for range in report.purged {
+            writer.objectStart()
+            writer.key("first"); writer.int(range.lowerBound)
+            writer.key("last"); writer.int(range.upperBound)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+        writer.key("problems")
+        writer.arrayStart()
+        for problem in report.problems {
+            writer.objectStart()
+            writer.key("location"); writer.string(problem.location.rawValue)
+            writer.key("seq"); writer.int(problem.seq)
+            writer.key("message"); writer.string(problem.message)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+        writer.key("notes")
+        writer.arrayStart()
+        for note in report.notes { writer.string(note) }
+        writer.arrayEnd()
+        writer.objectEnd()
+        return writer.string
+    }
+
     func run() throws {
         let target = try store.openForReading { options in options.replayOnOpen = false }
         let report = try target.verify(checkingSnapshots: !noSnapshots)
-        for problem in report.problems { Terminal.line(problem.description) }
-        for note in report.notes { Terminal.note(note) }
-        Terminal.line(report.description)
+        if json {
+            Terminal.line(Self.json(report))
+        } else {
+            for problem in report.problems { Terminal.line(problem.description) }
+            for note in report.notes { Terminal.note(note) }
+            Terminal.line(report.description)
+        }
         if !report.isClean { throw ExitCode(CLIFailure.dataProblem) }
     }
 }

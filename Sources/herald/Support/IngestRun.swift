@@ -161,7 +161,21 @@ struct IngestRun {
             } catch {
                 summary.rejected += 1
                 let reason = Self.describe(error)
-                Terminal.error("\(reader.name):\(line): \(reason)")
+                if Terminal.jsonErrors {
+                    // One JSON object per rejected line: {"rejected":{"input":…,"line":…,"reason":…}}.
+                    var writer = JSONWriter()
+                    writer.objectStart()
+                    writer.key("rejected")
+                    writer.objectStart()
+                    writer.key("input"); writer.string(reader.name)
+                    writer.key("line"); writer.int(line)
+                    writer.key("reason"); writer.string(reason)
+                    writer.objectEnd()
+                    writer.objectEnd()
+                    Terminal.write(writer.string + "\n", to: STDERR_FILENO)
+                } else {
+                    Terminal.error("\(reader.name):\(line): \(reason)")
+                }
                 bad.append(QuarantinedPayload(
                     receivedAt: store.options.clock(), format: format, input: reader.name,
                     line: line, reason: reason, account: account, raw: Array(payload)))
