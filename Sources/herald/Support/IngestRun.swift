@@ -182,7 +182,8 @@ struct IngestRun {
             }
             if !allOrNothing && batch.count >= batchSize {
                 try flush()
-                bar.update("\(submitted) events")
+                let fraction = reader.totalBytes.map { Double(reader.bytesRead) / Double(max($0, 1)) }
+                bar.update("\(submitted) events" + (reader.totalBytes.map { ", \(reader.bytesRead >> 20) of \($0 >> 20) MiB read" } ?? ""), fraction: fraction)
             }
         }
         // A stream read as it is written has what it sent so far committed (and, with

@@ -42,6 +42,9 @@ struct LineReader {
     private(set) var lineNumber = 0
     /// The name used in messages: the path, or `-` for standard input.
     let name: String
+    /// Bytes read so far, and the input's size when it is a regular file (for progress).
+    private(set) var bytesRead = 0
+    private(set) var totalBytes: Int?
 
     /// Opens `path`, or standard input for `-`.
     init(path: String) throws {
@@ -57,6 +60,10 @@ struct LineReader {
             ownsDescriptor = true
         }
         buffer.reserveCapacity(1 << 20)
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 {
+            totalBytes = Int(status.st_size)
+        }
     }
 
     func close() {
@@ -148,6 +155,7 @@ struct LineReader {
             throw CLIFailure(exitCode: CLIFailure.usage, "\(name): read failed: \(String(cString: strerror(code)))")
         }
         buffer.append(contentsOf: chunk[..<n])
+        bytesRead += n
         if n == 0 { atEnd = true }
     }
 }
