@@ -135,3 +135,23 @@ struct MoreJSONTests {
         #expect(report["clean"] as? Bool == true && report["recordsChecked"] as? Int == 1, "\(verify.stdout)")
     }
 }
+
+@Suite("--json on the maintenance commands")
+struct MaintenanceJSONTests {
+    @Test("snapshot, compact and purge --json print one JSON object each")
+    func maintenance() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let input = (1...3).map { #"{"type":"notify","account":"a\#($0 % 2)","chat":"c","kind":"message","id":\#($0),"date":1}"# }.joined(separator: "\n") + "\n"
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: input).status == 0)
+        let snapshot = try CLI.run(["snapshot", "--store", store, "--json"])
+        #expect(snapshot.stdout == #"{"seq":3,"snapshots":[3]}"# + "\n", "\(snapshot.stdout)")
+        let plan = try JSONSerialization.jsonObject(with: Data(try CLI.run(["compact", "--store", store, "--dry-run", "--json"]).stdout.utf8)) as? [String: Any]
+        #expect(plan?["dryRun"] as? Bool == true && plan?["recordsArchived"] as? Int == 3, "\(String(describing: plan))")
+        let compact = try JSONSerialization.jsonObject(with: Data(try CLI.run(["compact", "--store", store, "--json"]).stdout.utf8)) as? [String: Any]
+        #expect(compact?["dryRun"] as? Bool == false && compact?["base"] as? Int == 3, "\(String(describing: compact))")
+        let purge = try CLI.run(["purge", "--store", store, "--account", "a1", "--yes", "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(purge.stdout.utf8)) as? [String: Any]
+        #expect(report?["archivedRecordsRemoved"] as? Int == 2 && report?["account"] as? String == "a1", "\(purge.stdout)\(purge.stderr)")
+    }
+}

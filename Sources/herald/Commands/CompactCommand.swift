@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldEvents
 import Foundation
 import HeraldStore
 
@@ -43,6 +44,9 @@ struct CompactCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not ask for confirmation before discarding history.")
     var yes = false
 
+    @Flag(name: .long, help: "Print the report (or, with --dry-run, the plan) as one JSON object.")
+    var json = false
+
     @Option(name: .long, help: ArgumentHelp("Compact up to the snapshot at this seq.", valueName: "SEQ"))
     var at: UInt64?
 
@@ -55,7 +59,7 @@ struct CompactCommand: ParsableCommand {
         if dryRun || discardHistory {
             let plan = try Store.compact(path: store.path, through: at, discardingHistory: discardHistory, dryRun: true)
             if dryRun {
-                Terminal.line(Self.describe(plan))
+                Terminal.line(json ? Self.json(plan) : Self.describe(plan))
                 return
             }
             guard plan.base > plan.previousBase else {
@@ -69,6 +73,10 @@ struct CompactCommand: ParsableCommand {
                 yes: yes)
         }
         let report = try Store.compact(path: store.path, through: at, discardingHistory: discardHistory)
+        if json {
+            Terminal.line(Self.json(report))
+            return
+        }
         var text: String
         if report.base == report.previousBase {
             text = "nothing to drop (base stays at seq \(report.base))"
@@ -80,6 +88,25 @@ struct CompactCommand: ParsableCommand {
         }
         text += "; data file \(report.bytesBefore) → \(report.bytesAfter) bytes"
         Terminal.line(text)
+    }
+
+    /// The report's JSON form.
+    static func json(_ report: CompactionReport) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("dryRun"); writer.bool(report.dryRun)
+        writer.key("historyDiscarded"); writer.bool(report.historyDiscarded)
+        writer.key("previousBase"); writer.int(report.previousBase)
+        writer.key("base"); writer.int(report.base)
+        writer.key("recordsRemoved"); writer.int(report.recordsRemoved)
+        writer.key("bytesRemoved"); writer.int(report.bytesRemoved)
+        writer.key("recordsArchived"); writer.int(report.recordsArchived)
+        writer.key("archivedRecordsDiscarded"); writer.int(report.archivedRecordsDiscarded)
+        writer.key("snapshotsRemoved"); writer.ints(report.snapshotsRemoved)
+        writer.key("bytesBefore"); writer.int(report.bytesBefore)
+        writer.key("bytesAfter"); writer.int(report.bytesAfter)
+        writer.objectEnd()
+        return writer.string
     }
 
     /// What a dry run found, one line per effect.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldEvents
 import Foundation
 import HeraldStore
 
@@ -34,6 +35,32 @@ struct PurgeCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not ask for confirmation.")
     var yes = false
 
+    @Flag(name: .long, help: "Print the report (or, with --dry-run, the plan) as one JSON object.")
+    var json = false
+
+    static func json(_ report: PurgeReport) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("account"); writer.string(report.account)
+        writer.key("dryRun"); writer.bool(report.dryRun)
+        writer.key("recordsRemoved"); writer.int(report.recordsRemoved)
+        writer.key("archivedRecordsRemoved"); writer.int(report.archivedRecordsRemoved)
+        writer.key("quarantineRemoved"); writer.int(report.quarantineRemoved)
+        writer.key("keysRemoved"); writer.int(report.keysRemoved)
+        writer.key("gaps")
+        writer.arrayStart()
+        for gap in report.gaps {
+            writer.objectStart()
+            writer.key("first"); writer.int(gap.lowerBound)
+            writer.key("last"); writer.int(gap.upperBound)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+        writer.key("snapshots"); writer.ints(report.snapshots)
+        writer.objectEnd()
+        return writer.string
+    }
+
     mutating func validate() throws {
         guard !account.isEmpty else { throw ValidationError("--account must not be empty") }
     }
@@ -51,6 +78,10 @@ struct PurgeCommand: ParsableCommand {
         }
         let what = "\(plan.recordsRemoved) log records, \(plan.archivedRecordsRemoved) archived records, "
             + "\(plan.quarantineRemoved) quarantine entries and \(plan.keysRemoved) keys of account '\(account)'"
+        if dryRun && json {
+            Terminal.line(Self.json(plan))
+            return
+        }
         if dryRun {
             var lines = ["dry run: would erase \(what)"]
             lines.append("  seqs left as gaps: " + (plan.gaps.isEmpty ? "none" : plan.gaps.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")))
@@ -60,6 +91,10 @@ struct PurgeCommand: ParsableCommand {
         }
         try Terminal.confirm("Erase \(what) from \(store.path) for good?", yes: yes)
         let report = try Store.purge(path: store.path, account: account)
+        if json {
+            Terminal.line(Self.json(report))
+            return
+        }
         var text = "purged \(account): \(report.recordsRemoved) records"
         if report.archivedRecordsRemoved > 0 { text += ", \(report.archivedRecordsRemoved) archived records" }
         text += ", \(report.quarantineRemoved) quarantine entries, \(report.keysRemoved) keys"

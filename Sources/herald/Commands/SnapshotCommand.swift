@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldEvents
 import Foundation
 import HeraldStore
 
@@ -19,10 +20,22 @@ struct SnapshotCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Flag(name: .long, help: "Print {\"seq\":…,\"snapshots\":[…]} instead of a sentence.")
+    var json = false
+
     func run() throws {
         let target = try store.openForWriting(create: false)
         let seq = try target.snapshot()
         let kept = try target.snapshotSeqs()
+        if json {
+            var writer = JSONWriter()
+            writer.objectStart()
+            writer.key("seq"); writer.int(seq)
+            writer.key("snapshots"); writer.ints(kept)
+            writer.objectEnd()
+            Terminal.line(writer.string)
+            return
+        }
         Terminal.line(
             "snapshot at seq \(seq); the store keeps \(kept.count) snapshot\(kept.count == 1 ? "" : "s"), at seq"
                 + (kept.count == 1 ? " " : "s ") + kept.map(String.init).joined(separator: ", "))
