@@ -155,3 +155,21 @@ struct MaintenanceJSONTests {
         #expect(report?["archivedRecordsRemoved"] as? Int == 2 && report?["account"] as? String == "a1", "\(purge.stdout)\(purge.stderr)")
     }
 }
+
+@Suite("control characters in file names")
+struct EscapedNamesTests {
+    @Test("a file name with a newline is escaped in FILE:LINE messages and in quarantine list")
+    func newlineInFileName() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let file = dir.child("we\nird\u{1B}.jsonl")
+        try Data(#"{"type":"bad"}"#.utf8 + [0x0A]).write(to: URL(fileURLWithPath: file))
+        let ingest = try CLI.run(["ingest", "--store", store, file])
+        #expect(ingest.status == 3)
+        let message = ingest.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(message.hasSuffix(#"we\nird\u{1B}.jsonl:1: type: unknown event type "bad""#), "\(ingest.stderr)")
+        let list = try CLI.run(["quarantine", "list", "--store", store])
+        #expect(list.stdout.split(separator: "\n").count == 2 && list.stdout.contains(#"we\nird\u{1B}.jsonl:1"#), "\(list.stdout)")
+        #expect(Formatting.escaped("a\\b\tc") == #"a\\b\tc"#)
+    }
+}

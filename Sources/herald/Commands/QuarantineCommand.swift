@@ -32,7 +32,7 @@ struct QuarantineCommand: ParsableCommand {
             var table = Table("id", "received", "format", "from", "reason")
             for entry in entries {
                 table.add("\(entry.id)", Formatting.timestamp(milliseconds: entry.receivedAt), entry.format,
-                          "\(entry.input):\(entry.line)", Formatting.clip(entry.reason, 60))
+                          "\(Formatting.escaped(entry.input)):\(entry.line)", Formatting.clip(Formatting.escaped(entry.reason), 60))
             }
             Terminal.line(table.rendered)
         }
@@ -51,7 +51,7 @@ struct QuarantineCommand: ParsableCommand {
                 id        \(entry.id)
                 received  \(Formatting.timestamp(milliseconds: entry.receivedAt))
                 format    \(entry.format)
-                from      \(entry.input):\(entry.line)
+                from      \(Formatting.escaped(entry.input)):\(entry.line)
                 reason    \(entry.reason)
                 account   \(entry.account ?? "(none given)")
                 payload   (\(entry.raw.count) bytes)

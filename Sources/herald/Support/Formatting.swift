@@ -102,6 +102,25 @@ enum Formatting {
         }
     }
 
+    /// A file name (or any text) for a one-line message: control characters, which could
+    /// break the line or forge another one (`FILE:LINE` of a name holding a newline), are
+    /// written as escapes (`\n`, `\t`, `\u{1B}`), and so is a backslash.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// Cuts long text for one-line displays.
     static func clip(_ text: String, _ limit: Int = 40) -> String {
         let flat = text.replacingOccurrences(of: "\n", with: " ")

@@ -174,7 +174,7 @@ struct IngestRun {
                     writer.objectEnd()
                     Terminal.write(writer.string + "\n", to: STDERR_FILENO)
                 } else {
-                    Terminal.error("\(reader.name):\(line): \(reason)")
+                    Terminal.error("\(Formatting.escaped(reader.name)):\(line): \(reason)")
                 }
                 bad.append(QuarantinedPayload(
                     receivedAt: store.options.clock(), format: format, input: reader.name,

@@ -55,7 +55,7 @@ struct LineReader {
         } else {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                throw CLIFailure(exitCode: CLIFailure.usage, "\(path): cannot open: \(String(cString: strerror(errno)))")
+                throw CLIFailure(exitCode: CLIFailure.usage, "\(Formatting.escaped(path)): cannot open: \(String(cString: strerror(errno)))")
             }
             ownsDescriptor = true
         }
@@ -152,7 +152,7 @@ struct LineReader {
         let n = chunk.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress!, raw.count) }
         if n < 0 {
             let code = errno
-            throw CLIFailure(exitCode: CLIFailure.usage, "\(name): read failed: \(String(cString: strerror(code)))")
+            throw CLIFailure(exitCode: CLIFailure.usage, "\(Formatting.escaped(name)): read failed: \(String(cString: strerror(code)))")
         }
         buffer.append(contentsOf: chunk[..<n])
         bytesRead += n
