@@ -10,10 +10,14 @@ extension Store {
     /// Problems are reported, never thrown; only a failure to read at all throws. Open the
     /// store with ``Options/replayOnOpen`` off to verify one whose log is damaged.
     ///
-    /// - Parameter checkingSnapshots: when false, snapshots are neither checked nor used,
-    ///   except the compaction base when the archive does not hold the records under it.
-    public func verify(checkingSnapshots: Bool = true) throws -> VerifyReport {
+    /// - Parameters:
+    ///   - checkingSnapshots: when false, snapshots are neither checked nor used, except the
+    ///     snapshot the kept history starts from.
+    ///   - progress: called now and then (every 4,096 records) with the seq just checked and
+    ///     the highest seq given out, for a progress display.
+    public func verify(checkingSnapshots: Bool = true, progress: ((_ seq: UInt64, _ of: UInt64) -> Void)? = nil) throws -> VerifyReport {
         var run = VerifyRun(store: self, history: try history())
+        run.progress = progress
         run.report.purged = try purgedRanges()
         run.report.highWater = try highWaterSeq()
         run.report.base = run.history.base
@@ -55,6 +59,8 @@ private struct VerifyRun {
     let store: Store
     let history: Store.History
     var report = VerifyReport()
+    var progress: ((UInt64, UInt64) -> Void)?
+    private var accepted = 0
     /// Intact snapshots in seq order, with their payloads, waiting to be compared.
     var snapshots: [(seq: UInt64, payload: [UInt8])] = []
     var nextSnapshot = 0
@@ -161,6 +167,8 @@ private struct VerifyRun {
     /// Checks one stored record; when it belongs to the replayed history, checks the seqs
     /// before it, compares the snapshots it passes, and applies it.
     mutating func accept(seq: UInt64, bytes: UnsafeRawBufferPointer, location: VerifyReport.Problem.Location, partOfHistory: Bool) {
+        accepted += 1
+        if accepted & 4095 == 0 { progress?(seq, report.highWater) }
         let record: LogRecord?
         do {
             record = try LogRecord(seq: seq, bytes: bytes)

@@ -71,7 +71,11 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForReading { options in options.replayOnOpen = false }
-        let report = try target.verify(checkingSnapshots: !noSnapshots)
+        let bar = ProgressBar(enabled: Terminal.stderrIsTTY, label: "verify")
+        let report = try target.verify(checkingSnapshots: !noSnapshots) { seq, last in
+            bar.update("seq \(seq) of \(last)", fraction: last == 0 ? nil : Double(seq) / Double(last))
+        }
+        bar.finish()
         if json {
             Terminal.line(Self.json(report))
         } else {
