@@ -171,7 +171,7 @@ def metas(data):
 def used_pages(data):
     ms = metas(data)
     last = max(ms)[1] if ms else 1
-    return max(3, min(len(data) // PAGE, last + 1))
+    return max(3, min(len(data) // PAGE, last + 1)) if len(data) >= 3 * PAGE else 2
 
 def leaf_nodes(data):
     nodes = []
@@ -197,7 +197,7 @@ KINDS = ["truncate", "flip-key", "flip-value", "flip-header", "zero-page", "over
 def damage(store, r):
     """Damages the store directory in place; returns a description."""
     files = [p for p in (os.path.join(store, "data.mdb"), os.path.join(store, "archive", "data.mdb"))
-             if os.path.exists(p) and os.path.getsize(p) >= 2 * PAGE]
+             if os.path.exists(p) and os.path.getsize(p) >= 3 * PAGE]
     if not files:
         return "nothing left to damage"
     path = r.choice(files)
