@@ -82,7 +82,8 @@ let package = Package(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport"]
         ),
-        .testTarget(name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldTestSupport", "CSodium"]),
+        .testTarget(
+            name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CSodium"]),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: ["herald", "HeraldEvents", "HeraldStore", "HeraldTestSupport"]

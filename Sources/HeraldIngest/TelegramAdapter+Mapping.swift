@@ -74,7 +74,7 @@ extension TelegramAdapter {
             }
             let chat = try requireChat()
             if TelegramAdapter.isReaction(locKey) {
-                return [try notify(locKey, kind: .reaction, id: try reactionID(messageId, fallback: push.args.first), chat: chat)]
+                return try reaction(try notify(locKey, kind: .reaction, id: messageId, chat: chat))
             }
             if locKey.hasPrefix("PINNED_") {
                 return [try notify(locKey, kind: .pinned, id: messageId, chat: chat)]
@@ -139,17 +139,15 @@ extension TelegramAdapter {
             ["chat_from_id", "chat_from_broadcast_id", "chat_from_group_id"].contains(where: custom.has)
         }
 
-        /// The object id of a reaction to `messageId`: in a private chat, where only the other
-        /// user can react, the message id itself (so `READ_REACTION` of that message clears
-        /// it); in a group, one object per reactor, ``StableID`` of
-        /// `reaction:<msg_id>:<reactor>`, the reactor being `chat_from_*`, else `fallback` (a
-        /// name).
-        func reactionID(_ messageId: Int64, fallback: String?) throws(IngestError) -> Int64 {
-            if let chat, chat.hasPrefix("user:") { return messageId }
-            for key in ["chat_from_id", "chat_from_broadcast_id", "chat_from_group_id"] {
-                if let id = try custom.id(key) { return StableID.of("reaction:\(messageId):\(key):\(id)") }
-            }
-            return StableID.of("reaction:\(messageId):name:\(fallback ?? "")")
+        /// The events of a reaction push: the reaction to a message is one object, the message
+        /// (as TDLib keeps one reaction notification per message), so `READ_REACTION` of that
+        /// message clears it. The first reaction creates the notification; a later one, from
+        /// another person, is a duplicate `notify` and an `edit` that shows its text, so the
+        /// notification tells the newest reaction instead of keeping the first.
+        func reaction(_ notify: Event) throws(IngestError) -> [Event] {
+            guard case .notify(let n) = notify.payload else { return [notify] }
+            let edit = event(.edit(Event.Edit(chat: n.chat, kind: .reaction, id: n.id, title: n.title, body: n.body, partial: true)))
+            return [notify, edit]
         }
 
         /// A call key: a ring notifies the call; a missed, declined or ended call ends it.
@@ -216,7 +214,7 @@ extension TelegramAdapter {
                 return note("iOS push with an alert but no msg_id: no object to notify")
             }
             if push.iOSReaction {
-                return [try notify(nil, kind: .reaction, id: try reactionID(messageId, fallback: push.alert?.title), chat: chat)]
+                return try reaction(try notify(nil, kind: .reaction, id: messageId, chat: chat))
             }
             return [try message(nil, id: messageId, chat: chat)]
         }

@@ -18,10 +18,9 @@ import HeraldEvents
 ///   `google.sent_time`) within TDLib's window › the context's receive time; silent when
 ///   `silent` is present and not `0`/`false` (TDLib: presence; Telegram-iOS: non-zero);
 /// - messages (any key with `msg_id`): kind `message`, or `mention` with `mention`; `PINNED_*`
-///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction`: in a private chat
-///   id = `msg_id` (only the other user can react); in a group one object per message and
-///   reactor (id = ``StableID`` of `reaction:<msg_id>:<reactor>`, the reactor being
-///   `chat_from_id`, else the first argument);
+///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction` of the message
+///   (id = `msg_id`, one reaction notification per message) and an `edit` of it with the
+///   push's text, so a later reaction from another person shows instead of being dropped;
 ///   `edit_date` turns a message into an `edit`; `topic_id` is the thread `topic:<id>`;
 /// - calls: `PHONE_CALL_REQUEST`/`VIDEO_CALL_REQUEST` (and `CONF_*`) → `call` (id = `call_id`);
 ///   `*_CALL_MISSED`/`*_CALL_DECLINE`/`*_CALL_END*` → `endCall` of `call_id`, followed by a
@@ -35,8 +34,7 @@ import HeraldEvents
 ///   `announcement:<custom.announcement>` (that chat's real messages have small ids);
 /// - `MESSAGE_DELETED` → `delete` (`messages`, else `msg_id`; chat when named);
 ///   `READ_HISTORY` → `read` (`max_id`); `READ_REACTION` → `readReactions` (`messages`, else
-///   `msg_id`; it clears private-chat reactions, not a group's per-reactor objects:
-///   clearing those needs `readReactions` to match by message, a SEMANTICS change);
+///   `msg_id`; it clears the message's reaction notification);
 ///   `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
 /// - an empty `loc_key` with `max_id` and a chat → `read`; without them → `note`;
 /// - an iOS push with only rendered text (`aps.alert`, no key): a call when it has `call_id`,

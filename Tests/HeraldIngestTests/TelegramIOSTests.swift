@@ -87,12 +87,16 @@ struct TelegramIOSTests {
 
     @Test func reactionsAreMarkedByRorReactEmoji() throws {
         let line = #"{"aps":{"alert":{"title":"Ada","body":"👍 to your message"},"category":"t","r":1},"from_id":"5","msg_id":"9"}"#
-        guard case .notify(let notify) = try only(line) else {
-            Issue.record("not a notify")
+        // The message's reaction notification, and an edit showing this reaction's text when
+        // it already exists (see TelegramServiceTests).
+        let result = try events(line, .telegram, a).map(\.payload)
+        guard result.count == 2, case .notify(let notify) = result[0], case .edit(let edit) = result[1] else {
+            Issue.record("not a notify and an edit: \(result)")
             return
         }
-        #expect(notify.kind == .reaction)
+        #expect(notify.kind == .reaction && notify.id == 9)
         #expect(notify.chat == "user:5")
+        #expect(edit.kind == .reaction && edit.id == 9 && edit.body == notify.body)
     }
 
     @Test func aCallPushRings() throws {

@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldProjection
 import Testing
 
 @testable import HeraldIngest
@@ -93,31 +94,43 @@ struct TelegramServiceTests {
         }
     }
 
-    @Test func reactionsFromDifferentPeopleOnOneMessageAreDistinct() throws {
-        func reaction(_ from: String, _ name: String) throws -> Event.Notify {
-            try notify(
-                #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["\#(name)","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40","chat_from_id":"\#(from)"}}"#
+    /// TDLib keeps one reaction notification per message: a reaction push is that object
+    /// (the message id), created by the first reaction and shown with the newest one's text
+    /// after, and `READ_REACTION` of the message clears it, in groups as in private chats.
+    @Test func reactionsOnOneMessageAreOneNotificationShowingTheNewest() throws {
+        func reaction(_ from: String, _ name: String, _ emoji: String) throws -> [Event.Payload] {
+            try decoded(
+                #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["\#(name)","Team","hi","\#(emoji)"],"custom":{"chat_id":"8","msg_id":"40","chat_from_id":"\#(from)"}}"#
             )
         }
-        let ada = try reaction("11", "Ada")
-        let bob = try reaction("12", "Bob")
-        #expect(ada.kind == .reaction && bob.kind == .reaction)
-        #expect(ada.chat == bob.chat)
-        #expect(ada.id != bob.id)
-        #expect(try reaction("11", "Ada").id == ada.id)
-        // Without chat_from_id, the reactor's name tells them apart.
-        let byName1 = try notify(
-            #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Ada","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
-        let byName2 = try notify(
-            #"{"loc_key":"CHAT_REACT_TEXT","loc_args":["Bob","Team","hi","👍"],"custom":{"chat_id":"8","msg_id":"40"}}"#)
-        #expect(byName1.id != byName2.id)
-        // In a private chat only the other user reacts: the reaction is the message's, so
-        // READ_REACTION of that message names it.
-        let direct = try notify(#"{"loc_key":"REACT_TEXT","loc_args":["Ada","hi","👍"],"custom":{"from_id":"5","msg_id":"40"}}"#)
-        #expect(direct.kind == .reaction && direct.id == 40)
-        #expect(
-            try decoded(#"{"loc_key":"READ_REACTION","custom":{"from_id":"5","msg_id":"40"}}"#)
-                == [.readReactions(chat: direct.chat, ids: [direct.id])])
+        let ada = try reaction("11", "Ada", "👍")
+        let bob = try reaction("12", "Bob", "🎉")
+        guard case .notify(let first)? = ada.first, case .edit(let edit)? = bob.last, case .notify(let second)? = bob.first else {
+            Issue.record("a reaction is a notify and an edit: \(ada), \(bob)")
+            return
+        }
+        #expect(first.kind == .reaction && first.id == 40 && second.id == 40 && first.chat == second.chat)
+        #expect(edit.kind == .reaction && edit.id == 40 && edit.partial && edit.body == second.body)
+        // Replayed, the notification shows Bob's reaction, and READ_REACTION clears it.
+        let read = try decoded(#"{"loc_key":"READ_REACTION","custom":{"chat_id":"8","msg_id":"40"}}"#)
+        #expect(read == [.readReactions(chat: first.chat, ids: [40])])
+        var projection = Projection()
+        var seq: UInt64 = 0
+        for payload in ada + bob {
+            seq += 1
+            _ = projection.apply(Event(account: "tg:1", payload), seq: seq)
+        }
+        let shown = projection.activeNotifications(account: "tg:1").flatMap(\.notifications)
+        #expect(shown.count == 1 && shown[0].body == second.body && second.body != first.body, "\(shown)")
+        for payload in read {
+            seq += 1
+            _ = projection.apply(Event(account: "tg:1", payload), seq: seq)
+        }
+        #expect(projection.activeNotifications(account: "tg:1").isEmpty)
+        // In a private chat likewise.
+        let direct = try decoded(#"{"loc_key":"REACT_TEXT","loc_args":["Ada","hi","👍"],"custom":{"from_id":"5","msg_id":"40"}}"#)
+        guard case .notify(let private_)? = direct.first else { Issue.record("\(direct)"); return }
+        #expect(private_.kind == .reaction && private_.id == 40)
     }
 
     @Test func aGroupPinDoesNotPutTheGroupTitleInTheBody() throws {
