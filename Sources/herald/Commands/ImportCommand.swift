@@ -26,6 +26,9 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The export file, or - for standard input.", valueName: "FILE"))
     var input: String
 
+    @Flag(name: .long, help: "Print {\"imported\":…,\"lastSeq\":…} on stdout.")
+    var json = false
+
     /// The keys `herald export` adds to each event. `source` is the ingest format's key in
     /// older exports; in a `note` line it is the note's own field.
     private struct Envelope: Decodable {
@@ -69,7 +72,7 @@ struct ImportCommand: ParsableCommand {
                     throw EventError(field: "seq", reason: "\(envelope.seq) does not come after seq \(previousSeq) (export lines are in increasing seq order)")
                 }
                 previousSeq = envelope.seq
-                guard let recorded = Formatting.parseTime(envelope.recorded) else {
+                guard let recorded = Formatting.parseISO(envelope.recorded) else {
                     throw EventError(field: "recorded", reason: "not an ISO 8601 time")
                 }
                 records.append(LogRecord(
@@ -77,7 +80,7 @@ struct ImportCommand: ParsableCommand {
                     source: Source(format: format, digest: try envelope.digest.map(Self.digest)), event: event))
             } catch {
                 failures += 1
-                Terminal.error("\(reader.name):\(reader.lineNumber): \(error)")
+                Terminal.error("\(Formatting.escaped(reader.name)):\(reader.lineNumber): \(error)")
             }
         }
         guard failures == 0 else {
@@ -86,7 +89,11 @@ struct ImportCommand: ParsableCommand {
         let applied = try target.importRecords(records)
         // A long import crosses the snapshot interval: let that snapshot end before exit.
         target.waitForBackgroundSnapshot()
-        Terminal.note("imported \(applied.count) events; last seq \(target.lastSeq)")
+        if json {
+            Terminal.line(#"{"imported":\#(applied.count),"lastSeq":\#(target.lastSeq)}"#)
+        } else {
+            Terminal.note("imported \(applied.count) events; last seq \(target.lastSeq)")
+        }
     }
 
     private static func field(of error: DecodingError) -> String {

@@ -27,6 +27,17 @@ enum Formatting {
         return String(text.prefix(19)) + "Z"
     }
 
+    /// Parses an ISO 8601 time with its zone (what exports write) or `@UNIXSECONDS`, strictly:
+    /// milliseconds since the epoch, or `nil` (no relative forms: an export's times are absolute).
+    static func parseISO(_ text: String) -> Int64? {
+        if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) {
+            let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            return overflow ? nil : milliseconds
+        }
+        guard let date = (try? withMilliseconds.parse(text)) ?? (try? plain.parse(text)) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
     /// Parses `--at` style times, returning milliseconds since the epoch:
     /// - ISO 8601 with a zone (`2026-11-21T10:00:00Z`, `…+01:00`, fractional seconds too);
     /// - a date and time without a zone, taken as UTC (`2026-11-21T10:00`, `2026-11-21 10:00:00`);
