@@ -26,6 +26,7 @@ struct Herald: ParsableCommand {
             DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self, AuditCommand.self,
             ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self,
             SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
+            ServeCommand.self,
         ]
     )
 
