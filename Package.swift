@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport",
+                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -62,6 +62,7 @@ public final class HeraldServer: Sendable {
         addReadRoutes(to: router)
         addAdminRoutes(to: router)
         addMatrixRoutes(to: router)
+        addWebPushRoutes(to: router)
         return router
     }
 

@@ -50,6 +50,19 @@ final class LiveServer: Sendable {
 
     var base: String { "http://127.0.0.1:\(port)" }
 
+    /// One request with a binary body and no token.
+    func requestBytes(
+        _ method: HTTPMethod, _ path: String, body: [UInt8], headers extra: [(String, String)] = []
+    ) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: bytes))
+    }
+
     /// One request; returns the status, the body as text and the headers.
     func request(
         _ method: HTTPMethod, _ path: String, body: String? = nil, token: String? = LiveServer.adminToken,
