@@ -51,6 +51,7 @@ public final class HeraldServer: Sendable {
     /// The routes.
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: ErrorMiddleware(logger: logger))
         router.get("/healthz") { _, _ in JSONBody.object(["status": .string("ok")]).response() }
         router.get("/readyz") { _, _ in
             self.host.isOpen

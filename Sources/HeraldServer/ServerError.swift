@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// A request the service refuses, answered with its status and a JSON body naming the field
 /// at fault: `{"error": {"field": "events[2].chat", "reason": "must not be empty"}}`.
@@ -99,5 +100,22 @@ extension Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+}
+
+/// Answers errors that are not ``ServerError``s (the store's, LMDB's) with a JSON 500 naming
+/// the error, and logs them; payload texts never appear in store errors, only paths and seqs.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw ServerError(.internalServerError, "\(error)")
+        }
     }
 }

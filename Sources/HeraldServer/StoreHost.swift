@@ -1,3 +1,4 @@
+import Foundation
 import HeraldStore
 import Logging
 import NIOPosix
@@ -15,6 +16,8 @@ public final class StoreHost: Sendable {
     public let path: String
     private let pool: NIOThreadPool
     private let held: Mutex<Store?>
+    private let gate = StoreGate()
+    private let options: Store.Options
     /// The service tables beside the store (`STORE/serve/`).
     let tables: ServiceTables
 
@@ -24,14 +27,17 @@ public final class StoreHost: Sendable {
         let store = try Store(path: path, options: options)
         tables = try ServiceTables(storePath: path)
         held = Mutex(store)
+        self.options = options
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
     }
 
     /// Runs `body` with the store on the pool; throws ``ServerError`` `.unavailable` once
-    /// the host is closed.
+    /// the host is closed. Waits while a compaction has the store closed.
     public func run<Result: Sendable>(_ body: @escaping @Sendable (Store) throws -> Result) async throws -> Result {
         try await pool.runIfActive { [self] in
+            gate.enterShared()
+            defer { gate.leaveShared() }
             guard let store = held.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
             return try body(store)
         }
@@ -42,22 +48,37 @@ public final class StoreHost: Sendable {
         try await pool.runIfActive { [tables] in try body(tables) }
     }
 
-    /// Replaces the open store for the duration of `body` (for compaction, which needs the
-    /// store closed): `body` runs with no store open and returns the one to open next.
-    func withStoreClosed<Result: Sendable>(
-        _ body: @escaping @Sendable (String) throws -> Result, reopen options: Store.Options
-    ) async throws -> Result {
-        try await pool.runIfActive { [self] in
-            let previous = held.withLock { store -> Store? in
-                defer { store = nil }
-                return store
+    /// Runs `body` with the store closed (compaction needs the writer lock and the files to
+    /// itself), then opens it again. Calls arriving meanwhile wait; update streams end (the
+    /// store they follow is released) and their clients resume by `Last-Event-ID`. Runs on
+    /// a thread of its own, so that the pool's threads, waiting for it, cannot starve it.
+    func withStoreClosed<Result: Sendable>(_ body: @escaping @Sendable (String) throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in
+                gate.enterExclusive()
+                defer { gate.leaveExclusive() }
+                releaseStore()
+                let result = Swift.Result { try body(path) }
+                do {
+                    let reopened = try Store(path: path, options: options)
+                    held.withLock { $0 = reopened }
+                } catch {
+                    options.logger.critical("reopening the store failed", metadata: ["error": "\(error)"])
+                }
+                continuation.resume(with: result)
             }
-            previous?.waitForBackgroundSnapshot()
-            // Let go of the store here: the last reference closes it, and the writer lock.
-            _ = consume previous
-            defer { held.withLock { $0 = try? Store(path: path, options: options) } }
-            return try body(path)
+            thread.start()
         }
+    }
+
+    /// Takes the store out of `held` and lets it go (the last reference closes it and frees
+    /// the writer lock), after its background snapshot.
+    private func releaseStore() {
+        let store = held.withLock { store -> Store? in
+            defer { store = nil }
+            return store
+        }
+        store?.waitForBackgroundSnapshot()
     }
 
     /// Whether a store is open.
@@ -65,12 +86,52 @@ public final class StoreHost: Sendable {
 
     /// Closes the store (after waiting for a background snapshot) and stops the threads.
     public func close() async throws {
-        let store = held.withLock { store -> Store? in
-            defer { store = nil }
-            return store
+        try await pool.runIfActive { [self] in
+            gate.enterExclusive()
+            defer { gate.leaveExclusive() }
+            releaseStore()
         }
-        store?.waitForBackgroundSnapshot()
-        _ = consume store
         try await pool.shutdownGracefully()
+    }
+}
+
+/// Many store calls at once, or one caller with the store to itself (compaction, close); a
+/// waiting exclusive caller goes before new shared ones, so a steady load cannot starve it.
+/// Blocking: used on the pool's threads and the compaction thread only.
+final class StoreGate: @unchecked Sendable {
+    // @unchecked: `readers`, `writing` and `writersWaiting` are only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var readers = 0
+    private var writing = false
+    private var writersWaiting = 0
+
+    func enterShared() {
+        condition.lock()
+        while writing || writersWaiting > 0 { condition.wait() }
+        readers += 1
+        condition.unlock()
+    }
+
+    func leaveShared() {
+        condition.lock()
+        readers -= 1
+        if readers == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func enterExclusive() {
+        condition.lock()
+        writersWaiting += 1
+        while writing || readers > 0 { condition.wait() }
+        writersWaiting -= 1
+        writing = true
+        condition.unlock()
+    }
+
+    func leaveExclusive() {
+        condition.lock()
+        writing = false
+        condition.broadcast()
+        condition.unlock()
     }
 }
