@@ -46,4 +46,26 @@ struct MatrixGatewayTests {
         #expect(Set(records.map(\.event.account)) == ["mx:tom"])
         #expect(records.allSatisfy { $0.source.format == "matrix" })
     }
+
+    @Test("pushkeys registered with the CLI (herald serve pushkeys) are accepted; removed ones rejected")
+    func cliRegistration() async throws {
+        let directory = TemporaryDirectory("serve")
+        let added = try run(ServeProcessTests.executable, ["serve", "pushkeys", "add", "--store", directory.path, "--pushkey", "pk-cli", "--account", "mx:cli"])
+        #expect(added.status == 0, "\(added.output)")
+        let listed = try run(ServeProcessTests.executable, ["serve", "pushkeys", "list", "--store", directory.path])
+        #expect(listed.output.contains("pk-cli\tmx:cli"))
+        let server = try await LiveServer(path: directory.path)
+        let accepted = try await server.request(.POST, "/_matrix/push/v1/notify", body: Self.notify(pushkeys: ["pk-cli"]), token: nil)
+        #expect(object(accepted.body)["rejected"] as? [String] == [])
+        let seqAfterAccepted = object(try await server.request(.GET, "/v1/accounts/mx:cli/counts").body)["seq"] as? Int
+        #expect((seqAfterAccepted ?? 0) > 0)
+        // Removed beside the running server (another process): rejected from the next request on.
+        let removed = try run(ServeProcessTests.executable, ["serve", "pushkeys", "remove", "--store", directory.path, "--pushkey", "pk-cli"])
+        #expect(removed.status == 0, "\(removed.output)")
+        let rejected = try await server.request(.POST, "/_matrix/push/v1/notify", body: Self.notify(pushkeys: ["pk-cli"]), token: nil)
+        #expect(object(rejected.body)["rejected"] as? [String] == ["pk-cli"])
+        let state = object(try await server.request(.GET, "/v1/accounts/mx:cli/counts").body)
+        #expect(state["seq"] as? Int == seqAfterAccepted)
+        await server.stop()
+    }
 }

@@ -76,7 +76,18 @@ struct ServeProcessTests {
         let token = String(tokenLine.split(separator: " ").last!)
         let server = ProcessClient(port: first.port, token: token)
         #expect(try await server.post("/v1/events", notifyLine(id: 1) + "\n" + notifyLine(id: 2)).status == 200)
+        // An open update stream must not hold the shutdown up: it ends, and the process exits.
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(first.port)/v1/accounts/tg:1/updates")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let stream = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        #expect(stream.status.code == 200)
+        let started = ContinuousClock.now
         #expect(first.signal(SIGTERM) == 0)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        var ended = false
+        for try await _ in stream.body {}
+        ended = true
+        #expect(ended)
         let store = try Store(path: directory.path)
         #expect(try store.snapshotSeqs() == [2])
         _ = consume store

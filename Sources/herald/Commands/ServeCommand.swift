@@ -4,10 +4,21 @@ import HeraldServer
 import Logging
 import Synchronization
 
-/// `herald serve`: the store as an HTTP service (HeraldServer).
+/// `herald serve`: the store as an HTTP service (HeraldServer); `herald serve pushkeys`
+/// registers Matrix pushkeys to accounts.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
+        abstract: "Serve the store over HTTP (the default), or manage what the service keeps.",
+        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self],
+        defaultSubcommand: ServeRunCommand.self
+    )
+}
+
+/// `herald serve [run]`: the server itself.
+struct ServeRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Serve the store over HTTP: ingest, state, update streams, Matrix push gateway, metrics.",
         discussion: """
             The admin token comes from $HERALD_ADMIN_TOKEN; without it, the first start generates
@@ -79,6 +90,62 @@ struct ServeCommand: ParsableCommand {
         let (host, path) = (configuration.host, configuration.storePath)
         try await server.run { port in
             FileHandle.standardOutput.write(Data("herald serve: listening on \(host):\(port), store \(path)\n".utf8))
+        }
+    }
+}
+
+/// `herald serve pushkeys add|list|remove`: Matrix pushkeys registered to accounts (what
+/// `POST /v1/admin/pushkeys` does), beside a running server or not.
+struct ServePushkeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushkeys",
+        abstract: "Register Matrix pushkeys to accounts for /_matrix/push/v1/notify.",
+        discussion: """
+            Examples:
+              herald serve pushkeys add --store ./herald.db --pushkey PUSHKEY --account mx:@alice:example.org
+              herald serve pushkeys list --store ./herald.db
+              herald serve pushkeys remove --store ./herald.db --pushkey PUSHKEY
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "add, list or remove.")
+    var action: String
+
+    @Option(name: .long, help: "The pushkey, as the homeserver sends it.")
+    var pushkey: String?
+
+    @Option(name: .long, help: "The account its notifications belong to (add).")
+    var account: String?
+
+    @Option(name: .long, help: "The Matrix app_id (add; optional).")
+    var appId: String?
+
+    func validate() throws {
+        switch action {
+        case "add":
+            guard pushkey?.isEmpty == false, account?.isEmpty == false else { throw ValidationError("add needs --pushkey and --account") }
+        case "remove":
+            guard pushkey?.isEmpty == false else { throw ValidationError("remove needs --pushkey") }
+        case "list": break
+        default: throw ValidationError("unknown action '\(action)'; expected add, list or remove")
+        }
+    }
+
+    func run() throws {
+        let registry = try PushkeyRegistry(storePath: store.path)
+        switch action {
+        case "add":
+            try registry.register(pushkey: pushkey!, account: account!, appId: appId)
+            print("pushkey registered to \(account!)")
+        case "remove":
+            guard try registry.remove(pushkey: pushkey!) else { throw CLIFailure(exitCode: CLIFailure.usage, "pushkey not registered") }
+            print("pushkey removed")
+        default:
+            for entry in try registry.all() {
+                print([entry.pushkey, entry.account, entry.appId ?? ""].joined(separator: "\t"))
+            }
         }
     }
 }
