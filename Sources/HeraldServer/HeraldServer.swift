@@ -39,7 +39,8 @@ public final class HeraldServer: Sendable {
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
         host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
-        tokens = try TokenAuthority(tables: host.tables, adminToken: configuration.adminToken)
+        tokens = try TokenAuthority(
+            tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(host: host)
         if tokens.hasAdmin {
             generatedAdminToken = nil

@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between automatic snapshots while serving (0: none besides the store's own,
     /// every `snapshotInterval` events, and the final one at shutdown).
     public var snapshotSeconds = 300
+    /// Seconds between keep-alive comments on an idle update stream.
+    public var heartbeatSeconds = 15
+    /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over
+    /// it, 429 with `Retry-After`.
+    public var requestsPerSecondPerToken = 0
     /// Threads that run store calls (appends wait on them for their fsync, sharing commits).
     public var storeThreads = 64
     /// The store's options.

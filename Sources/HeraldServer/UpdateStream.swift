@@ -41,6 +41,7 @@ extension HeraldServer {
         }
         let host = self.host
         let metrics = self.metrics
+        let heartbeat = Duration.seconds(configuration.heartbeatSeconds)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             metrics.sseClients.increment()
@@ -56,8 +57,29 @@ extension HeraldServer {
                 }
                 last = max(last, committed)
             }
-            // Ends at a graceful shutdown (and when the store is released).
-            for await applied in live.cancelOnGracefulShutdown() {
+            // Live events, and a keep-alive comment every `heartbeat` so that a client gone
+            // away is noticed (the write fails) even on a quiet account. Ends at a graceful
+            // shutdown, and when the store is released (a compaction; the client resumes).
+            let (merged, feed) = AsyncStream<Applied?>.makeStream(bufferingPolicy: .unbounded)
+            let forward = Task {
+                for await applied in live { feed.yield(applied) }
+                feed.finish()
+            }
+            let beat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    feed.yield(nil)
+                }
+            }
+            defer {
+                forward.cancel()
+                beat.cancel()
+            }
+            for await item in merged.cancelOnGracefulShutdown() {
+                guard let applied = item else {
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    continue
+                }
                 guard applied.seq > last else { continue }
                 last = applied.seq
                 guard applied.event.account == account, !applied.updates.isEmpty else { continue }

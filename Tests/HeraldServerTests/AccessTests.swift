@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HeraldTestSupport
 import Testing
@@ -72,6 +73,42 @@ struct AccessTests {
         server = try await LiveServer(path: directory.path) { $0.adminToken = nil }
         #expect(server.server.generatedAdminToken == nil)
         #expect(try await server.request(.GET, "/v1/stats", token: generated).status == 200)
+        await server.stop()
+    }
+}
+
+@Suite("serve: limits")
+struct LimitTests {
+    @Test("a token over its rate gets 429 with Retry-After; other tokens are not affected")
+    func rateLimit() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path) { $0.requestsPerSecondPerToken = 1 }
+        let created = try await server.request(.POST, "/v1/admin/tokens", body: #"{"name":"app","scopes":["read:*"]}"#)
+        let token = try #require(object(created.body)["token"] as? String)
+        var statuses: [Int] = []
+        for _ in 0..<20 { statuses.append(try await server.request(.GET, "/v1/stats", token: token).status) }
+        #expect(statuses.filter { $0 == 200 }.count >= 2)
+        #expect(statuses.contains(429))
+        let limited = try await server.request(.GET, "/v1/stats", token: token)
+        if limited.status == 429 { #expect(limited.headers.first(name: "Retry-After") == "1") }
+        #expect(try await server.request(.GET, "/v1/stats").status == 200)
+        await server.stop()
+    }
+
+    @Test("an idle update stream sends keep-alive comments")
+    func keepAlive() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path) { $0.heartbeatSeconds = 1 }
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1)).status == 200)
+        var request = HTTPClientRequest(url: server.base + "/v1/accounts/tg:1/updates")
+        request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        var text = ""
+        for try await buffer in response.body {
+            text += String(buffer: buffer)
+            if text.contains(": keep-alive") { break }
+        }
+        #expect(text.contains(": keep-alive"))
         await server.stop()
     }
 }

@@ -42,6 +42,9 @@ struct ServeRunCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds between automatic snapshots while events arrive (0: none).")
     var snapshotSeconds = 300
 
+    @Option(name: .long, help: "Requests per second allowed per token (bursts of twice as many; 0: no limit).")
+    var rateLimit = 0
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -81,6 +84,7 @@ struct ServeRunCommand: ParsableCommand {
         configuration.adminToken = ProcessInfo.processInfo.environment["HERALD_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.maxBodyBytes = maxBodyBytes
         configuration.snapshotSeconds = snapshotSeconds
+        configuration.requestsPerSecondPerToken = rateLimit
         configuration.logger = Logger(label: "herald.serve")
         let server = try HeraldServer(configuration: configuration)
         if let token = server.generatedAdminToken {
