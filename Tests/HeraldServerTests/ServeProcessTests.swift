@@ -28,10 +28,10 @@ struct ServeProcessTests {
         let port: Int
         let output: Mutex<[String]>
 
-        init(store: String, environment: [String: String] = [:]) throws {
+        init(store: String, environment: [String: String] = [:], arguments: [String]? = nil) throws {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ServeProcessTests.executable)
-            process.arguments = ["serve", "--store", store, "--listen", "127.0.0.1:0", "--log-level", "warning"]
+            process.arguments = arguments ?? ["serve", "--store", store, "--listen", "127.0.0.1:0", "--log-level", "warning"]
             var env = ProcessInfo.processInfo.environment
             env.removeValue(forKey: "HERALD_ADMIN_TOKEN")
             for (key, value) in environment { env[key] = value }
@@ -96,6 +96,26 @@ struct ServeProcessTests {
         #expect(!second.output.withLock { $0.contains { $0.hasPrefix("admin token") } })
         #expect(try await ProcessClient(port: second.port, token: token).get("/v1/accounts/tg:1/counts").status == 200)
         #expect(second.signal(SIGTERM) == 0)
+    }
+
+    @Test("configuration from a JSON file, overridden by the environment, overridden by flags")
+    func configurationLayers() async throws {
+        let directory = TemporaryDirectory("serve-process")
+        let file = directory.child("serve.json")
+        let fromFile = directory.child("from-file")
+        try Data(#"{"herald": {"store": "\#(fromFile)", "listen": "127.0.0.1:1", "max": {"body": {"bytes": 300}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        // The file names the store and a body limit; the environment the listen address and
+        // the admin token; a flag the snapshot interval.
+        let process = try ServeProcess(
+            store: fromFile, environment: ["HERALD_LISTEN": "127.0.0.1:0", "HERALD_ADMIN_TOKEN": "from-env"],
+            arguments: ["serve", "--config", file, "--snapshot-seconds", "0", "--log-level", "warning"])
+        #expect(process.port > 0)
+        let client = ProcessClient(port: process.port, token: "from-env")
+        #expect(try await client.post("/v1/events", notifyLine(id: 1)).status == 200)
+        #expect(try await client.post("/v1/events", String(repeating: notifyLine(id: 2) + "\n", count: 3)).status == 413)
+        #expect(process.signal(SIGTERM) == 0)
+        #expect(FileManager.default.fileExists(atPath: fromFile + "/data.mdb"))
     }
 
     @Test("SIGKILL under load: every event acknowledged with 2xx is in the store, with its seq")

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import HeraldServer
+import Configuration
 import Logging
+import SystemPackage
 import Synchronization
 
 /// `herald serve`: the store as an HTTP service (HeraldServer); `herald serve pushkeys`
@@ -31,33 +33,52 @@ struct ServeRunCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var store: StoreOptions
+    @Option(name: .long, help: ArgumentHelp("The store directory (herald.store, $HERALD_STORE; default ./herald.db).", valueName: "DIR"))
+    var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The address to listen on.", valueName: "HOST:PORT"))
-    var listen = "127.0.0.1:8080"
+    @Option(name: .long, help: ArgumentHelp("The address to listen on (herald.listen, $HERALD_LISTEN; default 127.0.0.1:8080).", valueName: "HOST:PORT"))
+    var listen: String?
 
-    @Option(name: .long, help: "The largest request body accepted, in bytes.")
-    var maxBodyBytes = 4 << 20
+    @Option(name: .long, help: ArgumentHelp("A JSON configuration file: {\"herald\": {\"store\": …, \"listen\": …}}; flags, then the environment, override it.", valueName: "FILE"))
+    var config: String?
 
-    @Option(name: .long, help: "Seconds between automatic snapshots while events arrive (0: none).")
-    var snapshotSeconds = 300
+    @Option(name: .long, help: "The largest request body accepted, in bytes (herald.max.body.bytes; default 4 MiB).")
+    var maxBodyBytes: Int?
 
-    @Option(name: .long, help: "Requests per second allowed per token (bursts of twice as many; 0: no limit).")
-    var rateLimit = 0
+    @Option(name: .long, help: "Seconds between automatic snapshots while events arrive, 0 for none (herald.snapshot.seconds; default 300).")
+    var snapshotSeconds: Int?
+
+    @Option(name: .long, help: "Requests per second allowed per token, bursts of twice as many; 0 for no limit (herald.rate.limit; default 0).")
+    var rateLimit: Int?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
-        guard Self.address(listen) != nil else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080") }
+        if let listen, ServerConfiguration.address(listen) == nil {
+            throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
     }
 
-    static func address(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
+    /// Flags first, then the environment, then the `--config` file.
+    func serverConfiguration() async throws -> ServerConfiguration {
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let store { flags["herald.store"] = .init(.string(store), isSecret: false) }
+        if let listen { flags["herald.listen"] = .init(.string(listen), isSecret: false) }
+        if let maxBodyBytes { flags["herald.max.body.bytes"] = .init(.int(maxBodyBytes), isSecret: false) }
+        if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
+        if let rateLimit { flags["herald.rate.limit"] = .init(.int(rateLimit), isSecret: false) }
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "flags", values: flags),
+            EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN"])),
+        ]
+        if let config { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(config))) }
+        do {
+            return try ServerConfiguration(reading: ConfigReader(providers: providers))
+        } catch let error as ServerError {
+            throw CLIFailure(exitCode: CLIFailure.usage, "\(error.field): \(error.reason)")
+        }
     }
 
     /// `herald`'s root command is synchronous: the server runs in a task while the main
@@ -79,12 +100,7 @@ struct ServeRunCommand: ParsableCommand {
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             return handler
         }
-        var configuration = ServerConfiguration(storePath: store.path)
-        (configuration.host, configuration.port) = Self.address(listen)!
-        configuration.adminToken = ProcessInfo.processInfo.environment["HERALD_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        configuration.maxBodyBytes = maxBodyBytes
-        configuration.snapshotSeconds = snapshotSeconds
-        configuration.requestsPerSecondPerToken = rateLimit
+        var configuration = try await serverConfiguration()
         configuration.logger = Logger(label: "herald.serve")
         let server = try HeraldServer(configuration: configuration)
         if let token = server.generatedAdminToken {
