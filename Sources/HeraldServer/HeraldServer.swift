@@ -112,22 +112,28 @@ public final class HeraldServer: Sendable {
         logger.info("stopped")
     }
 
-    /// `/metrics`: the counters, and gauges read from the store now.
+    /// `/metrics`: the counters, and gauges read from the store now (cheap reads only: no
+    /// scan of the log).
     func metricsResponse() async throws -> Response {
-        if host.isOpen, let statistics = try? await host.run({ store in
-            (try store.statistics(), store.lastSeq)
+        if host.isOpen, let gauges = try? await host.run({ store in
+            (store.lastSeq, try store.snapshotSeqs().last ?? 0, try store.quarantined().count, store.environmentInfo().usedBytes)
         }) {
-            let (stats, last) = statistics
-            metrics.quarantineSize.set(Double(stats.quarantined))
-            metrics.logBytes.set(Double(stats.logBytes))
-            metrics.archiveBytes.set(Double(stats.fileBytes))
+            let (last, snapshot, quarantined, used) = gauges
             metrics.lastSeq.set(Double(last))
-            metrics.snapshotAge.set(Double(last - min(last, stats.snapshotSeqs.last ?? 0)))
+            metrics.snapshotAge.set(Double(last - min(last, snapshot)))
+            metrics.quarantineSize.set(Double(quarantined))
+            metrics.logBytes.set(Double(used))
+            metrics.storeFileBytes.set(Double(Self.fileSize(host.path + "/data.mdb")))
+            metrics.archiveBytes.set(Double(Self.fileSize(host.path + "/archive/data.mdb")))
         }
         var buffer = ByteBuffer()
         buffer.writeBytes(metrics.render())
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 }
 

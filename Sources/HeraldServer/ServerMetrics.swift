@@ -12,6 +12,7 @@ final class ServerMetrics: Sendable {
     let rejected: Counter
     let quarantineSize: Gauge
     let logBytes: Gauge
+    let storeFileBytes: Gauge
     let archiveBytes: Gauge
     let snapshotAge: Gauge
     let lastSeq: Gauge
@@ -25,8 +26,10 @@ final class ServerMetrics: Sendable {
         sseClients = registry.makeGauge(name: "herald_sse_clients", labels: [], help: "Connected update-stream (SSE) clients")
         rejected = registry.makeCounter(name: "herald_payloads_rejected_total", labels: [], help: "Payloads rejected and quarantined")
         quarantineSize = registry.makeGauge(name: "herald_quarantine_entries", labels: [], help: "Payloads in the quarantine")
-        logBytes = registry.makeGauge(name: "herald_log_bytes", labels: [], help: "Bytes of log records in the store")
-        archiveBytes = registry.makeGauge(name: "herald_store_file_bytes", labels: [], help: "Size of the store's data file")
+        logBytes = registry.makeGauge(
+            name: "herald_store_used_bytes", labels: [], help: "Bytes of the store's live pages (log, snapshots, indexes)")
+        storeFileBytes = registry.makeGauge(name: "herald_store_file_bytes", labels: [], help: "Size of the store's data.mdb")
+        archiveBytes = registry.makeGauge(name: "herald_archive_file_bytes", labels: [], help: "Size of the archive's data.mdb")
         snapshotAge = registry.makeGauge(
             name: "herald_snapshot_age_events", labels: [], help: "Events appended since the newest snapshot")
         lastSeq = registry.makeGauge(name: "herald_last_seq", labels: [], help: "The seq of the last event appended")

@@ -90,6 +90,7 @@ struct ReadEndpointTests {
         var stream = try await openStream(server, account: "tg:1", lastEventID: 0)
         let replayed = try await stream.next(2)
         #expect(replayed.map(\.id) == [1, 3])
+        #expect(try await server.request(.GET, "/metrics", token: nil).body.contains("herald_sse_clients 1"))
         #expect(object(replayed[0].data)["account"] as? String == "tg:1")
         #expect(((object(replayed[0].data)["updates"] as? [[String: Any]])?.isEmpty) == false)
 
