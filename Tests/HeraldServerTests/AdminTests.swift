@@ -39,4 +39,20 @@ struct AdminTests {
         try store.forEachRecord(includingArchive: true) { all.append($0.seq); return true }
         #expect(all == Array(1...52))
     }
+
+    @Test("snapshots are taken on the schedule while events arrive, and not when none did")
+    func scheduledSnapshots() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path) { $0.snapshotSeconds = 1 }
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1) + "\n" + notifyLine(id: 2)).status == 200)
+        var seqs: [Int] = []
+        for _ in 0..<50 where seqs.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            seqs = object(try await server.request(.GET, "/v1/stats").body)["snapshotSeqs"] as? [Int] ?? []
+        }
+        #expect(seqs == [2])
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(object(try await server.request(.GET, "/v1/stats").body)["snapshotSeqs"] as? [Int] == [2])
+        await server.stop()
+    }
 }
