@@ -94,19 +94,19 @@ extension StoreHost {
     /// commit, and returns the seqs (empty when nothing was appended) and quarantine ids.
     func commit(_ plan: IngestPlan, quarantine: Bool, metrics: ServerMetrics) async throws -> (seqs: [UInt64], quarantined: [UInt64]) {
         let started = ContinuousClock.now
-        let result = try await run { store -> ([UInt64], [UInt64]) in
-            var ids: [UInt64] = []
-            if quarantine && !plan.rejected.isEmpty {
+        var quarantined: [UInt64] = []
+        if quarantine && !plan.rejected.isEmpty {
+            quarantined = try await run { store in
                 let now = store.options.clock()
-                ids = try store.quarantine(plan.rejected.map {
+                return try store.quarantine(plan.rejected.map {
                     QuarantinedPayload(
                         receivedAt: now, format: plan.format, input: "http", line: $0.line,
                         reason: $0.field.isEmpty ? $0.reason : "\($0.field): \($0.reason)", account: plan.account, raw: $0.raw)
                 })
             }
-            guard let range = try store.appendBatch(plan.batch) else { return ([], ids) }
-            return (Array(range), ids)
         }
+        let seqs = try await append(plan.batch).map { Array($0) } ?? []
+        let result = (seqs, quarantined)
         if !plan.batch.isEmpty {
             metrics.commitLatency.recordNanoseconds(Int64((ContinuousClock.now - started) / .nanoseconds(1)))
             var counts: [String: [String: Int]] = [:]

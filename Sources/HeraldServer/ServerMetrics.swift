@@ -1,4 +1,5 @@
 import Prometheus
+import Synchronization
 
 /// The service's Prometheus metrics, in a registry of its own (no global bootstrap, so
 /// several servers can run in one process, as the tests do). Every name starts `herald_`.
@@ -35,12 +36,21 @@ final class ServerMetrics: Sendable {
         lastSeq = registry.makeGauge(name: "herald_last_seq", labels: [], help: "The seq of the last event appended")
     }
 
+    /// The counters of ``appended(type:format:count:)``, by type and format.
+    private let appendedCounters = Mutex<[String: Counter]>([:])
+
     /// Counts appended events by event type and source format.
     func appended(type: String, format: String, count: Int = 1) {
-        registry.makeCounter(
-            name: "herald_events_appended_total", labels: [("type", type), ("format", format)],
-            help: "Events appended, by event type and source format"
-        ).increment(by: Int64(count))
+        let key = type + "\u{0}" + format
+        let counter = appendedCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                name: "herald_events_appended_total", labels: [("type", type), ("format", format)],
+                help: "Events appended, by event type and source format")
+            counters[key] = counter
+            return counter
+        }
+        counter.increment(by: Int64(count))
     }
 
     /// The exposition text.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import HeraldStore
 import Logging
 import NIOPosix
@@ -15,21 +16,30 @@ public final class StoreHost: Sendable {
     /// The store's directory.
     public let path: String
     private let pool: NIOThreadPool
-    private let held: Mutex<Store?>
-    private let gate = StoreGate()
+    private let slot: StoreSlot
+    private var gate: StoreGate { slot.gate }
     private let options: Store.Options
     /// The service tables beside the store (`STORE/serve/`).
     let tables: ServiceTables
+    /// Where appends wait for their group commit.
+    private let queue: CommitQueue
 
     /// Opens the store at `path` (creating it) and starts `threads` threads for its calls.
     public init(path: String, options: Store.Options = Store.Options(), threads: Int = 64) throws {
         self.path = path
         let store = try Store(path: path, options: options)
         tables = try ServiceTables(storePath: path)
-        held = Mutex(store)
+        let slot = StoreSlot(store)
+        self.slot = slot
         self.options = options
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
+        queue = CommitQueue { events in
+            slot.gate.enterShared()
+            defer { slot.gate.leaveShared() }
+            guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
+            return try store.appendBatch(events)
+        }
     }
 
     /// Runs `body` with the store on the pool; throws ``ServerError`` `.unavailable` once
@@ -38,9 +48,14 @@ public final class StoreHost: Sendable {
         try await pool.runIfActive { [self] in
             gate.enterShared()
             defer { gate.leaveShared() }
-            guard let store = held.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
+            guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
             return try body(store)
         }
+    }
+
+    /// Appends `events` (validated) in the next group commit; returns their seqs once durable.
+    public func append(_ events: [(Event, Source)]) async throws -> ClosedRange<UInt64>? {
+        try await queue.append(events)
     }
 
     /// Runs `body` with the service tables on the pool.
@@ -61,7 +76,7 @@ public final class StoreHost: Sendable {
                 let result = Swift.Result { try body(path) }
                 do {
                     let reopened = try Store(path: path, options: options)
-                    held.withLock { $0 = reopened }
+                    slot.store.withLock { $0 = reopened }
                 } catch {
                     options.logger.critical("reopening the store failed", metadata: ["error": "\(error)"])
                 }
@@ -71,10 +86,10 @@ public final class StoreHost: Sendable {
         }
     }
 
-    /// Takes the store out of `held` and lets it go (the last reference closes it and frees
+    /// Takes the store out of its slot and lets it go (the last reference closes it and frees
     /// the writer lock), after its background snapshot.
     private func releaseStore() {
-        let store = held.withLock { store -> Store? in
+        let store = slot.store.withLock { store -> Store? in
             defer { store = nil }
             return store
         }
@@ -82,10 +97,11 @@ public final class StoreHost: Sendable {
     }
 
     /// Whether a store is open.
-    public var isOpen: Bool { held.withLock { $0 != nil } }
+    public var isOpen: Bool { slot.store.withLock { $0 != nil } }
 
     /// Closes the store (after waiting for a background snapshot) and stops the threads.
     public func close() async throws {
+        queue.stop()
         try await pool.runIfActive { [self] in
             gate.enterExclusive()
             defer { gate.leaveExclusive() }
@@ -134,4 +150,12 @@ final class StoreGate: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+}
+
+/// The open store (none while compacting or once closed) and the gate around it.
+final class StoreSlot: Sendable {
+    let store: Mutex<Store?>
+    let gate = StoreGate()
+
+    init(_ store: Store) { self.store = Mutex(store) }
 }
