@@ -68,5 +68,5 @@ done = function(summary, latency, requests)
   end
 end
 LUA
-wrk -t 4 -c "$connections" -d "${seconds}s" --latency -s "$work/events.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
+wrk -t 2 -c "$connections" -d "${seconds}s" --latency -s "$work/events.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
 echo "store:    $(curl -s -H 'Authorization: Bearer bench' "http://127.0.0.1:$port/v1/stats" | head -c 200)"

@@ -2,8 +2,8 @@ import Foundation
 import HeraldEvents
 import HeraldStore
 
-/// The server's side of group commit: requests hand their events to one dedicated thread,
-/// which appends everything waiting in one `Store.appendBatch` (one transaction, one fsync)
+/// The server's side of group commit: requests hand their events to a few dedicated threads;
+/// each appends everything waiting in one `Store.appendBatch` (one transaction, one fsync)
 /// and hands each request its seqs.
 ///
 /// The store's own group commit needs one blocked thread per concurrent caller; with one
@@ -26,13 +26,18 @@ final class CommitQueue: @unchecked Sendable {
     /// Events per commit at most (a request's events are never split).
     private let batchLimit: Int
 
-    /// Starts the committing thread; `commit` appends one batch (blocking).
-    init(batchLimit: Int = 16_384, commit: @escaping @Sendable ([(Event, Source)]) throws -> ClosedRange<UInt64>?) {
+    /// Starts `threads` committing threads; `commit` appends one batch (blocking). With more
+    /// than one, a batch is gathered while another commits, and the store's own group commit
+    /// merges batches that meet, overlapping the projection work of one with the fsync of
+    /// the next.
+    init(threads: Int = 4, batchLimit: Int = 16_384, commit: @escaping @Sendable ([(Event, Source)]) throws -> ClosedRange<UInt64>?) {
         self.commit = commit
         self.batchLimit = batchLimit
-        let thread = Thread { [self] in loop() }
-        thread.name = "herald-commit"
-        thread.start()
+        for index in 0..<max(1, threads) {
+            let thread = Thread { [self] in loop() }
+            thread.name = "herald-commit-\(index)"
+            thread.start()
+        }
     }
 
     /// Appends `events` in the next batch; returns their seqs once durable.
@@ -55,7 +60,7 @@ final class CommitQueue: @unchecked Sendable {
     func stop() {
         condition.lock()
         stopped = true
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
     }
 

@@ -38,7 +38,8 @@ public final class HeraldServer: Sendable {
         var storeOptions = configuration.storeOptions
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
-        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
+        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,
+            committers: configuration.committers)
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(host: host)

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldStore
 import Logging
 
@@ -25,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var requestsPerSecondPerToken = 0
     /// Threads that run store calls (appends wait on them for their fsync, sharing commits).
     public var storeThreads = 64
+    /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).
+    public var committers = ProcessInfo.processInfo.environment["HERALD_COMMITTERS"].flatMap(Int.init) ?? 4
     /// The store's options.
     public var storeOptions = Store.Options()
     /// The service's logger (the store gets a child of it).

@@ -25,7 +25,7 @@ public final class StoreHost: Sendable {
     private let queue: CommitQueue
 
     /// Opens the store at `path` (creating it) and starts `threads` threads for its calls.
-    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 64) throws {
+    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 64, committers: Int = 4) throws {
         self.path = path
         let store = try Store(path: path, options: options)
         tables = try ServiceTables(storePath: path)
@@ -34,7 +34,7 @@ public final class StoreHost: Sendable {
         self.options = options
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
-        queue = CommitQueue { events in
+        queue = CommitQueue(threads: committers) { events in
             slot.gate.enterShared()
             defer { slot.gate.leaveShared() }
             guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
