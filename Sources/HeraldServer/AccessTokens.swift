@@ -76,7 +76,19 @@ final class TokenAuthority: Sendable {
 
     /// The SHA-256 of a token, in lowercase hex: the only form that is stored.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// Lowercase hex of `bytes` (on every request: no `String(format:)`).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// A new random token: `hrd_` and 32 random bytes in base64url.

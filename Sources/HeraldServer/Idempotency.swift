@@ -97,7 +97,7 @@ final class Idempotency: Sendable {
         var hasher = SHA256()
         hasher.update(data: Data("\(method) \(path)?\(query ?? "")\n".utf8))
         hasher.update(data: body)
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return TokenAuthority.hex(hasher.finalize())
     }
 
     /// The table slot of `key` on `endpoint`.
