@@ -139,13 +139,18 @@ struct ServeProcessTests {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(1500))
+                // Kill mid-load: once a few hundred requests have been acknowledged (however
+                // slow the machine), while the others are in flight.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while acknowledged.seqs.withLock({ $0.count }) < 300 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 _ = process.signal(SIGKILL)
             }
             try await group.waitForAll()
         }
         let acked = acknowledged.seqs.withLock { $0 }
-        #expect(acked.count > 50, "too few requests were acknowledged before the kill: \(acked.count)")
+        #expect(acked.count >= 300, "too few requests were acknowledged before the kill: \(acked.count)")
         print("serve SIGKILL test: \(acked.count) acknowledged events checked")
         let store = try Store(path: directory.path)
         var stored: [UInt64: Event] = [:]
