@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import Hummingbird
 import Logging
 
@@ -77,11 +78,32 @@ indirect enum JSONBody: Sendable, Hashable, Codable {
         else { self = .object(try container.decode([String: JSONBody].self)) }
     }
 
-    /// The document as bytes (sorted keys, no escaped slashes).
+    /// The document as bytes (keys sorted), written by hand: no `JSONEncoder` per response.
     var bytes: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data("null".utf8))
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    private func write(to writer: inout JSONWriter) {
+        switch self {
+        case .string(let value): writer.string(value)
+        case .int(let value): writer.int(value)
+        case .uint(let value): writer.int(value)
+        case .bool(let value): writer.bool(value)
+        case .null: writer.null()
+        case .array(let values):
+            writer.arrayStart()
+            for value in values { value.write(to: &writer) }
+            writer.arrayEnd()
+        case .object(let members):
+            writer.objectStart()
+            for key in members.keys.sorted() {
+                writer.key(key)
+                members[key]!.write(to: &writer)
+            }
+            writer.objectEnd()
+        }
     }
 
     /// A response with this document as its body.
