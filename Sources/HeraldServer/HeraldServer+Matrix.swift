@@ -66,14 +66,21 @@ extension HeraldServer {
             throw ServerError.badRequest(field: "notification.devices", "required: a list of devices")
         }
         var pushkeys: [String] = []
+        var appIds: [String?] = []
         for (index, device) in devices.enumerated() {
             guard case .object(let fields) = device, case .string(let pushkey)? = fields["pushkey"] else {
                 throw ServerError.badRequest(field: "notification.devices[\(index)].pushkey", "required")
             }
             pushkeys.append(pushkey)
+            if case .string(let appId)? = fields["app_id"] { appIds.append(appId) } else { appIds.append(nil) }
         }
-        let registered = try await host.tables { [pushkeys] tables in
-            try pushkeys.map { try tables.get(.pushkeys, $0, as: Registration.self) }
+        // A pushkey registered with an app_id counts only for that app, as Sygnal keys pushers.
+        let registered = try await host.tables { [pushkeys, appIds] tables in
+            try zip(pushkeys, appIds).map { pushkey, appId -> Registration? in
+                guard let registration = try tables.get(.pushkeys, pushkey, as: Registration.self) else { return nil }
+                if let expected = registration.appId, expected != appId { return nil }
+                return registration
+            }
         }
         let rejected = zip(pushkeys, registered).filter { $0.1 == nil }.map(\.0)
         var accounts: [String] = []

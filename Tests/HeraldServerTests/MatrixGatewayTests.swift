@@ -33,6 +33,10 @@ struct MatrixGatewayTests {
 
         let nobody = try await server.request(.POST, "/_matrix/push/v1/notify", body: Self.notify(pushkeys: ["other"]), token: nil)
         #expect(object(nobody.body)["rejected"] as? [String] == ["other"])
+        // Registered for another app: rejected.
+        #expect(try await server.request(.POST, "/v1/admin/pushkeys", body: #"{"pushkey":"pk-other-app","account":"mx:tom","app_id":"im.other"}"#).status == 201)
+        let otherApp = try await server.request(.POST, "/_matrix/push/v1/notify", body: Self.notify(pushkeys: ["pk-other-app"]), token: nil)
+        #expect(object(otherApp.body)["rejected"] as? [String] == ["pk-other-app"])
         let malformed = try await server.request(.POST, "/_matrix/push/v1/notify", body: #"{"notification":{}}"#, token: nil)
         #expect(malformed.status == 400)
 
