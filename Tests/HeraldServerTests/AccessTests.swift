@@ -103,6 +103,8 @@ struct LimitTests {
         var request = HTTPClientRequest(url: server.base + "/v1/accounts/tg:1/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let watchdog = ReadEndpointTests.watchdog(server)  // no keep-alive must fail, not hang
+        defer { watchdog.cancel() }
         var text = ""
         for try await buffer in response.body {
             text += String(buffer: buffer)

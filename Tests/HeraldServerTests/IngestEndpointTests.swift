@@ -106,6 +106,24 @@ struct IngestEndpointTests {
         #expect(try Store(path: directory.path).records().count == 4)
     }
 
+    @Test("a retried ingest gets the stored reply, quarantine ids included, and quarantines nothing again")
+    func idempotentIngest() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        let matrix = #"{"notification":{"event_id":"$e1","room_id":"!r:x","type":"m.room.message","sender":"@a:x","content":{"msgtype":"m.text","body":"hello"},"devices":[]}}"#
+        let broken = #"{"notification":{"event_id":"$x","devices":[]}}"#
+        let key = [("Idempotency-Key", "ingest-1")]
+        let first = try await server.request(.POST, "/v1/ingest?format=matrix&account=mx:1", body: matrix + "\n" + broken, headers: key)
+        #expect((object(first.body)["rejected"] as? [[String: Any]])?.first?["quarantine"] as? Int == 1)
+        let retry = try await server.request(.POST, "/v1/ingest?format=matrix&account=mx:1", body: matrix + "\n" + broken, headers: key)
+        #expect(retry.body == first.body)
+        #expect(retry.headers.first(name: "Idempotent-Replayed") == "true")
+        await server.stop()
+        let store = try Store(path: directory.path)
+        #expect(try store.quarantined().count == 1)
+        #expect(try store.records().count == (object(first.body)["seqs"] as? [Int])?.count)
+    }
+
     @Test("a key left pending by a crash after the commit answers with the records already stored")
     func pendingKeyRecovery() async throws {
         let directory = TemporaryDirectory("serve")

@@ -69,6 +69,13 @@ struct ReadEndpointTests {
         }
     }
 
+    static func watchdog(_ server: LiveServer) -> Task<Void, Never> {
+        Task {
+            guard (try? await Task.sleep(for: .seconds(30))) != nil else { return }
+            await server.stop()
+        }
+    }
+
     func openStream(_ server: LiveServer, account: String, lastEventID: UInt64?) async throws -> EventReader {
         var request = HTTPClientRequest(url: server.base + "/v1/accounts/\(account)/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
@@ -83,6 +90,9 @@ struct ReadEndpointTests {
     func updateStreamResumes() async throws {
         let directory = TemporaryDirectory("serve")
         var server = try await LiveServer(path: directory.path)
+        // A stream that never gets an event must fail the test, not hang it: the watchdog
+        // stops the server (ending the stream) if the test is not done in time.
+        var watchdog = Self.watchdog(server)
         // Seqs 1…3: tg:1, tg:2 (another account: never in tg:1's stream), tg:1.
         let first = [notifyLine(id: 1), notifyLine(account: "tg:2", id: 1), notifyLine(id: 2)].joined(separator: "\n")
         #expect(try await server.request(.POST, "/v1/events", body: first).status == 200)
@@ -99,8 +109,10 @@ struct ReadEndpointTests {
         #expect(live.map(\.id) == [4])
 
         // The server restarts; meanwhile nothing is lost: the client resumes after 4.
+        watchdog.cancel()
         await server.stop()
         server = try await LiveServer(path: directory.path)
+        watchdog = Self.watchdog(server)
         #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 4) + "\n" + notifyLine(id: 5)).status == 200)
         stream = try await openStream(server, account: "tg:1", lastEventID: 4)
         #expect(try await stream.next(2).map(\.id) == [5, 6])
@@ -111,6 +123,7 @@ struct ReadEndpointTests {
         var again = try await openStream(server, account: "tg:1", lastEventID: 3)
         let fromLog = try await again.next(1)
         #expect(fromLog.map(\.data) == live.map(\.data))
+        watchdog.cancel()
         await server.stop()
     }
 }
