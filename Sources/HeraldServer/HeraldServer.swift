@@ -25,6 +25,7 @@ public final class HeraldServer: Sendable {
     public let host: StoreHost
     let tokens: TokenAuthority
     let idempotency: Idempotency
+    let updates: UpdateHub
     let metrics = ServerMetrics()
     let logger: Logger
     /// The admin token generated at this start (no `HERALD_ADMIN_TOKEN` and none stored):
@@ -43,6 +44,7 @@ public final class HeraldServer: Sendable {
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(host: host)
+        updates = UpdateHub(host: host)
         if tokens.hasAdmin {
             generatedAdminToken = nil
         } else {

@@ -34,7 +34,8 @@ extension HeraldServer {
             break
         }
         // Subscribe before reading the log: what commits from here on is in `live`.
-        let (live, committed) = try await host.run { store in (store.appliedEvents(), try store.committedLastSeq()) }
+        let live = try await updates.subscribe(account: account)
+        let committed = try await host.run { store in try store.committedLastSeq() }
         let start = after ?? committed
         guard start <= committed else {
             throw ServerError(.conflict, field: "Last-Event-ID", "seq \(start) is beyond the store's last seq \(committed)")

@@ -55,4 +55,24 @@ struct AdminTests {
         #expect(object(try await server.request(.GET, "/v1/stats").body)["snapshotSeqs"] as? [Int] == [2])
         await server.stop()
     }
+
+    @Test("an update stream open across a compaction ends; resuming by Last-Event-ID gets every later update once")
+    func streamAcrossCompaction() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        let watchdog = ReadEndpointTests.watchdog(server)
+        defer { watchdog.cancel() }
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1) + "\n" + notifyLine(id: 2)).status == 200)
+        var stream = try await ReadEndpointTests().openStream(server, account: "tg:1", lastEventID: 0)
+        #expect(try await stream.next(2).map(\.id) == [1, 2])
+        #expect(try await server.request(.POST, "/v1/admin/compact").status == 200)
+        // The stream followed the store that compaction released: it ends.
+        #expect(try await stream.next(1).isEmpty)
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 3)).status == 200)
+        stream = try await ReadEndpointTests().openStream(server, account: "tg:1", lastEventID: 2)
+        #expect(try await stream.next(1).map(\.id) == [3])
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 4)).status == 200)
+        #expect(try await stream.next(1).map(\.id) == [4])
+        await server.stop()
+    }
 }
