@@ -1,13 +1,14 @@
 // HeraldServer: Herald as a long-running HTTP service (`herald serve`), on Hummingbird 2.
 //
-// It owns no state of its own beyond `STORE/serve/` (tokens, idempotency keys, pushkeys):
-// every request goes to the same `Store` API an embedder uses, through a `StoreHost` whose
-// thread pool keeps the blocking calls (fsync, state lock) off the event loops and the
-// cooperative pool. Map of the module:
-// - `HeraldServer` (this file): configuration, routes, run and shutdown;
-// - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+Admin`: the endpoints;
-// - `UpdateStream`: Server-Sent Events of the update stream, resumable by seq;
-// - `TokenAuthority`, `Idempotency`, `ServiceTables`, `ServerMetrics`, `StoreHost`.
+// It owns no state of its own beyond `STORE/serve/` (tokens, idempotency keys, pushkeys,
+// Web Push subscriptions): every request goes to the same `Store` API an embedder uses,
+// through a `StoreHost` whose commit queue and thread pool keep the blocking calls (fsync,
+// state lock) off the event loops and the cooperative pool. Map of the module:
+// - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
+// - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
+// - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
+// - `StoreHost`, `CommitQueue`: the store and the threads that call it;
+// - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
 import Foundation
 import HeraldStore

@@ -24,8 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over
     /// it, 429 with `Retry-After`.
     public var requestsPerSecondPerToken = 0
-    /// Threads that run store calls (appends wait on them for their fsync, sharing commits).
-    public var storeThreads = 64
+    /// Threads that run store calls other than appends (reads, quarantine, snapshots).
+    public var storeThreads = 16
     /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).
     public var committers = ProcessInfo.processInfo.environment["HERALD_COMMITTERS"].flatMap(Int.init) ?? 4
     /// The store's options.

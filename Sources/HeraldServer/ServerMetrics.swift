@@ -20,20 +20,20 @@ final class ServerMetrics: Sendable {
 
     init() {
         commitLatency = registry.makeDurationHistogram(
-            name: "herald_commit_latency_seconds", labels: [],
+            descriptor: Self.name("commit_latency", "seconds", "Time from submitting a batch of events to its durable commit"),
+            labels: [],
             buckets: [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
-                      .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1)],
-            help: "Time from submitting a batch of events to its durable commit")
-        sseClients = registry.makeGauge(name: "herald_sse_clients", labels: [], help: "Connected update-stream (SSE) clients")
-        rejected = registry.makeCounter(name: "herald_payloads_rejected_total", labels: [], help: "Payloads rejected and quarantined")
-        quarantineSize = registry.makeGauge(name: "herald_quarantine_entries", labels: [], help: "Payloads in the quarantine")
+                      .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1)])
+        sseClients = registry.makeGauge(descriptor: Self.name("sse", "clients", "Connected update-stream (SSE) clients"), labels: [])
+        rejected = registry.makeCounter(descriptor: Self.name("payloads_rejected", "total", "Payloads rejected and quarantined"), labels: [])
+        quarantineSize = registry.makeGauge(descriptor: Self.name("quarantine", "entries", "Payloads in the quarantine"), labels: [])
         logBytes = registry.makeGauge(
-            name: "herald_store_used_bytes", labels: [], help: "Bytes of the store's live pages (log, snapshots, indexes)")
-        storeFileBytes = registry.makeGauge(name: "herald_store_file_bytes", labels: [], help: "Size of the store's data.mdb")
-        archiveBytes = registry.makeGauge(name: "herald_archive_file_bytes", labels: [], help: "Size of the archive's data.mdb")
+            descriptor: Self.name("store_used", "bytes", "Bytes of the store's live pages (log, snapshots, indexes)"), labels: [])
+        storeFileBytes = registry.makeGauge(descriptor: Self.name("store_file", "bytes", "Size of the store's data.mdb"), labels: [])
+        archiveBytes = registry.makeGauge(descriptor: Self.name("archive_file", "bytes", "Size of the archive's data.mdb"), labels: [])
         snapshotAge = registry.makeGauge(
-            name: "herald_snapshot_age_events", labels: [], help: "Events appended since the newest snapshot")
-        lastSeq = registry.makeGauge(name: "herald_last_seq", labels: [], help: "The seq of the last event appended")
+            descriptor: Self.name("snapshot_age", "events", "Events appended since the newest snapshot"), labels: [])
+        lastSeq = registry.makeGauge(descriptor: Self.name("last", "seq", "The seq of the last event appended"), labels: [])
     }
 
     /// The counters of ``appended(type:format:count:)``, by type and format.
@@ -45,12 +45,17 @@ final class ServerMetrics: Sendable {
         let counter = appendedCounters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = registry.makeCounter(
-                name: "herald_events_appended_total", labels: [("type", type), ("format", format)],
-                help: "Events appended, by event type and source format")
+                descriptor: Self.name("events_appended", "total", "Events appended, by event type and source format"),
+                labels: [("type", type), ("format", format)])
             counters[key] = counter
             return counter
         }
         counter.increment(by: Int64(count))
+    }
+
+    /// `herald_NAME_UNIT`.
+    static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "herald", metricName: name, unitName: unit, helpText: help)
     }
 
     /// The exposition text.

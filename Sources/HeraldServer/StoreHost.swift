@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// Every `Store` method but `appliedEvents()` blocks (an append waits for its fsync, reads of
 /// the state may wait up to one commit), so handlers never call the store on an event loop or
-/// on the cooperative pool: they go through ``run(_:)``, which runs the call on a
-/// `NIOThreadPool`. The pool has many threads on purpose: concurrent appends each wait on
-/// their own thread and share one commit (the store's group commit).
+/// on the cooperative pool. Appends go through ``append(_:)``, a ``CommitQueue`` whose few
+/// threads each commit everything waiting; other calls go through ``run(_:)``, on a
+/// `NIOThreadPool`. A ``StoreGate`` lets compaction and close take the store to themselves.
 public final class StoreHost: Sendable {
     /// The store's directory.
     public let path: String
@@ -25,7 +25,7 @@ public final class StoreHost: Sendable {
     private let queue: CommitQueue
 
     /// Opens the store at `path` (creating it) and starts `threads` threads for its calls.
-    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 64, committers: Int = 4) throws {
+    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 16, committers: Int = 4) throws {
         self.path = path
         let store = try Store(path: path, options: options)
         tables = try ServiceTables(storePath: path)
