@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HeraldProjection", targets: ["HeraldProjection"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldIngest", targets: ["HeraldIngest"]),
+        .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .executable(name: "herald", targets: ["herald"]),
     ],
     dependencies: [
@@ -18,6 +19,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // `swift package generate-documentation` (the DocC catalogues in Sources/*/*.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // LMDB itself, linked as a system library (Debian: liblmdb-dev).
@@ -63,12 +73,33 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // `herald serve`: the store as an HTTP service (Hummingbird), with tokens, metrics and
+        // graceful shutdown. Blocking store calls run on a NIOThreadPool, never on an event loop.
+        .target(
+            name: "HeraldServer",
+            dependencies: [
+                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The `herald` command-line tool: thin subcommands over the libraries.
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
+                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -84,6 +115,17 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CSodium"]),
+        .testTarget(
+            name: "HeraldServerTests",
+            dependencies: [
+                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: ["herald", "HeraldEvents", "HeraldStore", "HeraldTestSupport"]

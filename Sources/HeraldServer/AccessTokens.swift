@@ -1,0 +1,170 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// What a bearer token may do.
+///
+/// - `ingest`: `POST /v1/events`, `POST /v1/ingest`;
+/// - `read:ACCOUNT` / `read:*`: the read endpoints of one account / of every account;
+/// - `admin`: everything, including `/v1/admin/…`.
+public enum Scope: Hashable, Sendable, CustomStringConvertible {
+    case ingest
+    case read(account: String)
+    case admin
+
+    /// Parses `ingest`, `read:ACCOUNT`, `read:*` or `admin`.
+    public init?(_ text: String) {
+        switch text {
+        case "ingest": self = .ingest
+        case "admin": self = .admin
+        default:
+            guard text.hasPrefix("read:"), text.count > 5 else { return nil }
+            self = .read(account: String(text.dropFirst(5)))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .ingest: "ingest"
+        case .admin: "admin"
+        case .read(let account): "read:\(account)"
+        }
+    }
+
+    /// Whether a token holding this scope may do what `needed` names.
+    func grants(_ needed: Scope) -> Bool {
+        switch (self, needed) {
+        case (.admin, _): true
+        case (.ingest, .ingest): true
+        case (.read(let held), .read(let account)): held == "*" || held == account
+        default: false
+        }
+    }
+}
+
+/// A token's stored form: never the token itself, only its SHA-256.
+struct TokenRecord: Codable, Sendable, Hashable {
+    var name: String
+    var scopes: [String]
+    /// Milliseconds since the epoch.
+    var createdAt: Int64
+}
+
+/// Checks bearer tokens against the hashes in the service tables (cached in memory, so a
+/// check never touches the disk).
+final class TokenAuthority: Sendable {
+    private let tables: ServiceTables
+    /// SHA-256 hex → record, for every stored token and the `HERALD_ADMIN_TOKEN` one.
+    private let known: Mutex<[String: TokenRecord]>
+
+    /// Loads the stored tokens; `adminToken` (from `HERALD_ADMIN_TOKEN`) is accepted as an
+    /// admin token without being stored.
+    /// Token buckets by token hash: tokens available and when they were counted.
+    private let buckets = Mutex<[String: (tokens: Double, at: ContinuousClock.Instant)]>([:])
+    private let rate: Double
+
+    init(tables: ServiceTables, adminToken: String?, requestsPerSecond: Int = 0) throws {
+        self.tables = tables
+        rate = Double(requestsPerSecond)
+        var known = Dictionary(uniqueKeysWithValues: try tables.all(.tokens, as: TokenRecord.self).map { ($0.key, $0.value) })
+        if let adminToken {
+            known[Self.hash(adminToken)] = TokenRecord(name: "HERALD_ADMIN_TOKEN", scopes: ["admin"], createdAt: 0)
+        }
+        self.known = Mutex(known)
+    }
+
+    /// The SHA-256 of a token, in lowercase hex: the only form that is stored.
+    static func hash(_ token: String) -> String {
+        hex(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// Lowercase hex of `bytes` (on every request: no `String(format:)`).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// A new random token: `hrd_` and 32 random bytes in base64url.
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let base64 = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "hrd_" + base64
+    }
+
+    /// Whether any stored or configured token has the admin scope.
+    var hasAdmin: Bool { known.withLock { $0.values.contains { $0.scopes.contains("admin") } } }
+
+    /// Creates and stores a token; returns it (the only time it is ever seen). Blocks.
+    func create(name: String, scopes: [Scope], now: Int64) throws -> String {
+        let token = Self.generate()
+        let record = TokenRecord(name: name, scopes: scopes.map(\.description), createdAt: now)
+        let hash = Self.hash(token)
+        try tables.put(.tokens, hash, record)
+        known.withLock { $0[hash] = record }
+        return token
+    }
+
+    /// Removes every token named `name`; returns how many. Blocks.
+    func revoke(name: String) throws -> Int {
+        let hashes = known.withLock { $0.filter { $0.value.name == name && $0.value.createdAt != 0 }.map(\.key) }
+        for hash in hashes { try tables.remove(.tokens, hash) }
+        known.withLock { for hash in hashes { $0[hash] = nil } }
+        return hashes.count
+    }
+
+    /// Takes one request from the token's bucket (`rate` per second, bursts of `2 × rate`);
+    /// false when it is empty.
+    private func take(from hash: String) -> Bool {
+        let now = ContinuousClock.now
+        return buckets.withLock { buckets in
+            var bucket = buckets[hash] ?? (tokens: 2 * rate, at: now)
+            let elapsed = now - bucket.at
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(2 * rate, bucket.tokens + seconds * rate)
+            bucket.at = now
+            guard bucket.tokens >= 1 else {
+                buckets[hash] = bucket
+                return false
+            }
+            bucket.tokens -= 1
+            buckets[hash] = bucket
+            return true
+        }
+    }
+
+    /// The token's record, when `request` carries a known bearer token that grants `needed`.
+    /// Throws 401 without a (known) token, 403 when its scopes do not grant `needed`.
+    @discardableResult
+    func authorize(_ request: Request, _ needed: Scope) throws -> TokenRecord {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            var error = ServerError(.unauthorized, field: "Authorization", "a bearer token is required")
+            error.headers[.wwwAuthenticate] = "Bearer"
+            throw error
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let record = known.withLock({ $0[Self.hash(token)] }) else {
+            var error = ServerError(.unauthorized, field: "Authorization", "unknown token")
+            error.headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
+            throw error
+        }
+        guard record.scopes.compactMap(Scope.init).contains(where: { $0.grants(needed) }) else {
+            throw ServerError(.forbidden, field: "Authorization", "token \"\(record.name)\" lacks the scope \(needed)")
+        }
+        if rate > 0 && !take(from: Self.hash(token)) {
+            var error = ServerError(.tooManyRequests, field: "Authorization", "token \"\(record.name)\" is over \(Int(rate)) requests per second")
+            error.headers[.retryAfter] = "1"
+            throw error
+        }
+        return record
+    }
+}

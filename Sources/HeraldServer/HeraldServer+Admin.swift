@@ -1,0 +1,76 @@
+import Foundation
+import HeraldStore
+import Hummingbird
+
+extension HeraldServer {
+    /// `/v1/admin/…`: tokens, snapshots, compaction; each needs an `admin` token.
+    func addAdminRoutes(to router: Router<BasicRequestContext>) {
+        // {"name": "gateway", "scopes": ["ingest", "read:tg:1"]} → {"token": "hrd_…"}: the only
+        // time the token is shown; only its SHA-256 is stored.
+        router.post("/v1/admin/tokens") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let document = try await self.jsonObject(request)
+            guard case .string(let name)? = document["name"], !name.isEmpty else {
+                throw ServerError.badRequest(field: "name", "required: a name for the token")
+            }
+            guard case .array(let list)? = document["scopes"], !list.isEmpty else {
+                throw ServerError.badRequest(field: "scopes", "required: a list such as [\"ingest\", \"read:tg:1\"]")
+            }
+            var scopes: [Scope] = []
+            for (index, item) in list.enumerated() {
+                guard case .string(let text) = item, let scope = Scope(text) else {
+                    throw ServerError.badRequest(field: "scopes[\(index)]", "expected ingest, read:ACCOUNT, read:* or admin")
+                }
+                scopes.append(scope)
+            }
+            let token = try await self.host.tables { [tokens = self.tokens, scopes] _ in
+                try tokens.create(name: name, scopes: scopes, now: Int64(Date().timeIntervalSince1970 * 1000))
+            }
+            self.logger.info("token created", metadata: ["name": "\(name)", "scopes": "\(scopes.map(\.description))"])
+            return JSONBody.object([
+                "name": .string(name), "scopes": .array(scopes.map { .string($0.description) }), "token": .string(token),
+            ]).response(status: .created)
+        }
+        router.delete("/v1/admin/tokens/:name") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let name = try context.parameters.require("name")
+            let removed = try await self.host.tables { [tokens = self.tokens] _ in try tokens.revoke(name: name) }
+            guard removed > 0 else { throw ServerError.notFound(field: "name", "no stored token is named \"\(name)\"") }
+            return JSONBody.object(["revoked": .int(Int64(removed))]).response()
+        }
+        router.post("/v1/admin/snapshot") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let seq = try await self.host.run { store in try store.snapshot() }
+            self.logger.info("snapshot taken", metadata: ["seq": "\(seq)"])
+            return JSONBody.object(["seq": .uint(seq)]).response()
+        }
+        // Compaction while serving: snapshot, close the store, move the log below the snapshot
+        // into the archive (`?discard_history=true` drops it for good instead), reopen.
+        router.post("/v1/admin/compact") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let discard = request.uri.queryParameters.get("discard_history") == "true"
+            let options = self.configuration.storeOptions
+            _ = try await self.host.run { store in try store.snapshot() }
+            let report = try await self.host.withStoreClosed { path in
+                try Store.compact(path: path, discardingHistory: discard, options: options)
+            }
+            self.logger.notice("compacted", metadata: ["base": "\(report.base)", "archived": "\(report.recordsArchived)"])
+            return JSONBody.object([
+                "base": .uint(report.base), "previousBase": .uint(report.previousBase),
+                "recordsRemoved": .int(Int64(report.recordsRemoved)), "recordsArchived": .int(Int64(report.recordsArchived)),
+                "historyDiscarded": .bool(report.historyDiscarded),
+                "snapshotsRemoved": .array(report.snapshotsRemoved.map { .uint($0) }),
+                "bytesBefore": .int(Int64(report.bytesBefore)), "bytesAfter": .int(Int64(report.bytesAfter)),
+            ]).response()
+        }
+    }
+
+    /// The request body as a JSON object (400 naming `body` otherwise).
+    func jsonObject(_ request: Request) async throws -> [String: JSONBody] {
+        let bytes = try await body(of: request)
+        guard let value = try? JSONDecoder().decode(JSONBody.self, from: Data(bytes)), case .object(let object) = value else {
+            throw ServerError.badRequest(field: "body", "expected a JSON object")
+        }
+        return object
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import HeraldEvents
+import HeraldProjection
+import HeraldStore
+import Hummingbird
+
+extension HeraldServer {
+    /// The read endpoints: state, active notifications, counts, stats, audit and the update
+    /// stream. Each needs a token with `read:ACCOUNT` or `read:*` (stats: `read:*`).
+    func addReadRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/v1/accounts/:account/state") { request, context in
+            let account = try self.account(request, context)
+            let json = try await self.host.run { store -> String? in
+                let projection = store.projection
+                return projection.account(account) == nil ? nil : projection.stateJSON(accounts: account)
+            }
+            guard let json else { throw Self.unknownAccount(account) }
+            return Response.json(Array(json.utf8))
+        }
+        router.get("/v1/accounts/:account/active") { request, context in
+            let account = try self.account(request, context)
+            let json = try await self.host.run { store -> String? in
+                let projection = store.projection
+                return projection.account(account) == nil ? nil : projection.activeNotificationsJSON(account: account)
+            }
+            guard let json else { throw Self.unknownAccount(account) }
+            return Response.json(Array(json.utf8))
+        }
+        router.get("/v1/accounts/:account/counts") { request, context in
+            let account = try self.account(request, context)
+            let found = try await self.host.run { store in (store.account(account), store.lastSeq) }
+            guard let state = found.0 else { throw Self.unknownAccount(account) }
+            return Response.json(Self.countsJSON(state, seq: found.1))
+        }
+        router.get("/v1/accounts/:account/updates") { request, context in
+            let account = try self.account(request, context)
+            return try await self.updateStream(request, account: account)
+        }
+        router.get("/v1/audit") { request, context in
+            let query = request.uri.queryParameters
+            guard let account = query.get("account"), !account.isEmpty else {
+                throw ServerError.badRequest(field: "account", "required")
+            }
+            try self.tokens.authorize(request, .read(account: account))
+            return try await self.audit(account: account, query: query)
+        }
+        router.get("/v1/stats") { request, context in
+            try self.tokens.authorize(request, .read(account: "*"))
+            let stats = try await self.host.run { store in try store.statistics() }
+            return Response.json(Self.statsJSON(stats))
+        }
+    }
+
+    /// The `account` path parameter, once the token may read it.
+    func account(_ request: Request, _ context: BasicRequestContext) throws -> String {
+        let raw = try context.parameters.require("account")
+        let account = raw.removingPercentEncoding ?? raw
+        try tokens.authorize(request, .read(account: account))
+        return account
+    }
+
+    static func unknownAccount(_ account: String) -> ServerError {
+        .notFound(field: "account", "no event names account \"\(account)\"")
+    }
+
+    /// `{"seq", "account", "unread": {unread, badge, unreadMentions}, "chats": [...]}`: the
+    /// counts of the state form (STATE.md), without the groups.
+    static func countsJSON(_ state: AccountState, seq: UInt64) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("seq"); writer.int(seq)
+        writer.key("account"); writer.string(state.name)
+        writer.key("unread")
+        writer.objectStart()
+        writer.key("unread"); writer.int(state.unread.unread)
+        writer.key("badge"); writer.int(state.unread.badge)
+        writer.key("unreadMentions"); writer.int(state.unread.unreadMentions)
+        writer.objectEnd()
+        writer.key("chats")
+        writer.arrayStart()
+        for chat in state.chats {
+            writer.objectStart()
+            writer.key("chat"); writer.string(chat.chat)
+            writer.key("unread"); writer.int(chat.unread)
+            writer.key("unreadMentions"); writer.int(chat.unreadMentions)
+            writer.key("readMaxId"); writer.int(chat.readMaxId)
+            writer.key("muted"); writer.bool(chat.muted)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+        writer.objectEnd()
+        return writer.bytes
+    }
+
+    /// The form of `herald stats --json` (schema/stats.schema.json).
+    static func statsJSON(_ stats: Store.Statistics) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("records"); writer.int(stats.records)
+        if let first = stats.firstSeq { writer.key("firstSeq"); writer.int(first) }
+        writer.key("lastSeq"); writer.int(stats.lastSeq)
+        writer.key("logBytes"); writer.int(stats.logBytes)
+        writer.key("fileBytes"); writer.int(stats.fileBytes)
+        writer.key("mapBytes"); writer.int(stats.mapBytes)
+        writer.key("usedBytes"); writer.int(stats.usedBytes)
+        writer.key("snapshotSeqs"); writer.ints(stats.snapshotSeqs)
+        writer.key("quarantined"); writer.int(stats.quarantined)
+        writer.key("quarantineBytes"); writer.int(stats.quarantineBytes)
+        let tables: [(String, [(String, Int)])] = [
+            ("byType", stats.byType.map { ($0.key, $0.value) }),
+            ("byAccount", stats.byAccount.map { ($0.name, $0.records) }),
+            ("bySource", stats.bySource.map { ($0.key, $0.value) }),
+        ]
+        for (name, counts) in tables {
+            writer.key(name)
+            writer.objectStart()
+            for (key, count) in counts.sorted(by: { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }) {
+                writer.key(key); writer.int(count)
+            }
+            writer.objectEnd()
+        }
+        writer.objectEnd()
+        return writer.bytes
+    }
+
+    /// `GET /v1/audit?account=A&chat=C[&object=ID] | &notification=N | &group=G`: JSONL, one
+    /// line per event that touched the target, as `herald audit --json` prints.
+    func audit(account: String, query: Parameters) async throws -> Response {
+        let target: AuditTrail.Target
+        if let chat = query.get("chat") {
+            var object: Int64? = nil
+            if let text = query.get("object") {
+                guard let id = Int64(text) else { throw ServerError.badRequest(field: "object", "must be an integer") }
+                object = id
+            }
+            target = .object(chat: chat, objectId: object)
+        } else if let text = query.get("notification") {
+            guard let id = Int64(text) else { throw ServerError.badRequest(field: "notification", "must be an integer") }
+            target = .notification(id)
+        } else if let text = query.get("group") {
+            guard let id = Int64(text) else { throw ServerError.badRequest(field: "group", "must be an integer") }
+            target = .group(id)
+        } else {
+            throw ServerError.badRequest(field: "chat", "one of chat (with object), notification or group is required")
+        }
+        let all = query.get("all") == "true"
+        let report = try await host.run { store -> Store.AuditReport? in
+            guard store.account(account) != nil else { return nil }
+            return try store.auditReport(account: account, target: target)
+        }
+        guard let report else { throw Self.unknownAccount(account) }
+        var bytes: [UInt8] = []
+        if !report.atBase.isEmpty {
+            var writer = JSONWriter()
+            writer.objectStart()
+            writer.key("seq"); writer.int(report.baseSeq)
+            writer.key("atBase"); writer.bool(true)
+            Self.writeEffects(report.atBase, to: &writer)
+            writer.objectEnd()
+            bytes += writer.bytes + [0x0A]
+        }
+        for line in report.lines where all || line.effects.contains(where: { $0.kind != "noEffect" }) {
+            var writer = JSONWriter()
+            writer.objectStart()
+            writer.key("seq"); writer.int(line.record.seq)
+            writer.key("recorded"); writer.string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(line.record.recordedAt) / 1000)))
+            writer.key("format"); writer.string(line.record.source.format)
+            writer.key("event"); line.record.event.writeJSON(to: &writer)
+            Self.writeEffects(line.effects, to: &writer)
+            writer.objectEnd()
+            bytes += writer.bytes + [0x0A]
+        }
+        var buffer = ByteBuffer()
+        buffer.writeBytes(bytes)
+        return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func writeEffects(_ effects: [AuditTrail.Effect], to writer: inout JSONWriter) {
+        writer.key("effects")
+        writer.arrayStart()
+        for effect in effects {
+            writer.objectStart()
+            writer.key("kind"); writer.string(effect.kind)
+            if let id = effect.notificationId { writer.key("notificationId"); writer.int(id) }
+            if let id = effect.groupId { writer.key("groupId"); writer.int(id) }
+            writer.key("text"); writer.string(effect.text)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+    }
+}

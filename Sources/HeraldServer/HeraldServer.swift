@@ -1,0 +1,172 @@
+// HeraldServer: Herald as a long-running HTTP service (`herald serve`), on Hummingbird 2.
+//
+// It owns no state of its own beyond `STORE/serve/` (tokens, idempotency keys, pushkeys,
+// Web Push subscriptions): every request goes to the same `Store` API an embedder uses,
+// through a `StoreHost` whose commit queue and thread pool keep the blocking calls (fsync,
+// state lock) off the event loops and the cooperative pool. Map of the module:
+// - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
+// - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
+// - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
+// - `StoreHost`, `CommitQueue`: the store and the threads that call it;
+// - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
+
+import Foundation
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The Herald HTTP service over one store.
+public final class HeraldServer: Sendable {
+    /// How it runs.
+    public let configuration: ServerConfiguration
+    /// The open store and the threads that call it.
+    public let host: StoreHost
+    let tokens: TokenAuthority
+    let idempotency: Idempotency
+    let updates: UpdateHub
+    let metrics = ServerMetrics()
+    let logger: Logger
+    /// The admin token generated at this start (no `HERALD_ADMIN_TOKEN` and none stored):
+    /// shown once to whoever starts the server, never stored in clear.
+    public let generatedAdminToken: String?
+
+    /// Opens the store (creating it) and the service tables.
+    public init(configuration: ServerConfiguration) throws {
+        self.configuration = configuration
+        logger = configuration.logger
+        var storeOptions = configuration.storeOptions
+        storeOptions.logger = configuration.logger
+        storeOptions.logger[metadataKey: "component"] = "store"
+        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,
+            committers: configuration.committers)
+        tokens = try TokenAuthority(
+            tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
+        idempotency = Idempotency(host: host)
+        updates = UpdateHub(host: host)
+        if tokens.hasAdmin {
+            generatedAdminToken = nil
+        } else {
+            generatedAdminToken = try tokens.create(name: "admin", scopes: [.admin], now: Int64(Date().timeIntervalSince1970 * 1000))
+        }
+    }
+
+    /// The routes.
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: ErrorMiddleware(logger: logger))
+        router.get("/healthz") { _, _ in JSONBody.object(["status": .string("ok")]).response() }
+        router.get("/readyz") { _, _ in
+            self.host.isOpen
+                ? JSONBody.object(["status": .string("ready")]).response()
+                : JSONBody.object(["status": .string("unavailable")]).response(status: .serviceUnavailable)
+        }
+        router.get("/metrics") { _, _ in try await self.metricsResponse() }
+        addIngestRoutes(to: router)
+        addReadRoutes(to: router)
+        addAdminRoutes(to: router)
+        addMatrixRoutes(to: router)
+        addWebPushRoutes(to: router)
+        return router
+    }
+
+    /// Serves until cancelled or, with `gracefulShutdownSignals`, until one arrives: then it
+    /// stops accepting connections, lets requests in flight finish (update streams end), takes
+    /// a final snapshot and closes the store.
+    ///
+    /// - Parameter onListening: called with the port once the server listens (useful with
+    ///   port 0).
+    public func run(
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
+            services: [SnapshotSchedule(server: self)],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        var failure: (any Error)?
+        do {
+            try await app.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+        } catch {
+            failure = error
+        }
+        // Cancelling `run` must not cancel the shutdown's own work: it runs in a task of its own.
+        await Task { await self.finish() }.value
+        if let failure, !(failure is CancellationError) { throw failure }
+    }
+
+    /// The final snapshot, then the store closed.
+    func finish() async {
+        do {
+            let seq = try await host.run { store -> UInt64? in
+                let last = store.lastSeq
+                guard last > 0, try store.snapshotSeqs().last != last else { return nil }
+                return try store.snapshot()
+            }
+            if let seq { logger.info("final snapshot", metadata: ["seq": "\(seq)"]) }
+        } catch {
+            logger.error("final snapshot failed", metadata: ["error": "\(error)"])
+        }
+        do { try await host.close() } catch { logger.error("closing the store failed", metadata: ["error": "\(error)"]) }
+        logger.info("stopped")
+    }
+
+    /// `/metrics`: the counters, and gauges read from the store now (cheap reads only: no
+    /// scan of the log).
+    func metricsResponse() async throws -> Response {
+        if host.isOpen, let gauges = try? await host.run({ store in
+            (store.lastSeq, try store.snapshotSeqs().last ?? 0, try store.quarantined().count, store.environmentInfo().usedBytes)
+        }) {
+            let (last, snapshot, quarantined, used) = gauges
+            metrics.lastSeq.set(Double(last))
+            metrics.snapshotAge.set(Double(last - min(last, snapshot)))
+            metrics.quarantineSize.set(Double(quarantined))
+            metrics.logBytes.set(Double(used))
+            metrics.storeFileBytes.set(Double(Self.fileSize(host.path + "/data.mdb")))
+            metrics.archiveBytes.set(Double(Self.fileSize(host.path + "/archive/data.mdb")))
+        }
+        var buffer = ByteBuffer()
+        buffer.writeBytes(metrics.render())
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+/// Takes a snapshot every `snapshotSeconds` while events arrive.
+struct SnapshotSchedule: Service {
+    let server: HeraldServer
+
+    func run() async throws {
+        let seconds = server.configuration.snapshotSeconds
+        guard seconds > 0 else { return (try? await gracefulShutdown()) ?? () }
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    try await Task.sleep(for: .seconds(seconds))
+                    try await server.snapshotIfNeeded()
+                }
+            }
+        } catch is CancellationError {}
+    }
+}
+
+extension HeraldServer {
+    /// Takes a snapshot when events were appended since the newest one; returns its seq.
+    @discardableResult
+    func snapshotIfNeeded() async throws -> UInt64? {
+        try await host.run { store -> UInt64? in
+            let last = store.lastSeq
+            guard last > 0, try store.snapshotSeqs().last != last else { return nil }
+            return try store.snapshot()
+        }
+    }
+}

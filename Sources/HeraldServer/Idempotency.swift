@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import HeraldStore
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// An `Idempotency-Key` as stored: the request it was first used with and, once answered,
+/// the answer.
+struct IdempotencyEntry: Codable, Sendable, Hashable {
+    /// SHA-256 (hex) of the method, path, query and body of the first request.
+    var request: String
+    /// The store's last seq before the request appended anything: its records, if a crash
+    /// cut it short after the commit, come after this.
+    var seqBefore: UInt64
+    /// The answer, once given; `nil` while the request is (or was, before a crash) in flight.
+    var reply: StoredReply?
+    /// Milliseconds since the epoch.
+    var createdAt: Int64
+}
+
+/// `Idempotency-Key` handling for the mutating endpoints: a retried request (same key, same
+/// endpoint) is answered from the stored reply instead of storing its events twice.
+///
+/// The protocol, each step durable before the next:
+/// 1. record the key as pending, with the store's last seq;
+/// 2. append (one group commit);
+/// 3. record the reply under the key.
+/// A crash between 2 and 3 leaves a pending key. Its retry looks in the log after the
+/// recorded seq for records whose payload digests are the request's: found, it answers with
+/// their seqs and appends nothing; not found, the append never committed and runs now.
+/// Keys are kept until removed by an operator (the table is small: one entry per request
+/// that sent a key).
+final class Idempotency: Sendable {
+    static let header = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+    /// The longest key accepted.
+    static let maxKeyLength = 255
+
+    private let host: StoreHost
+    /// Keys with a request in flight in this process: a concurrent retry gets 409.
+    private let inFlight = Mutex<Set<String>>([])
+
+    init(host: StoreHost) { self.host = host }
+
+    /// Answers `request` through `perform`, or from the reply stored under its key.
+    ///
+    /// - Parameters:
+    ///   - endpoint: the path the key is scoped to.
+    ///   - body: the request body, part of the request's fingerprint.
+    ///   - digests: the digests of the payloads the request would append (step 3's search).
+    ///   - recovered: builds the reply from the seqs found for a pending key.
+    ///   - perform: runs the request; a reply with a status of 500 or more is not stored.
+    func answer(
+        _ request: Request, endpoint: String, body: [UInt8], digests: Set<[UInt8]>, expected: Int,
+        recovered: @escaping @Sendable ([UInt64]) -> StoredReply,
+        perform: @escaping @Sendable () async throws -> StoredReply
+    ) async throws -> Response {
+        guard let key = request.headers[Self.header] else { return try await perform().response() }
+        guard !key.isEmpty, key.utf8.count <= Self.maxKeyLength else {
+            throw ServerError.badRequest(field: "Idempotency-Key", "must be 1 to \(Self.maxKeyLength) bytes")
+        }
+        let slot = Self.slot(endpoint: endpoint, key: key)
+        guard inFlight.withLock({ $0.insert(slot).inserted }) else {
+            throw ServerError(.conflict, field: "Idempotency-Key", "a request with this key is in progress; retry later")
+        }
+        defer { _ = inFlight.withLock { $0.remove(slot) } }
+        let fingerprint = Self.fingerprint(method: request.method.rawValue, path: request.uri.path, query: request.uri.query, body: body)
+
+        let found = try await host.tables { try $0.get(.idempotency, slot, as: IdempotencyEntry.self) }
+        if let found {
+            guard found.request == fingerprint else {
+                throw ServerError(
+                    .unprocessableContent, field: "Idempotency-Key",
+                    "this key was used with a different request; use a new key for a new request")
+            }
+            if let reply = found.reply { return reply.response(replayed: true) }
+            // Pending: a crash cut the first attempt short. Did its append commit?
+            let seqs = try await host.run { store in try Self.seqs(of: digests, after: found.seqBefore, in: store) }
+            if expected > 0 && seqs.count >= expected {
+                let reply = recovered(Array(seqs.prefix(expected)))
+                try await store(reply, under: slot, entry: found)
+                return reply.response(replayed: true)
+            }
+        }
+        let seqBefore = try await host.run { store in try store.committedLastSeq() }
+        let entry = IdempotencyEntry(
+            request: fingerprint, seqBefore: seqBefore, reply: nil, createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+        try await host.tables { try $0.put(.idempotency, slot, entry) }
+        let reply = try await perform()
+        if reply.status < 500 { try await store(reply, under: slot, entry: entry) }
+        return reply.response()
+    }
+
+    /// The request's fingerprint: SHA-256 (hex) of method, path, query and body.
+    static func fingerprint(method: String, path: String, query: String?, body: [UInt8]) -> String {
+        var hasher = SHA256()
+        hasher.update(data: Data("\(method) \(path)?\(query ?? "")\n".utf8))
+        hasher.update(data: body)
+        return TokenAuthority.hex(hasher.finalize())
+    }
+
+    /// The table slot of `key` on `endpoint`.
+    static func slot(endpoint: String, key: String) -> String { endpoint + "\u{0}" + key }
+
+    private func store(_ reply: StoredReply, under slot: String, entry: IdempotencyEntry) async throws {
+        var entry = entry
+        entry.reply = reply
+        try await host.tables { [entry] in try $0.put(.idempotency, slot, entry) }
+    }
+
+    /// The seqs, in order, of the records after `seq` made from payloads with these digests.
+    static func seqs(of digests: Set<[UInt8]>, after seq: UInt64, in store: Store) throws -> [UInt64] {
+        guard !digests.isEmpty else { return [] }
+        var seqs: [UInt64] = []
+        try store.forEachRecord(from: seq + 1) { record in
+            if let digest = record.source.digest, digests.contains(digest) { seqs.append(record.seq) }
+            return true
+        }
+        return seqs
+    }
+}
+
+extension StoredReply {
+    /// The reply as a JSON response.
+    func response(replayed: Bool = false) -> Response {
+        var headers: HTTPFields = [:]
+        if replayed { headers[Idempotency.replayedHeader] = "true" }
+        return Response.json(body, status: HTTPResponse.Status(code: status), headers: headers)
+    }
+
+    /// A reply with a JSON document.
+    init(status: HTTPResponse.Status = .ok, _ document: JSONBody) {
+        self.init(status: status.code, body: document.bytes)
+    }
+
+    /// The reply a ``ServerError`` makes.
+    init(_ error: ServerError) {
+        var body: [String: JSONBody] = error.details
+        var inner: [String: JSONBody] = ["reason": .string(error.reason)]
+        if !error.field.isEmpty { inner["field"] = .string(error.field) }
+        body["error"] = .object(inner)
+        self.init(status: error.status, .object(body))
+    }
+}

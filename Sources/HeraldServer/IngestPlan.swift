@@ -1,0 +1,119 @@
+import Foundation
+import HeraldEvents
+import HeraldIngest
+import HeraldStore
+
+/// A decoded request body: the events to append (each with the source of its payload) and
+/// the payloads rejected. Decoding is pure; ``StoreHost/commit(_:metrics:)`` then stores it.
+struct IngestPlan: Sendable {
+    /// One rejected payload.
+    struct Rejection: Sendable {
+        /// Its line in the body (1-based), or its index in a JSON array (0-based) for events.
+        var line: Int
+        var field: String
+        var reason: String
+        var raw: [UInt8]
+    }
+
+    var batch: [(Event, Source)] = []
+    var rejected: [Rejection] = []
+    /// The format names the rejected payloads were read as (for the quarantine).
+    var format: String
+    /// The `account` query parameter, kept with quarantined payloads.
+    var account: String?
+
+    /// The digests of the payloads appended: a crashed request's records are found by them
+    /// (see ``Idempotency``).
+    var digests: Set<[UInt8]> { Set(batch.compactMap { $0.1.digest }) }
+
+    /// The payloads of a body: a JSON array (each element one payload), or one payload per
+    /// non-blank line. `json` reads a body that is not an array as one document (a
+    /// pretty-printed event).
+    static func payloads(of body: [UInt8], wholeDocument: Bool) throws -> [(line: Int, bytes: [UInt8])] {
+        var start = body.startIndex
+        if body.starts(with: Ingest.byteOrderMark) { start += 3 }
+        let trimmed = body[start...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if trimmed.first == UInt8(ascii: "[") {
+            let array: [Any]
+            do {
+                guard let parsed = try JSONSerialization.jsonObject(with: Data(trimmed), options: [.fragmentsAllowed]) as? [Any] else {
+                    throw ServerError.badRequest(field: "body", "expected a JSON array of events")
+                }
+                array = parsed
+            } catch let error as ServerError {
+                throw error
+            } catch {
+                throw ServerError.badRequest(field: "body", "not valid JSON: \(error.localizedDescription)")
+            }
+            return try array.enumerated().map { index, element in
+                guard JSONSerialization.isValidJSONObject(element) else {
+                    throw ServerError.badRequest(field: "[\(index)]", "expected an event object")
+                }
+                return (index, Array(try JSONSerialization.data(withJSONObject: element, options: [.sortedKeys])))
+            }
+        }
+        if wholeDocument { return trimmed.isEmpty ? [] : [(1, Array(trimmed))] }
+        var payloads: [(Int, [UInt8])] = []
+        var line = 0
+        for slice in body[start...].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            line += 1
+            var bytes = slice
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            payloads.append((line, Array(bytes)))
+        }
+        return payloads
+    }
+
+    /// Decodes every payload with `format` (`nil`: detect each); bad ones become rejections.
+    static func decode(
+        _ payloads: [(line: Int, bytes: [UInt8])], format: PayloadFormat?, context: IngestContext
+    ) -> IngestPlan {
+        var plan = IngestPlan(format: format?.rawValue ?? "auto", account: context.account)
+        for (line, bytes) in payloads {
+            do {
+                let result = try Ingest.decode(bytes, format: format, context: context)
+                let source = Source(format: result.format.rawValue, payload: bytes)
+                for event in result.events { plan.batch.append((event, source)) }
+            } catch {
+                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes))
+            }
+        }
+        return plan
+    }
+}
+
+/// What a mutating request answered: kept under its idempotency key.
+struct StoredReply: Codable, Sendable, Hashable {
+    var status: Int
+    var body: [UInt8]
+}
+
+extension StoreHost {
+    /// Quarantines the plan's rejections (when `quarantine`), appends its batch in one
+    /// commit, and returns the seqs (empty when nothing was appended) and quarantine ids.
+    func commit(_ plan: IngestPlan, quarantine: Bool, metrics: ServerMetrics) async throws -> (seqs: [UInt64], quarantined: [UInt64]) {
+        let started = ContinuousClock.now
+        var quarantined: [UInt64] = []
+        if quarantine && !plan.rejected.isEmpty {
+            quarantined = try await run { store in
+                let now = store.options.clock()
+                return try store.quarantine(plan.rejected.map {
+                    QuarantinedPayload(
+                        receivedAt: now, format: plan.format, input: "http", line: $0.line,
+                        reason: $0.field.isEmpty ? $0.reason : "\($0.field): \($0.reason)", account: plan.account, raw: $0.raw)
+                })
+            }
+        }
+        let seqs = try await append(plan.batch).map { Array($0) } ?? []
+        let result = (seqs, quarantined)
+        if !plan.batch.isEmpty {
+            metrics.commitLatency.recordNanoseconds(Int64((ContinuousClock.now - started) / .nanoseconds(1)))
+            var counts: [String: [String: Int]] = [:]
+            for (event, source) in plan.batch { counts[event.type.rawValue, default: [:]][source.format, default: 0] += 1 }
+            for (type, formats) in counts { for (format, count) in formats { metrics.appended(type: type, format: format, count: count) } }
+        }
+        if !plan.rejected.isEmpty { metrics.rejected.increment(by: Int64(plan.rejected.count)) }
+        return result
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+
+/// A swift-log handler writing one JSON object per line to stderr: `ts`, `level`, `label`,
+/// `message` and the metadata. The service never puts payload texts or keys in metadata.
+public struct JSONLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+
+    /// A handler for loggers labelled `label`.
+    public init(label: String) { self.label = label }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var document: [String: String] = [
+            "ts": ISO8601DateFormatter().string(from: Date()),
+            "level": event.level.rawValue,
+            "label": label,
+            "message": event.message.description,
+        ]
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { document[key] = "\(value)" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(document) else { return }
+        line.append(0x0A)
+        FileHandle.standardError.write(line)
+    }
+}

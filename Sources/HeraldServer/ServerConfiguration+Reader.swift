@@ -1,0 +1,41 @@
+import Configuration
+
+extension ServerConfiguration {
+    /// A configuration read with swift-configuration, from whatever providers `config` has
+    /// (`herald serve`: its flags, then the environment, then the `--config` JSON file):
+    ///
+    /// | key | environment | JSON | default |
+    /// |---|---|---|---|
+    /// | `herald.store` | `HERALD_STORE` | `{"herald": {"store": …}}` | `./herald.db` |
+    /// | `herald.listen` | `HERALD_LISTEN` | `"listen"` | `127.0.0.1:8080` |
+    /// | `herald.admin.token` (secret) | `HERALD_ADMIN_TOKEN` | `"admin": {"token": …}` | none |
+    /// | `herald.max.body.bytes` | `HERALD_MAX_BODY_BYTES` | `"max": {"body": {"bytes": …}}` | 4 MiB |
+    /// | `herald.snapshot.seconds` | `HERALD_SNAPSHOT_SECONDS` | `"snapshot": {"seconds": …}` | 300 |
+    /// | `herald.rate.limit` | `HERALD_RATE_LIMIT` | `"rate": {"limit": …}` | 0 (none) |
+    /// | `herald.heartbeat.seconds` | `HERALD_HEARTBEAT_SECONDS` | `"heartbeat": {"seconds": …}` | 15 |
+    ///
+    /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen`.
+    public init(reading config: ConfigReader) throws {
+        self.init(storePath: config.string(forKey: "herald.store", default: "./herald.db"))
+        let listen = config.string(forKey: "herald.listen", default: "127.0.0.1:8080")
+        guard let address = Self.address(listen) else {
+            throw ServerError.badRequest(field: "herald.listen", "expected HOST:PORT, got \"\(listen)\"")
+        }
+        (host, port) = address
+        adminToken = config.string(forKey: "herald.admin.token", isSecret: true).flatMap { $0.isEmpty ? nil : $0 }
+        maxBodyBytes = config.int(forKey: "herald.max.body.bytes", default: maxBodyBytes)
+        snapshotSeconds = config.int(forKey: "herald.snapshot.seconds", default: snapshotSeconds)
+        requestsPerSecondPerToken = config.int(forKey: "herald.rate.limit", default: requestsPerSecondPerToken)
+        heartbeatSeconds = config.int(forKey: "herald.heartbeat.seconds", default: heartbeatSeconds)
+    }
+
+    /// `HOST:PORT` (`[::1]:8080` for IPv6) split, or `nil`.
+    public static func address(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HeraldStore
+import Logging
+
+/// How `herald serve` runs.
+public struct ServerConfiguration: Sendable {
+    /// The store's directory.
+    public var storePath: String
+    /// The address to listen on (`127.0.0.1`, `0.0.0.0`, `::`).
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (see ``HeraldServer/run(onListening:)``).
+    public var port = 8080
+    /// An admin token accepted without being stored (`HERALD_ADMIN_TOKEN`). Without one, and
+    /// with no admin token stored, the first start generates one and hands it to
+    /// ``HeraldServer/run(onListening:)``'s caller once.
+    public var adminToken: String?
+    /// The largest request body accepted, in bytes (413 above it).
+    public var maxBodyBytes = 4 << 20
+    /// Seconds between automatic snapshots while serving (0: none besides the store's own,
+    /// every `snapshotInterval` events, and the final one at shutdown).
+    public var snapshotSeconds = 300
+    /// Seconds between keep-alive comments on an idle update stream.
+    public var heartbeatSeconds = 15
+    /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over
+    /// it, 429 with `Retry-After`.
+    public var requestsPerSecondPerToken = 0
+    /// Threads that run store calls other than appends (reads, quarantine, snapshots).
+    public var storeThreads = 16
+    /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).
+    public var committers = ProcessInfo.processInfo.environment["HERALD_COMMITTERS"].flatMap(Int.init) ?? 4
+    /// The store's options.
+    public var storeOptions = Store.Options()
+    /// The service's logger (the store gets a child of it).
+    public var logger = Logger(label: "herald.serve")
+
+    /// A configuration for the store at `storePath`.
+    public init(storePath: String) {
+        self.storePath = storePath
+    }
+}

@@ -1,0 +1,63 @@
+import Prometheus
+import Synchronization
+
+/// The service's Prometheus metrics, in a registry of its own (no global bootstrap, so
+/// several servers can run in one process, as the tests do). Every name starts `herald_`.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    /// Time from submitting a batch to its durable commit.
+    let commitLatency: DurationHistogram
+    /// Connected Server-Sent Events clients.
+    let sseClients: Gauge
+    /// Payloads rejected (and quarantined) by `/v1/ingest` and the push endpoints.
+    let rejected: Counter
+    let quarantineSize: Gauge
+    let logBytes: Gauge
+    let storeFileBytes: Gauge
+    let archiveBytes: Gauge
+    let snapshotAge: Gauge
+    let lastSeq: Gauge
+
+    init() {
+        commitLatency = registry.makeDurationHistogram(
+            descriptor: Self.name("commit_latency", "seconds", "Time from submitting a batch of events to its durable commit"),
+            labels: [],
+            buckets: [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+                      .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1)])
+        sseClients = registry.makeGauge(descriptor: Self.name("sse", "clients", "Connected update-stream (SSE) clients"), labels: [])
+        rejected = registry.makeCounter(descriptor: Self.name("payloads_rejected", "total", "Payloads rejected and quarantined"), labels: [])
+        quarantineSize = registry.makeGauge(descriptor: Self.name("quarantine", "entries", "Payloads in the quarantine"), labels: [])
+        logBytes = registry.makeGauge(
+            descriptor: Self.name("store_used", "bytes", "Bytes of the store's live pages (log, snapshots, indexes)"), labels: [])
+        storeFileBytes = registry.makeGauge(descriptor: Self.name("store_file", "bytes", "Size of the store's data.mdb"), labels: [])
+        archiveBytes = registry.makeGauge(descriptor: Self.name("archive_file", "bytes", "Size of the archive's data.mdb"), labels: [])
+        snapshotAge = registry.makeGauge(
+            descriptor: Self.name("snapshot_age", "events", "Events appended since the newest snapshot"), labels: [])
+        lastSeq = registry.makeGauge(descriptor: Self.name("last", "seq", "The seq of the last event appended"), labels: [])
+    }
+
+    /// The counters of ``appended(type:format:count:)``, by type and format.
+    private let appendedCounters = Mutex<[String: Counter]>([:])
+
+    /// Counts appended events by event type and source format.
+    func appended(type: String, format: String, count: Int = 1) {
+        let key = type + "\u{0}" + format
+        let counter = appendedCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: Self.name("events_appended", "total", "Events appended, by event type and source format"),
+                labels: [("type", type), ("format", format)])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment(by: Int64(count))
+    }
+
+    /// `herald_NAME_UNIT`.
+    static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "herald", metricName: name, unitName: unit, helpText: help)
+    }
+
+    /// The exposition text.
+    func render() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import LMDB
+
+/// The service's own small tables, kept beside the store in `STORE/serve/` (an LMDB
+/// environment of its own, so the store's format is unchanged): access tokens (hashed),
+/// idempotency keys, Matrix pushkeys and Web Push subscriptions. Values are JSON documents;
+/// `schema/serve-tables.md` describes them.
+///
+/// Every method blocks (a write waits for an fsync): call them from the ``StoreHost``'s
+/// thread pool, never on an event loop.
+final class ServiceTables: Sendable {
+    enum Table: String, CaseIterable {
+        /// SHA-256 (hex) of a token → ``AccessToken/Record``.
+        case tokens
+        /// `scope NUL key` → ``IdempotencyEntry``.
+        case idempotency
+        /// Matrix pushkey → ``Registration``.
+        case pushkeys
+        /// Web Push subscription token → ``WebPushSubscription``.
+        case subscriptions
+    }
+
+    /// The directory inside the store that holds the tables.
+    static let directoryName = "serve"
+
+    let environment: Environment
+    private let databases: [String: Database]
+
+    /// Opens (creating) the tables of the store at `storePath`.
+    init(storePath: String) throws {
+        let path = storePath + "/" + Self.directoryName
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var options = Environment.Options()
+        options.mapSize = 64 << 20
+        environment = try Environment(path: path, options: options)
+        var databases: [String: Database] = [:]
+        for table in Table.allCases {
+            databases[table.rawValue] = try environment.openDatabase(table.rawValue, create: true)
+        }
+        self.databases = databases
+    }
+
+    private func database(_ table: Table) -> Database { databases[table.rawValue]! }
+
+    /// The value stored under `key`, decoded.
+    func get<Value: Decodable>(_ table: Table, _ key: String, as type: Value.Type) throws -> Value? {
+        let bytes = try environment.read { txn in try txn.get(database(table), key: Array(key.utf8)) }
+        guard let bytes else { return nil }
+        return try JSONDecoder().decode(Value.self, from: Data(bytes))
+    }
+
+    /// Stores `value` under `key` (replacing), durably.
+    func put(_ table: Table, _ key: String, _ value: some Encodable) throws {
+        let bytes = Array(try JSONEncoder().encode(value))
+        try environment.write { txn in try txn.put(database(table), key: Array(key.utf8), value: bytes) }
+    }
+
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    func remove(_ table: Table, _ key: String) throws -> Bool {
+        try environment.write { txn in try txn.delete(database(table), key: Array(key.utf8)) }
+    }
+
+    /// Every entry of `table`, in key order.
+    func all<Value: Decodable>(_ table: Table, as type: Value.Type) throws -> [(key: String, value: Value)] {
+        let raw: [([UInt8], [UInt8])] = try environment.read { txn in
+            try txn.withCursor(database(table)) { cursor in
+                var entries: [([UInt8], [UInt8])] = []
+                var entry = try cursor.first()
+                while let current = entry {
+                    entries.append((Array(current.key), Array(current.value)))
+                    entry = try cursor.next()
+                }
+                return entries
+            }
+        }
+        let decoder = JSONDecoder()
+        return try raw.map { (String(decoding: $0.0, as: UTF8.self), try decoder.decode(Value.self, from: Data($0.1))) }
+    }
+
+    /// How many entries `table` holds.
+    func count(_ table: Table) throws -> Int {
+        try environment.read { txn in try txn.count(database(table)) }
+    }
+}
+
+/// What a Matrix pushkey or a subscription is registered to.
+struct Registration: Codable, Sendable, Hashable {
+    var account: String
+    /// The Matrix `app_id` the pushkey was registered with, when given.
+    var appId: String?
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import Configuration
+import Logging
+import SystemPackage
+import Synchronization
+
+/// `herald serve`: the store as an HTTP service (HeraldServer); `herald serve pushkeys`
+/// registers Matrix pushkeys to accounts.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the store over HTTP (the default), or manage what the service keeps.",
+        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self],
+        defaultSubcommand: ServeRunCommand.self
+    )
+}
+
+/// `herald serve [run]`: the server itself.
+struct ServeRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Serve the store over HTTP: ingest, state, update streams, Matrix push gateway, metrics.",
+        discussion: """
+            The admin token comes from $HERALD_ADMIN_TOKEN; without it, the first start generates
+            one and prints it once (only its SHA-256 is stored). SIGTERM or SIGINT stops
+            accepting, lets requests finish, takes a final snapshot and exits.
+            /healthz, /readyz and /metrics need no token: keep them on an internal address.
+
+            Example:
+              HERALD_ADMIN_TOKEN=secret herald serve --store ./herald.db --listen 127.0.0.1:8080
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The store directory (herald.store, $HERALD_STORE; default ./herald.db).", valueName: "DIR"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("The address to listen on (herald.listen, $HERALD_LISTEN; default 127.0.0.1:8080).", valueName: "HOST:PORT"))
+    var listen: String?
+
+    @Option(name: .long, help: ArgumentHelp("A JSON configuration file: {\"herald\": {\"store\": …, \"listen\": …}}; flags, then the environment, override it.", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: "The largest request body accepted, in bytes (herald.max.body.bytes; default 4 MiB).")
+    var maxBodyBytes: Int?
+
+    @Option(name: .long, help: "Seconds between automatic snapshots while events arrive, 0 for none (herald.snapshot.seconds; default 300).")
+    var snapshotSeconds: Int?
+
+    @Option(name: .long, help: "Requests per second allowed per token, bursts of twice as many; 0 for no limit (herald.rate.limit; default 0).")
+    var rateLimit: Int?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        if let listen, ServerConfiguration.address(listen) == nil {
+            throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    }
+
+    /// Flags first, then the environment, then the `--config` file.
+    func serverConfiguration() async throws -> ServerConfiguration {
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let store { flags["herald.store"] = .init(.string(store), isSecret: false) }
+        if let listen { flags["herald.listen"] = .init(.string(listen), isSecret: false) }
+        if let maxBodyBytes { flags["herald.max.body.bytes"] = .init(.int(maxBodyBytes), isSecret: false) }
+        if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
+        if let rateLimit { flags["herald.rate.limit"] = .init(.int(rateLimit), isSecret: false) }
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "flags", values: flags),
+            EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN"])),
+        ]
+        if let config { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(config))) }
+        do {
+            return try ServerConfiguration(reading: ConfigReader(providers: providers))
+        } catch let error as ServerError {
+            throw CLIFailure(exitCode: CLIFailure.usage, "\(error.field): \(error.reason)")
+        }
+    }
+
+    /// `herald`'s root command is synchronous: the server runs in a task while the main
+    /// thread (not one of the cooperative pool's) waits for it.
+    func run() throws {
+        let outcome = Mutex<Result<Void, any Error>>(.success(()))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await serve() } catch { outcome.withLock { $0 = .failure(error) } }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }.get()
+    }
+
+    private func serve() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            return handler
+        }
+        var configuration = try await serverConfiguration()
+        configuration.logger = Logger(label: "herald.serve")
+        let server = try HeraldServer(configuration: configuration)
+        if let token = server.generatedAdminToken {
+            // Shown once: only its hash is stored.
+            FileHandle.standardOutput.write(Data("admin token (shown once, store it now): \(token)\n".utf8))
+        }
+        let (host, path) = (configuration.host, configuration.storePath)
+        try await server.run { port in
+            FileHandle.standardOutput.write(Data("herald serve: listening on \(host):\(port), store \(path)\n".utf8))
+        }
+    }
+}
+
+/// `herald serve pushkeys add|list|remove`: Matrix pushkeys registered to accounts (what
+/// `POST /v1/admin/pushkeys` does), beside a running server or not.
+struct ServePushkeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushkeys",
+        abstract: "Register Matrix pushkeys to accounts for /_matrix/push/v1/notify.",
+        discussion: """
+            Examples:
+              herald serve pushkeys add --store ./herald.db --pushkey PUSHKEY --account mx:@alice:example.org
+              herald serve pushkeys list --store ./herald.db
+              herald serve pushkeys remove --store ./herald.db --pushkey PUSHKEY
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "add, list or remove.")
+    var action: String
+
+    @Option(name: .long, help: "The pushkey, as the homeserver sends it.")
+    var pushkey: String?
+
+    @Option(name: .long, help: "The account its notifications belong to (add).")
+    var account: String?
+
+    @Option(name: .long, help: "The Matrix app_id (add; optional).")
+    var appId: String?
+
+    func validate() throws {
+        switch action {
+        case "add":
+            guard pushkey?.isEmpty == false, account?.isEmpty == false else { throw ValidationError("add needs --pushkey and --account") }
+        case "remove":
+            guard pushkey?.isEmpty == false else { throw ValidationError("remove needs --pushkey") }
+        case "list": break
+        default: throw ValidationError("unknown action '\(action)'; expected add, list or remove")
+        }
+    }
+
+    func run() throws {
+        let registry = try PushkeyRegistry(storePath: store.path)
+        switch action {
+        case "add":
+            try registry.register(pushkey: pushkey!, account: account!, appId: appId)
+            print("pushkey registered to \(account!)")
+        case "remove":
+            guard try registry.remove(pushkey: pushkey!) else { throw CLIFailure(exitCode: CLIFailure.usage, "pushkey not registered") }
+            print("pushkey removed")
+        default:
+            for entry in try registry.all() {
+                print([entry.pushkey, entry.account, entry.appId ?? ""].joined(separator: "\t"))
+            }
+        }
+    }
+}

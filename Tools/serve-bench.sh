@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `herald serve` under load, with wrk (Debian: apt-get install -y wrk) on loopback: durable
+# ingest (`POST /v1/events`, one event per request, each answered once its group commit is
+# on disk) at 64 connections, requests/s and latency percentiles; and, measured in the same
+# run on the same disk, the library's own group-commit rate with 64 producer threads
+# (`herald-bench producers`), the figure the service is held against (≥ 0.5×).
+#
+# usage: Tools/serve-bench.sh [--seconds N] [--connections N]
+# Builds release binaries through the Benchmarks/ package (as Tools/bench.sh does). Temporary
+# stores go under ${TMPDIR:-/tmp} and are removed at the end. Never run by CI.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=20
+connections=64
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) seconds=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "serve-bench.sh: unknown option $1" >&2; exit 1 ;;
+  esac
+done
+command -v wrk >/dev/null || { echo "serve-bench.sh: wrk not found (apt-get install -y wrk)" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/herald-serve-bench.XXXXXX")
+server=
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+if [ -z "${HERALD_BIN:-}" ]; then
+  echo "· building herald and herald-bench (release, Benchmarks/ package)" >&2
+  rm -f "$root/Benchmarks/.build/release.yaml" "$root"/Benchmarks/.build/*/release/description.json
+  (cd "$root/Benchmarks" && swift build -c release --product herald >&2 && swift build -c release --product herald-bench >&2)
+  bin=$(cd "$root/Benchmarks" && swift build -c release --show-bin-path)
+else
+  bin=$HERALD_BIN
+fi
+
+echo "· library baseline: $connections producer threads, durable appends" >&2
+baseline=$("$bin/herald-bench" producers --store "$work/library" "$connections" 500)
+echo "library:  $baseline"
+
+echo "· herald serve, wrk -c $connections -d ${seconds}s" >&2
+HERALD_ADMIN_TOKEN=bench "$bin/herald" serve --store "$work/served" --listen 127.0.0.1:0 --log-level warning \
+  --snapshot-seconds 0 > "$work/serve.out" &
+server=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/p' "$work/serve.out")
+[ -n "$port" ] || { echo "serve-bench.sh: the server did not start" >&2; exit 2; }
+
+cat > "$work/events.lua" <<'LUA'
+-- One canonical notify event per request, unique per connection and request.
+local counter = 0
+local thread_id = 0
+function setup(thread) thread:set("id", thread_id); thread_id = thread_id + 1 end
+function init(args) counter = 0 end
+request = function()
+  counter = counter + 1
+  local body = string.format(
+    '{"type":"notify","account":"tg:%d","chat":"user:%d","kind":"message","id":%d,"date":1754385290,"title":"Alice","body":"hello %d"}',
+    id, counter % 50, counter, counter)
+  return wrk.format("POST", "/v1/events", {["Authorization"] = "Bearer bench", ["Content-Type"] = "application/x-ndjson"}, body)
+end
+done = function(summary, latency, requests)
+  io.write(string.format("non-2xx: %d\n", summary.errors.status))
+  for _, p in ipairs({50, 90, 99, 99.9}) do
+    io.write(string.format("p%s: %.2f ms\n", p, latency:percentile(p) / 1000))
+  end
+end
+LUA
+wrk -t 2 -c "$connections" -d "${seconds}s" --latency -s "$work/events.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
+echo "store:    $(curl -s -H 'Authorization: Bearer bench' "http://127.0.0.1:$port/v1/stats" | head -c 200)"
