@@ -109,7 +109,7 @@ extension HeraldServer {
         let tables: [(String, [(String, Int)])] = [
             ("byType", stats.byType.map { ($0.key, $0.value) }),
             ("byAccount", stats.byAccount.map { ($0.name, $0.records) }),
-            ("bySource", stats.bySource.map { ($0.key, $0.value) }),
+            ("byFormat", stats.byFormat.map { ($0.key, $0.value) }),
         ]
         for (name, counts) in tables {
             writer.key(name)
