@@ -93,35 +93,7 @@ extension HeraldServer {
     }
 
     /// The form of `herald stats --json` (schema/stats.schema.json).
-    static func statsJSON(_ stats: Store.Statistics) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.objectStart()
-        writer.key("records"); writer.int(stats.records)
-        if let first = stats.firstSeq { writer.key("firstSeq"); writer.int(first) }
-        writer.key("lastSeq"); writer.int(stats.lastSeq)
-        writer.key("logBytes"); writer.int(stats.logBytes)
-        writer.key("fileBytes"); writer.int(stats.fileBytes)
-        writer.key("mapBytes"); writer.int(stats.mapBytes)
-        writer.key("usedBytes"); writer.int(stats.usedBytes)
-        writer.key("snapshotSeqs"); writer.ints(stats.snapshotSeqs)
-        writer.key("quarantined"); writer.int(stats.quarantined)
-        writer.key("quarantineBytes"); writer.int(stats.quarantineBytes)
-        let tables: [(String, [(String, Int)])] = [
-            ("byType", stats.byType.map { ($0.key, $0.value) }),
-            ("byAccount", stats.byAccount.map { ($0.name, $0.records) }),
-            ("byFormat", stats.byFormat.map { ($0.key, $0.value) }),
-        ]
-        for (name, counts) in tables {
-            writer.key(name)
-            writer.objectStart()
-            for (key, count) in counts.sorted(by: { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }) {
-                writer.key(key); writer.int(count)
-            }
-            writer.objectEnd()
-        }
-        writer.objectEnd()
-        return writer.bytes
-    }
+    static func statsJSON(_ stats: Store.Statistics) -> [UInt8] { Array(stats.jsonString.utf8) }
 
     /// `GET /v1/audit?account=A&chat=C[&object=ID] | &notification=N | &group=G`: JSONL, one
     /// line per event that touched the target, as `herald audit --json` prints.
@@ -150,42 +122,9 @@ extension HeraldServer {
         }
         guard let report else { throw Self.unknownAccount(account) }
         var bytes: [UInt8] = []
-        if !report.atBase.isEmpty {
-            var writer = JSONWriter()
-            writer.objectStart()
-            writer.key("seq"); writer.int(report.baseSeq)
-            writer.key("atBase"); writer.bool(true)
-            Self.writeEffects(report.atBase, to: &writer)
-            writer.objectEnd()
-            bytes += writer.bytes + [0x0A]
-        }
-        for line in report.lines where all || line.effects.contains(where: { $0.kind != "noEffect" }) {
-            var writer = JSONWriter()
-            writer.objectStart()
-            writer.key("seq"); writer.int(line.record.seq)
-            writer.key("recorded"); writer.string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(line.record.recordedAt) / 1000)))
-            writer.key("format"); writer.string(line.record.source.format)
-            writer.key("event"); line.record.event.writeJSON(to: &writer)
-            Self.writeEffects(line.effects, to: &writer)
-            writer.objectEnd()
-            bytes += writer.bytes + [0x0A]
-        }
+        for line in report.jsonLines(all: all) { bytes += Array(line.utf8) + [0x0A] }
         var buffer = ByteBuffer()
         buffer.writeBytes(bytes)
         return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody(byteBuffer: buffer))
-    }
-
-    static func writeEffects(_ effects: [AuditTrail.Effect], to writer: inout JSONWriter) {
-        writer.key("effects")
-        writer.arrayStart()
-        for effect in effects {
-            writer.objectStart()
-            writer.key("kind"); writer.string(effect.kind)
-            if let id = effect.notificationId { writer.key("notificationId"); writer.int(id) }
-            if let id = effect.groupId { writer.key("groupId"); writer.int(id) }
-            writer.key("text"); writer.string(effect.text)
-            writer.objectEnd()
-        }
-        writer.arrayEnd()
     }
 }

@@ -93,13 +93,12 @@ struct AuditCommand: ParsableCommand {
         if let base = try source.historyDroppedThrough() {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
         }
-        let changing = report.lines.filter { line in line.effects.contains { $0.kind != "noEffect" } }
+        let changing = report.lines.filter(\.changesTarget)
         let lines = all ? report.lines : changing
         let hidden = report.lines.count - changing.count
         let neverReceived = Self.neverReceived(target, report)
         if json {
-            if !report.atBase.isEmpty { Terminal.line(Self.json(atBase: report.baseSeq, report.atBase)) }
-            for line in lines { Terminal.line(Self.json(line)) }
+            for line in report.jsonLines(all: all) { Terminal.line(line) }
             return
         }
         Terminal.line(Terminal.styled("audit of \(Self.describe(target)) in account \(account)", .bold) + Terminal.styled("  (store \(source.path))", .dim))
@@ -160,16 +159,6 @@ struct AuditCommand: ParsableCommand {
         throw CLIFailure(exitCode: CLIFailure.usage, "account '\(account)' in \(path) never had \(what) \(id) (\(listed))")
     }
 
-    static func json(atBase seq: UInt64, _ effects: [AuditTrail.Effect]) -> String {
-        var writer = JSONWriter()
-        writer.objectStart()
-        writer.key("seq"); writer.int(seq)
-        writer.key("atBase"); writer.bool(true)
-        writeEffects(effects, to: &writer)
-        writer.objectEnd()
-        return writer.string
-    }
-
     static func describe(_ target: AuditTrail.Target) -> String {
         switch target {
         case .notification(let id): "notification \(id)"
@@ -186,31 +175,5 @@ struct AuditCommand: ParsableCommand {
         case "ignored", "noEffect": Terminal.styled(effect.text, .dim)
         default: effect.text
         }
-    }
-
-    static func json(_ line: Store.AuditLine) -> String {
-        var writer = JSONWriter()
-        writer.objectStart()
-        writer.key("seq"); writer.int(line.record.seq)
-        writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: line.record.recordedAt))
-        writer.key("format"); writer.string(line.record.source.format)
-        writer.key("event"); line.record.event.writeJSON(to: &writer)
-        writeEffects(line.effects, to: &writer)
-        writer.objectEnd()
-        return writer.string
-    }
-
-    static func writeEffects(_ effects: [AuditTrail.Effect], to writer: inout JSONWriter) {
-        writer.key("effects")
-        writer.arrayStart()
-        for effect in effects {
-            writer.objectStart()
-            writer.key("kind"); writer.string(effect.kind)
-            if let id = effect.notificationId { writer.key("notificationId"); writer.int(id) }
-            if let id = effect.groupId { writer.key("groupId"); writer.int(id) }
-            writer.key("text"); writer.string(effect.text)
-            writer.objectEnd()
-        }
-        writer.arrayEnd()
     }
 }

@@ -50,26 +50,5 @@ struct StatsCommand: ParsableCommand {
         ]
     }
 
-    static func json(_ stats: Store.Statistics) -> String {
-        var writer = JSONWriter()
-        writer.objectStart()
-        writer.key("records"); writer.int(stats.records)
-        if let first = stats.firstSeq { writer.key("firstSeq"); writer.int(first) }
-        writer.key("lastSeq"); writer.int(stats.lastSeq)
-        writer.key("logBytes"); writer.int(stats.logBytes)
-        writer.key("fileBytes"); writer.int(stats.fileBytes)
-        writer.key("mapBytes"); writer.int(stats.mapBytes)
-        writer.key("usedBytes"); writer.int(stats.usedBytes)
-        writer.key("snapshotSeqs"); writer.ints(stats.snapshotSeqs)
-        writer.key("quarantined"); writer.int(stats.quarantined)
-        writer.key("quarantineBytes"); writer.int(stats.quarantineBytes)
-        for ((_, counts), name) in zip(Self.tables(stats), ["byType", "byAccount", "byFormat"]) {
-            writer.key(name)
-            writer.objectStart()
-            for (key, count) in counts.sorted(by: { NameKey($0.name) < NameKey($1.name) }) { writer.key(key); writer.int(count) }
-            writer.objectEnd()
-        }
-        writer.objectEnd()
-        return writer.string
-    }
+    static func json(_ stats: Store.Statistics) -> String { stats.jsonString }
 }

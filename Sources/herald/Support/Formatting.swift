@@ -7,17 +7,9 @@ enum Formatting {
     private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let plain = Date.ISO8601FormatStyle()
 
-    /// Milliseconds since the epoch as ISO 8601 UTC with milliseconds.
-    ///
-    /// The milliseconds are written from the integer, not from a `Double` of seconds: binary
-    /// floating point cannot hold most thousandths exactly, and the formatter truncates, so
-    /// `…12.339` would print as `…12.338` and an export would not import to the same record.
+    /// Milliseconds since the epoch as ISO 8601 UTC with milliseconds (``ISO8601``).
     static func timestamp(milliseconds: Int64) -> String {
-        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let (whole, millis) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
-        let text = plain.format(Date(timeIntervalSince1970: Double(whole)))  // "…T04:35:12Z"
-        let digits = String(millis)
-        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        ISO8601.string(milliseconds: milliseconds)
     }
 
     /// Unix seconds as ISO 8601 in UTC, `YYYY-MM-DDTHH:MM:SSZ`: every time herald prints
