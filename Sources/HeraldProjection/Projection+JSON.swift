@@ -58,25 +58,10 @@ extension AccountState {
         writer.objectEnd()
         writer.key("nextNotificationId"); writer.int(nextNotificationId)
         writer.key("nextGroupId"); writer.int(nextGroupId)
-        writer.key("unread")
-        writer.objectStart()
-        writer.key("unread"); writer.int(unread.unread)
-        writer.key("badge"); writer.int(unread.badge)
-        writer.key("unreadMentions"); writer.int(unread.unreadMentions)
-        writer.objectEnd()
+        writer.key("unread"); unread.writeJSON(to: &writer)
         writer.key("chats")
         writer.arrayStart()
-        for chat in chats {
-            writer.objectStart()
-            writer.key("chat"); writer.string(chat.chat)
-            writer.key("unread"); writer.int(chat.unread)
-            writer.key("unreadMentions"); writer.int(chat.unreadMentions)
-            writer.key("readMaxId"); writer.int(chat.readMaxId)
-            writer.key("muted"); writer.bool(chat.muted)
-            writer.key("disableMentions"); writer.bool(chat.disableMentions)
-            writer.key("disablePinned"); writer.bool(chat.disablePinned)
-            writer.objectEnd()
-        }
+        for chat in chats { chat.writeJSON(to: &writer) }
         writer.arrayEnd()
         writer.key("groups")
         writer.arrayStart()
@@ -145,5 +130,31 @@ extension Update {
             writer.key("notification"); update.notification.writeJSON(to: &writer)
             writer.objectEnd()
         }
+    }
+}
+
+extension UnreadCounts {
+    /// Writes `{"unread", "badge", "unreadMentions"}` (STATE.md).
+    public func writeJSON(to writer: inout JSONWriter) {
+        writer.objectStart()
+        writer.key("unread"); writer.int(unread)
+        writer.key("badge"); writer.int(badge)
+        writer.key("unreadMentions"); writer.int(unreadMentions)
+        writer.objectEnd()
+    }
+}
+
+extension ChatState {
+    /// Writes one chat of the state form (STATE.md).
+    public func writeJSON(to writer: inout JSONWriter) {
+        writer.objectStart()
+        writer.key("chat"); writer.string(chat)
+        writer.key("unread"); writer.int(unread)
+        writer.key("unreadMentions"); writer.int(unreadMentions)
+        writer.key("readMaxId"); writer.int(readMaxId)
+        writer.key("muted"); writer.bool(muted)
+        writer.key("disableMentions"); writer.bool(disableMentions)
+        writer.key("disablePinned"); writer.bool(disablePinned)
+        writer.objectEnd()
     }
 }

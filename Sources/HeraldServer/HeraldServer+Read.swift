@@ -64,29 +64,16 @@ extension HeraldServer {
     }
 
     /// `{"seq", "account", "unread": {unread, badge, unreadMentions}, "chats": [...]}`: the
-    /// counts of the state form (STATE.md), without the groups.
+    /// counts and chats of the state form (STATE.md), without the groups.
     static func countsJSON(_ state: AccountState, seq: UInt64) -> [UInt8] {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("seq"); writer.int(seq)
         writer.key("account"); writer.string(state.name)
-        writer.key("unread")
-        writer.objectStart()
-        writer.key("unread"); writer.int(state.unread.unread)
-        writer.key("badge"); writer.int(state.unread.badge)
-        writer.key("unreadMentions"); writer.int(state.unread.unreadMentions)
-        writer.objectEnd()
+        writer.key("unread"); state.unread.writeJSON(to: &writer)
         writer.key("chats")
         writer.arrayStart()
-        for chat in state.chats {
-            writer.objectStart()
-            writer.key("chat"); writer.string(chat.chat)
-            writer.key("unread"); writer.int(chat.unread)
-            writer.key("unreadMentions"); writer.int(chat.unreadMentions)
-            writer.key("readMaxId"); writer.int(chat.readMaxId)
-            writer.key("muted"); writer.bool(chat.muted)
-            writer.objectEnd()
-        }
+        for chat in state.chats { chat.writeJSON(to: &writer) }
         writer.arrayEnd()
         writer.objectEnd()
         return writer.bytes
