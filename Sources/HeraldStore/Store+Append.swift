@@ -241,7 +241,6 @@ extension Store {
                 }
             }
         }
-        let digests = try digestIndex(creatingFor: payloads)
         do {
             try environment.write { txn in
                 txn.preallocate(limit: Self.preallocation)
@@ -255,7 +254,6 @@ extension Store {
                         start = end
                     }
                 }
-                if let digests { try indexDigests(payloads, seqs: seqs, in: digests, txn) }
                 try options.commitFault?()
             }
         } catch let error as LMDBError {

@@ -16,6 +16,8 @@ struct IngestRun {
     let decode: (ArraySlice<UInt8>) throws -> (String, [Event])
 
     static let defaultBatchSize = 8_192
+    /// Batches between two catch-ups of the store's `digests` index during a run.
+    static let digestCatchUpBatches = 16
     var batchSize = defaultBatchSize
     var printSeqs = false
 
@@ -106,9 +108,15 @@ struct IngestRun {
         var bad: [QuarantinedPayload] = []
         var submitted = 0
         let bar = ProgressBar(enabled: progress && Terminal.stderrIsTTY, label: "ingest")
-        // Digests of this batch's payloads not seen earlier in this run: looked up in the
-        // store's `digests` index (payloads stored by earlier runs) as the batch is handed on.
+        // Payloads already stored count as duplicates, whichever run stored them. The store's
+        // `digests` index knows those stored up to its last catch-up (at the start of the
+        // run, and every `Self.digestCatchUpBatches` batches); the digests of this run's
+        // later batches are kept in memory until a catch-up indexes them, so memory stays
+        // bounded however long the input. `unseen` are this batch's new digests, looked up
+        // in the index as the batch is handed on.
+        try store.catchUpDigestIndex()
         var unseen: [[UInt8]] = []
+        var batchesSinceCatchUp = 0
         func countStoredDuplicates() throws {
             guard !unseen.isEmpty else { return }
             summary.duplicates += try store.storedPayloads(among: unseen).count
@@ -126,15 +134,21 @@ struct IngestRun {
             try appender.submit(batch)
             submitted += batch.count
             batch = []  // the appender owns the old one now
-            // Once `submit` returns, every batch before this one has committed and its
-            // digests are in the store's index; this one may still be committing. So the
-            // digests kept in memory are this batch's and the next one's: memory stays
-            // bounded however long the input.
+            // Once `submit` returns, every batch before this one has committed; this one may
+            // still be committing, so its digests stay in memory until a later catch-up.
+            sinceCatchUp.formUnion(inFlight)
             inFlight = seen
             seen.removeAll(keepingCapacity: true)
+            batchesSinceCatchUp += 1
+            if batchesSinceCatchUp >= Self.digestCatchUpBatches {
+                try store.catchUpDigestIndex()
+                sinceCatchUp.removeAll(keepingCapacity: true)
+                batchesSinceCatchUp = 0
+            }
         }
         var seen = Set<DigestKey>()
         var inFlight = Set<DigestKey>()
+        var sinceCatchUp = Set<DigestKey>()
         var framer = PayloadFramer()
         func handle(_ payload: ArraySlice<UInt8>, line: Int) throws {
             if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
@@ -151,7 +165,7 @@ struct IngestRun {
                 let source = Source(format: detected, payload: payload)
                 if let digest = source.digest {
                     let key = DigestKey(digest)
-                    if inFlight.contains(key) || !seen.insert(key).inserted {
+                    if inFlight.contains(key) || sinceCatchUp.contains(key) || !seen.insert(key).inserted {
                         summary.duplicates += 1
                     } else {
                         unseen.append(digest)
@@ -205,6 +219,7 @@ struct IngestRun {
         try appender.finish()
         bar.finish()
         summary.quarantineIds += try store.quarantine(bad)
+        try store.catchUpDigestIndex()
         return summary
     }
 }
