@@ -56,6 +56,11 @@ struct ConventionsCommandTests {
         let listed = try CLI.run(["keys", "list", "--store", store, "--json"])
         #expect(listed.status == 0 && listed.stdout.contains(#""account":"tg:1","bytes":256"#), "\(listed.stdout)")
         #expect(!listed.stdout.contains(String(DemoPayloads.telegramKey.prefix(20))))
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["id"] as? Int)
+        let again = try CLI.run(["keys", "add", "--store", store, "--account", "tg:1", "--json", DemoPayloads.telegramKey])
+        #expect(again.stdout == #"{"id":\#(id),"account":"tg:1","added":false}"# + "\n", "\(again.stdout)")
+        let removed = try CLI.run(["keys", "remove", "--store", store, "--json", "\(id)"])
+        #expect(removed.status == 0 && removed.stdout == #"{"removed":\#(id)}"# + "\n", "\(removed.stdout)")
     }
 }
 

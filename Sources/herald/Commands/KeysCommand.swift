@@ -24,6 +24,7 @@ struct KeysCommand: ParsableCommand {
             usage: "herald keys add [--store <DIR>] [--account <account>] [--rebind] (<BASE64URL> | --key-file <FILE>)")
         @OptionGroup var store: StoreOptions
         @Flag(name: .long, help: "Move a key already bound to another account to this one.") var rebind = false
+        @Flag(name: .long, help: "Print {\"id\":…,\"account\":…,\"added\":true|false} on stdout.") var json = false
         @Option(name: .long, help: "The account the key belongs to: pushes it decrypts are that account's (default: any account).") var account: String = ""
         /// The key as typed: one in 64 starts with `-` (base64url of its first byte), which a
         /// plain argument would take for an option (or, with an `h` in it, for `-h`).
@@ -60,6 +61,7 @@ struct KeysCommand: ParsableCommand {
             let target = try store.openForWriting()
             if let existing = try target.keys().first(where: { $0.id == parsed.keyId }) {
                 if existing.account.isSameName(as: account) {
+                    if json { Terminal.line(Self.json(id: parsed.keyId, account: account, added: false)) }
                     Terminal.note("Telegram key \(parsed.keyId) is already bound to \(Self.describe(account)): nothing to do")
                     return
                 }
@@ -71,7 +73,18 @@ struct KeysCommand: ParsableCommand {
                 }
             }
             try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes))
+            if json { Terminal.line(Self.json(id: parsed.keyId, account: account, added: true)) }
             Terminal.note("added Telegram key \(parsed.keyId)" + (account.isEmpty ? "" : " for \(account)"))
+        }
+
+        static func json(id: Int64, account: String, added: Bool) -> String {
+            var writer = JSONWriter()
+            writer.objectStart()
+            writer.key("id"); writer.int(id)
+            writer.key("account"); writer.string(account)
+            writer.key("added"); writer.bool(added)
+            writer.objectEnd()
+            return writer.string
         }
 
         static func describe(_ account: String) -> String {
@@ -111,6 +124,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         /// The id as typed: half of all key ids are negative, and a plain `Int64` argument
         /// would take `-8523…` for an unknown option.
+        @Flag(name: .long, help: "Print {\"removed\":ID} on stdout.") var json = false
         @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The key id, as `herald keys list` prints it.", valueName: "ID"))
         var typed: [String] = []
 
@@ -128,6 +142,7 @@ struct KeysCommand: ParsableCommand {
             guard try Store.removeKey(path: store.path, id: id) else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "no key \(id) in \(store.path)")
             }
+            if json { Terminal.line(#"{"removed":\#(id)}"#) }
             Terminal.note("removed key \(id)")
         }
     }
