@@ -46,10 +46,59 @@ extension Store {
             return try store.planPurge(account)
         }
         return try withExclusiveStore(path: path, options: options) { store in
-            guard try store.accountNames().contains(where: { $0.isSameName(as: account) }) else {
-                throw StoreError.unknownAccount(path: path, account: account)
+            try store.purgeAccount(account)
+        }
+    }
+
+    /// The account's records, found in one pass over the log and one over the archive:
+    /// their seqs and the digests of their payloads.
+    private struct AccountRecords {
+        var log: [UInt64] = []
+        var archived: [UInt64] = []
+        var digests = Set<[UInt8]>()
+        var isEmpty: Bool { log.isEmpty && archived.isEmpty }
+    }
+
+    /// Every record of `account` in the log (those at or below the base too: an interrupted
+    /// compaction may have left some there, and they hold the account's bytes as much as
+    /// any other) and in the archive.
+    private func records(of account: String) throws -> AccountRecords {
+        var found = AccountRecords()
+        try forEachRawRecord { seq, bytes in
+            let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
+            if record.event.account.isSameName(as: account) {
+                found.log.append(seq)
+                if let digest = record.source.digest { found.digests.insert(digest) }
             }
-            return try store.purgeAccount(account)
+            return true
+        }
+        if let archive = try archive() {
+            try archive.forEachRawRecord { seq, bytes in
+                let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: archive.path)
+                if record.event.account.isSameName(as: account) {
+                    found.archived.append(seq)
+                    if let digest = record.source.digest { found.digests.insert(digest) }
+                }
+                return true
+            }
+        }
+        return found
+    }
+
+    /// Throws ``StoreError/unknownAccount(path:account:)`` unless `account` has records
+    /// (`found`) or is in `start`, the snapshot the kept history starts from.
+    private func requireNamed(_ account: String, _ found: AccountRecords, start: Projection?) throws {
+        guard found.isEmpty, start?.account(account) == nil else { return }
+        throw StoreError.unknownAccount(path: path, account: account)
+    }
+
+    /// The snapshot the kept history starts from, or `nil` when it starts at seq 1; it must
+    /// be readable before anything is deleted.
+    private func originSnapshot(_ history: History) throws -> Projection? {
+        guard !history.isComplete else { return nil }
+        switch try loadSnapshot(seq: history.origin) {
+        case .success(let projection): return projection
+        case .failure(let damage): throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
         }
     }
 
@@ -76,73 +125,39 @@ extension Store {
 
     /// What purging `account` would remove, counted without changing anything.
     private func planPurge(_ account: String) throws -> PurgeReport {
-        guard try accountNames().contains(where: { $0.isSameName(as: account) }) else {
-            throw StoreError.unknownAccount(path: path, account: account)
-        }
+        let found = try records(of: account)
+        try requireNamed(account, found, start: try originSnapshot(try history()))
         var report = PurgeReport(account: account, dryRun: true)
-        var seqs: [UInt64] = []
-        try forEachRawRecord { seq, bytes in
-            if try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account.isSameName(as: account) {
-                report.recordsRemoved += 1
-                seqs.append(seq)
-            }
-            return true
-        }
-        if let archive = try archive() {
-            try archive.forEachRawRecord { seq, bytes in
-                if try Self.decodeRecord(seq: seq, bytes: bytes, in: archive.path).event.account.isSameName(as: account) {
-                    report.archivedRecordsRemoved += 1
-                    seqs.append(seq)
-                }
-                return true
-            }
-        }
-        report.gaps = Self.ranges(of: Set(seqs).sorted())
+        report.recordsRemoved = found.log.count
+        report.archivedRecordsRemoved = found.archived.count
+        report.gaps = Self.ranges(of: Set(found.log + found.archived).sorted())
         report.snapshots = try snapshotSeqs()
         report.keysRemoved = try keys().filter { $0.account.isSameName(as: account) }.count
-        report.quarantineRemoved = try quarantined().filter { entry in
-            entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, Array(account.utf8))
-        }.count
+        let name = Array(account.utf8)
+        report.quarantineRemoved = try quarantined().filter { Self.quotes($0, account, name) }.count
         return report
+    }
+
+    /// Whether a quarantine entry belongs to `account`: its own account (given to ingest),
+    /// or the account named anywhere in the payload as a JSON string, however escaped.
+    private static func quotes(_ entry: QuarantinedPayload, _ account: String, _ name: [UInt8]) -> Bool {
+        entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, name)
     }
 
     private func purgeAccount(_ account: String) throws -> PurgeReport {
         var report = PurgeReport(account: account)
         let history = try self.history()
-        // The rebuild's starting point must be readable before anything is deleted.
-        var start = Projection(configuration: options.projection)
-        if !history.isComplete {
-            switch try loadSnapshot(seq: history.origin) {
-            case .success(let projection): start = projection
-            case .failure(let damage): throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
-            }
-            start.removeAccount(account)
-        }
+        let origin = try originSnapshot(history)
+        let found = try records(of: account)
+        try requireNamed(account, found, start: origin)
+        // The rebuild starts from the origin snapshot without the account (or empty).
+        var start = origin ?? Projection(configuration: options.projection)
+        start.removeAccount(account)
         let archive = try self.archive()
-        var logSeqs: [UInt64] = []
-        var archivedSeqs: [UInt64] = []
-        // Every record of the log, those at or below the base too: an interrupted compaction
-        // may have left some there, and they hold the account's bytes as much as any other.
+        let (logSeqs, archivedSeqs) = (found.log, found.archived)
         // The digests of the account's payloads go too (they would tell a later ingest that
         // the account's payloads were received).
-        var digests = Set<[UInt8]>()
-        try forEachRawRecord { seq, bytes in
-            let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
-            if record.event.account.isSameName(as: account) {
-                logSeqs.append(seq)
-                if let digest = record.source.digest { digests.insert(digest) }
-            }
-            return true
-        }
-        try archive?.forEachRawRecord { seq, bytes in
-            let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: archive!.path)
-            if record.event.account.isSameName(as: account) {
-                archivedSeqs.append(seq)
-                if let digest = record.source.digest { digests.insert(digest) }
-            }
-            return true
-        }
-        try removeDigests(digests)
+        try removeDigests(found.digests)
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)
@@ -212,7 +227,7 @@ extension Store {
                 guard let entry = value.withUnsafeBytes({ try? QuarantinedPayload(id: 0, bytes: $0) }) else {
                     return JSONStrings.contains(value, name)
                 }
-                return entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, name)
+                return Self.quotes(entry, account, name)
             }
         }
         if let keys = try existingAuxiliary(.keys) {

@@ -66,9 +66,8 @@ struct PurgeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let plan: PurgeReport
         do {
-            plan = try Store.purge(path: store.path, account: account, dryRun: true)
+            try purge()
         } catch StoreError.unknownAccount {
             let known = try store.openForReading { $0.replayOnOpen = false }.accountNames()
             throw CLIFailure(
@@ -76,20 +75,28 @@ struct PurgeCommand: ParsableCommand {
                 "no record of \(store.path) names account '\(account)' (accounts: "
                     + (known.isEmpty ? "none" : known.joined(separator: ", ")) + "); nothing was purged")
         }
-        let what = "\(plan.recordsRemoved) log records, \(plan.archivedRecordsRemoved) archived records, "
-            + "\(plan.quarantineRemoved) quarantine entries and \(plan.keysRemoved) keys of account '\(account)'"
-        if dryRun && json {
-            Terminal.line(Self.json(plan))
-            return
+    }
+
+    /// The plan (read-only) only when it is shown or asked about: with `--yes`, the purge's
+    /// own pass over the log finds the account's records, and refuses an unknown account.
+    private func purge() throws {
+        if dryRun || !yes {
+            let plan = try Store.purge(path: store.path, account: account, dryRun: true)
+            let what = "\(plan.recordsRemoved) log records, \(plan.archivedRecordsRemoved) archived records, "
+                + "\(plan.quarantineRemoved) quarantine entries and \(plan.keysRemoved) keys of account '\(account)'"
+            if dryRun && json {
+                Terminal.line(Self.json(plan))
+                return
+            }
+            if dryRun {
+                var lines = ["dry run: would erase \(what)"]
+                lines.append("  seqs left as gaps: " + (plan.gaps.isEmpty ? "none" : plan.gaps.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")))
+                lines.append("  snapshots rewritten without it: " + (plan.snapshots.isEmpty ? "none" : plan.snapshots.map { "seq \($0)" }.joined(separator: ", ")))
+                Terminal.line(lines.joined(separator: "\n"))
+                return
+            }
+            try Terminal.confirm("Erase \(what) from \(store.path) for good?", yes: yes)
         }
-        if dryRun {
-            var lines = ["dry run: would erase \(what)"]
-            lines.append("  seqs left as gaps: " + (plan.gaps.isEmpty ? "none" : plan.gaps.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")))
-            lines.append("  snapshots rewritten without it: " + (plan.snapshots.isEmpty ? "none" : plan.snapshots.map { "seq \($0)" }.joined(separator: ", ")))
-            Terminal.line(lines.joined(separator: "\n"))
-            return
-        }
-        try Terminal.confirm("Erase \(what) from \(store.path) for good?", yes: yes)
         let report = try Store.purge(path: store.path, account: account)
         if json {
             Terminal.line(Self.json(report))
