@@ -50,6 +50,18 @@ public struct JSONWriter: Sendable {
 
     public mutating func null() { separate(); bytes.append(contentsOf: "null".utf8); needsComma = true }
 
+    /// Writes closed ranges as `[{"first":…,"last":…}, …]` (purged seqs, gaps).
+    public mutating func ranges<T: BinaryInteger>(_ values: [ClosedRange<T>]) {
+        arrayStart()
+        for range in values {
+            objectStart()
+            key("first"); int(range.lowerBound)
+            key("last"); int(range.upperBound)
+            objectEnd()
+        }
+        arrayEnd()
+    }
+
     /// Writes an array of integers.
     public mutating func ints<S: Sequence>(_ values: S) where S.Element: BinaryInteger {
         arrayStart()

@@ -5,6 +5,16 @@ import HeraldProjection
 // schema/audit-line.schema.json), written here once for `herald` and `herald serve` alike.
 
 extension Store.Statistics {
+    /// The three count tables (type, account, format), each a list of names (byte-exact,
+    /// SEMANTICS 1.1 §2) and record counts, unordered.
+    public var countTables: [(title: String, counts: [(name: String, count: Int)])] {
+        [
+            ("type", byType.map { (name: $0.key, count: $0.value) }),
+            ("account", byAccount.map { (name: $0.name, count: $0.records) }),
+            ("format", byFormat.map { (name: $0.key, count: $0.value) }),
+        ]
+    }
+
     /// The object of `herald stats --json`; count tables in byte order of their names.
     public var jsonString: String {
         var writer = JSONWriter()
@@ -19,12 +29,7 @@ extension Store.Statistics {
         writer.key("snapshotSeqs"); writer.ints(snapshotSeqs)
         writer.key("quarantined"); writer.int(quarantined)
         writer.key("quarantineBytes"); writer.int(quarantineBytes)
-        let tables: [(String, [(name: String, count: Int)])] = [
-            ("byType", byType.map { (name: $0.key, count: $0.value) }),
-            ("byAccount", byAccount.map { (name: $0.name, count: $0.records) }),
-            ("byFormat", byFormat.map { (name: $0.key, count: $0.value) }),
-        ]
-        for (name, counts) in tables {
+        for ((_, counts), name) in zip(countTables, ["byType", "byAccount", "byFormat"]) {
             writer.key(name)
             writer.objectStart()
             for (key, count) in counts.sorted(by: { NameKey($0.name) < NameKey($1.name) }) { writer.key(key); writer.int(count) }

@@ -47,15 +47,7 @@ struct PurgeCommand: ParsableCommand {
         writer.key("archivedRecordsRemoved"); writer.int(report.archivedRecordsRemoved)
         writer.key("quarantineRemoved"); writer.int(report.quarantineRemoved)
         writer.key("keysRemoved"); writer.int(report.keysRemoved)
-        writer.key("gaps")
-        writer.arrayStart()
-        for gap in report.gaps {
-            writer.objectStart()
-            writer.key("first"); writer.int(gap.lowerBound)
-            writer.key("last"); writer.int(gap.upperBound)
-            writer.objectEnd()
-        }
-        writer.arrayEnd()
+        writer.key("gaps"); writer.ranges(report.gaps)
         writer.key("snapshots"); writer.ints(report.snapshots)
         writer.objectEnd()
         return writer.string

@@ -30,7 +30,7 @@ struct StatsCommand: ParsableCommand {
         lines.append("data file    \(mib(stats.fileBytes)); map \(mib(stats.mapBytes)), \(mib(stats.usedBytes)) in use")
         lines.append("snapshots    " + (stats.snapshotSeqs.isEmpty ? "none" : stats.snapshotSeqs.map { "seq \($0) (\(stats.lastSeq - min($0, stats.lastSeq)) events behind)" }.joined(separator: ", ")))
         lines.append("quarantine   \(stats.quarantined) payload\(stats.quarantined == 1 ? "" : "s") (\(stats.quarantineBytes) B)")
-        for (title, counts) in Self.tables(stats) where !counts.isEmpty {
+        for (title, counts) in stats.countTables where !counts.isEmpty {
             var table = Table(title, "events")
             // Most events first, then by name in byte order.
             let ordered = counts.sorted { $0.count != $1.count ? $0.count > $1.count : NameKey($0.name) < NameKey($1.name) }
@@ -39,15 +39,6 @@ struct StatsCommand: ParsableCommand {
             lines.append(table.rendered)
         }
         Terminal.line(lines.joined(separator: "\n"))
-    }
-
-    /// The three count tables, each a list of names (byte-exact, SEMANTICS 1.1 §2) and counts.
-    static func tables(_ stats: Store.Statistics) -> [(title: String, counts: [(name: String, count: Int)])] {
-        [
-            ("type", stats.byType.map { (name: $0.key, count: $0.value) }),
-            ("account", stats.byAccount.map { (name: $0.name, count: $0.records) }),
-            ("format", stats.byFormat.map { (name: $0.key, count: $0.value) }),
-        ]
     }
 
     static func json(_ stats: Store.Statistics) -> String { stats.jsonString }

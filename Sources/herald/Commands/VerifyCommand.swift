@@ -42,15 +42,7 @@ struct VerifyCommand: ParsableCommand {
         writer.key("snapshotsCompared"); writer.int(report.snapshotsCompared)
         writer.key("base"); writer.int(report.base)
         writer.key("lastSeq"); writer.int(report.highWater)
-        writer.key("purged")
-        writer.arrayStart()
-        for range in report.purged {
-            writer.objectStart()
-            writer.key("first"); writer.int(range.lowerBound)
-            writer.key("last"); writer.int(range.upperBound)
-            writer.objectEnd()
-        }
-        writer.arrayEnd()
+        writer.key("purged"); writer.ranges(report.purged)
         writer.key("problems")
         writer.arrayStart()
         for problem in report.problems {
