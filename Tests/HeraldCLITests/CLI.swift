@@ -1,20 +1,10 @@
 import Foundation
+import HeraldTestSupport
 
 /// Runs the built `herald` binary.
 enum CLI {
-    /// The `herald` executable next to the test bundle (`swift build` puts both in one folder).
-    static let executable: String = {
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("herald"))
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/herald"))
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) {
-            return candidate.path
-        }
-        fatalError("the herald binary was not found (looked in \(candidates.map(\.path))); run `swift build` first")
-    }()
+    /// The `herald` executable (``HeraldBinary``).
+    static let executable = HeraldBinary.path
 
     struct Result {
         var status: Int32

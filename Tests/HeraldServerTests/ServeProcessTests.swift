@@ -11,16 +11,8 @@ import Testing
 /// `herald serve` as a process: the binary, its signals, and what survives a SIGKILL.
 @Suite("serve: the herald serve process")
 struct ServeProcessTests {
-    /// The `herald` executable next to the test bundle.
-    static let executable: String = {
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("herald"))
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/herald"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }?.path ?? candidates.last!.path
-    }()
+    /// The `herald` executable (``HeraldBinary``).
+    static let executable = HeraldBinary.path
 
     /// A running `herald serve` on a free port; stdout is read line by line.
     final class ServeProcess: Sendable {
