@@ -76,17 +76,14 @@ extension Store {
     }
 
     /// Whether ``close()`` was called.
-    public var isClosed: Bool { closedFlag.withLock { $0 } }
+    public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
     /// Closes the store: ends every ``appliedEvents()`` stream (after the events each
     /// buffered), waits for the automatic snapshot in flight, and refuses later appends with
     /// ``StoreError/closed(path:)``. Idempotent. The LMDB environment and the writer lock are
     /// released when the last reference to the store goes.
     public func close() {
-        let first = closedFlag.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
+        let first = closedFlag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         guard first else { return }
         snapshotWriter.waitUntilIdle()
         state.withLock { _ in followers.finishAll() }

@@ -43,8 +43,8 @@ public final class Store: Sendable {
     let auxiliaryHandles = AuxiliaryHandles()
     /// The archive environment (`DIR/archive/`), opened on first use; see `Archive`.
     let archiveHandle = Mutex<Archive?>(nil)
-    /// Whether ``close()`` was called.
-    let closedFlag = Mutex(false)
+    /// Whether ``close()`` was called; read by every append, so an atomic, not a lock.
+    let closedFlag = Atomic(false)
     /// Where the `async` API runs its blocking calls (commits waiting for fsync, log reads):
     /// threads of the store's own, never the cooperative pool of Swift concurrency.
     let blockingQueue = DispatchQueue(label: "herald.store.blocking", attributes: .concurrent)
