@@ -86,7 +86,7 @@ for small in "" 10; do
     plain+=("$(limit_rate "$work/floor_replay" "$work/stream.bin")")
     out=$(SMALL=$small ONLY=floor "$projection_bench" 1000000)
     apply+=("$(sed -n 's/^apply: .* = \([0-9.]*\) M events\/s.*/\1/p' <<<"$out")")
-    replay+=("$(sed -n 's/^floor: .*replay (best of 4) \([0-9.]*\) M events\/s.*/\1/p' <<<"$out")")
+    replay+=("$(sed -n 's/^floor: .*replay (best of 4[^)]*) \([0-9.]*\) M events\/s.*/\1/p' <<<"$out")")
     vis+=("$(limit_rate "$work/floor_replay_vis" "$work/stream.bin")")
   done
   memory=$(SMALL=$small ONLY=memory "$projection_bench" 1000000 | sed -n 's/.* -> \([0-9]*\) bytes each.*/\1/p')

@@ -4,27 +4,28 @@ extension Account {
     /// Applies one event's payload and returns its updates (SEMANTICS §4–§9); with
     /// `computeUpdates` false, only the state changes, the result is empty, and the view is
     /// left for ``settleView()`` to bring up to date (``viewIsStale``).
-    mutating func apply(_ payload: Event.Payload, computeUpdates: Bool = true) -> [Update] {
+    /// `names` may give the chat's ``NameInterner`` id (see ``Projection/replay(_:seq:names:)``).
+    mutating func apply(_ payload: Event.Payload, computeUpdates: Bool = true, names: InternedNames = .none) -> [Update] {
         if computeUpdates && viewIsStale { settleView() }
         savesShownBefore = computeUpdates
         defer { savesShownBefore = true }
         switch payload {
         case .notify(let notify):
-            self.notify(notify, chat: intern(chat: notify.chat))
+            self.notify(notify, chat: intern(chat: notify.chat, names))
         case .edit(let edit):
-            self.edit(edit, chat: intern(chat: edit.chat))
+            self.edit(edit, chat: intern(chat: edit.chat, names))
         case .read(let chat, let maxId):
-            read(chat: intern(chat: chat), maxId: maxId)
+            read(chat: intern(chat: chat, names), maxId: maxId)
         case .delete(let ids, let chat):
             if let chat {
-                delete(ids, chat: intern(chat: chat))
+                delete(ids, chat: intern(chat: chat, names))
             } else {
                 deleteEverywhere(ids)
             }
         case .readReactions(let chat, let ids):
-            readReactions(ids, chat: intern(chat: chat))
+            readReactions(ids, chat: intern(chat: chat, names))
         case .endCall(let chat, let id):
-            endCall(id, chat: intern(chat: chat))
+            endCall(id, chat: intern(chat: chat, names))
         case .dismiss(let notificationId):
             dismiss(notificationId)
         case .dismissGroup(let groupId, let maxNotificationId):
@@ -32,7 +33,7 @@ extension Account {
         case .options(let countMax, let sizeMax):
             setOptions(groupCountMax: countMax, groupSizeMax: sizeMax)
         case .chatSettings(let settings):
-            apply(settings, chat: intern(chat: settings.chat))
+            apply(settings, chat: intern(chat: settings.chat, names))
         case .revoke:
             return revoke(computeUpdates: computeUpdates)
         case .note:
@@ -45,9 +46,9 @@ extension Account {
     /// lifecycle changes. Returns whether it made a current view stale (the caller lists the
     /// account for ``settleView()``).
     @inline(__always)
-    mutating func replay(_ payload: Event.Payload) -> Bool {
+    mutating func replay(_ payload: Event.Payload, names: InternedNames = .none) -> Bool {
         let wasStale = viewIsStale
-        _ = apply(payload, computeUpdates: false)
+        _ = apply(payload, computeUpdates: false, names: names)
         if recording { changes.removeAll() }
         #if DEBUG
         checkInvariants()
@@ -60,15 +61,17 @@ extension Account {
         let objectClass = event.kind.objectClass
         var unreadIndex = -1
         if objectClass == .msg {
-            // Rule 1: a named message is unread (or read or deleted, where nothing can change).
+            // Rule 2, first: every unread message is above `readMaxId` (a read drops what it
+            // passes), so a message at or below it is not unread and rule 1 has nothing to
+            // find; return before searching.
+            if event.id <= chats[chat].readMaxId {
+                if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .alreadyRead)) }
+                return
+            }
+            // Rule 1: a named message is unread (or deleted, where nothing can change).
             let position = chats[chat].unreadLowerBound(event.id)
             if position < chats[chat].unread.count && chats[chat].unread[position].id == event.id {
                 upgrade(chats[chat].unread[position].notificationId, with: event, chat: chat)
-                return
-            }
-            // Rule 2.
-            if event.id <= chats[chat].readMaxId {
-                if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .alreadyRead)) }
                 return
             }
             if (!chats[chat].deleted.isEmpty && chats[chat].deleted.contains(event.id))

@@ -37,6 +37,9 @@ struct Account: Hashable, Sendable {
     var chatIndex = NameTable()
     /// Every chat named since the last `revoke`, in order of first appearance.
     var chats: [Chat] = []
+    /// ``NameInterner`` chat ids → indexes in ``chats`` (a `revoke`, which empties
+    /// ``chats``, empties it too: it resets the whole account).
+    var internedChats = InternedIndexes()
     /// Every group and the texts of their live notifications.
     var groupStore = GroupStore()
     /// Live (active or dismissed) notification id → index of its group.
@@ -115,6 +118,17 @@ struct Account: Hashable, Sendable {
     mutating func intern(chat name: String) -> Int {
         let (index, isNew) = chatIndex.intern(name)
         if isNew { chats.append(Chat(name: name)) }
+        return index
+    }
+
+    /// The index of chat `name`, whose ``NameInterner`` id `names` may give: found by that
+    /// id when the chat was seen under it before, else by name (adding the chat when new).
+    @inline(__always)
+    mutating func intern(chat name: String, _ names: InternedNames) -> Int {
+        let known = internedChats.index(of: names.chat, token: names.token)
+        if known >= 0 { return known }
+        let index = intern(chat: name)
+        if names.token != 0 { internedChats.record(index, for: names.chat, token: names.token) }
         return index
     }
 

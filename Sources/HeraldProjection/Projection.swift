@@ -45,6 +45,9 @@ public struct Projection: Sendable {
     /// The indexes (in ``accountsByName``) of the accounts whose view ``replay(_:seq:)`` left
     /// stale, each once; see ``settleView()``.
     var staleAccounts: [Int] = []
+    /// ``NameInterner`` account ids → indexes in ``accountsByName``, for
+    /// ``replay(_:seq:names:)``; emptied whenever those indexes change.
+    var internedAccounts = InternedIndexes()
 
     /// Creates an empty projection (the state of an empty log).
     public init(configuration: Configuration = .init()) {
@@ -80,11 +83,25 @@ public struct Projection: Sendable {
     /// applies an event), rather than after every replayed event; call ``settleView()`` after
     /// a run of replays to do it then, in place, instead of on a copy at each read.
     public mutating func replay(_ event: Event, seq: UInt64) {
+        replay(event, seq: seq, names: .none)
+    }
+
+    /// ``replay(_:seq:)`` of an event whose account and chat a ``NameInterner`` has
+    /// interned (`names`, from ``NameInterner/names(of:)`` on the same event): the account
+    /// and chat are found by their ids, not by hashing their names. The state ends exactly as
+    /// with ``replay(_:seq:)``; ids of an interner the projection has not seen before cost one
+    /// name lookup each, the first time.
+    public mutating func replay(_ event: Event, seq: UInt64, names: InternedNames) {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
-        let configuration = self.configuration
-        accountsByName.modify(event.account, default: { Account(configuration: configuration) }) { account, index in
-            if account.replay(event.payload) { staleAccounts.append(index) }
+        var index = internedAccounts.index(of: names.account, token: names.token)
+        if index < 0 {
+            let configuration = self.configuration
+            index = accountsByName.intern(event.account, default: { Account(configuration: configuration) })
+            if names.token != 0 { internedAccounts.record(index, for: names.account, token: names.token) }
+        }
+        accountsByName.modify(at: index) { account in
+            if account.replay(event.payload, names: names) { staleAccounts.append(index) }
         }
     }
 
@@ -135,6 +152,7 @@ public struct Projection: Sendable {
     public mutating func removeAccount(_ name: String) {
         settleView()  // removing renumbers the accounts
         accountsByName[name] = nil
+        internedAccounts = InternedIndexes()
     }
 
     /// Whether `lhs` comes before `rhs` in byte (UTF-8) order, the order of every listing.

@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldProjection
 import LMDB
 
 extension Store {
@@ -144,19 +145,22 @@ extension Store {
     /// Calls `body` with the seq and event of each record after `seq` of the history a
     /// rebuild replays: the archive's records up to the base when the history is complete and
     /// `seq` is below the base, then the log's records after the base. Decodes only events;
-    /// a long history is read and decoded on a second thread.
-    func forEachHistoryEvent(after seq: UInt64, _ body: (UInt64, Event) throws -> Void) throws {
+    /// a long history is read and decoded on a second thread, which also interns each
+    /// event's account and chat names (`names`, for ``Projection/replay(_:seq:names:)``).
+    func forEachHistoryEvent(after seq: UInt64, _ body: (UInt64, Event, InternedNames) throws -> Void) throws {
+        let interner = DecodingInterner()
         try forEachDecodedRecord(
             includingArchive: true, from: seq + 1, through: .max,
             decode: { seq, bytes, location in
                 do {
-                    return (seq: seq, event: try LogRecord.decodeEvent(bytes))
+                    let event = try LogRecord.decodeEvent(bytes)
+                    return (seq: seq, event: event, names: interner.names(of: event))
                 } catch let damage as LogRecord.Damage {
                     throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
                 }
             },
             { record in
-                try body(record.seq, record.event)
+                try body(record.seq, record.event, record.names)
                 return true
             })
     }

@@ -121,8 +121,8 @@ extension Store {
             }
         }
         var last = start
-        try forEachHistoryEvent(after: start) { seq, event in
-            projection.replay(event, seq: seq)
+        try forEachHistoryEvent(after: start) { seq, event, names in
+            projection.replay(event, seq: seq, names: names)
             last = seq
         }
         projection.settleView()

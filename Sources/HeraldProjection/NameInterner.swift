@@ -1,0 +1,34 @@
+import HeraldEvents
+import Synchronization
+
+/// Interns the account and chat names of a stream of events to dense ids ahead of the
+/// projection, on the thread that decodes the events: ``Projection/replay(_:seq:names:)``
+/// then finds an event's account and chat by array index, without hashing a name.
+///
+/// Accounts get ids 0, 1, 2… in order of first appearance, and each account's chats their
+/// own ids 0, 1, 2…. The ids mean something only to the projections that replay this
+/// interner's events in the same order: each interner stamps its ids with a token of its own,
+/// so a projection that meets ids of another interner (or none) resolves the names again.
+public struct NameInterner: Sendable {
+    /// Tokens handed out so far; each interner takes the next.
+    private static let tokens = Atomic<UInt32>(0)
+
+    /// This interner's token (never 0, which ``InternedNames/none`` carries).
+    let token: UInt32
+    private var accounts = NameTable()
+    /// Per account id, its chats.
+    private var chats: [NameTable] = []
+
+    /// Creates an interner with no names yet.
+    public init() {
+        token = Self.tokens.add(1, ordering: .relaxed).newValue
+    }
+
+    /// The ids of `event`'s account and chat, interning them when new.
+    public mutating func names(of event: Event) -> InternedNames {
+        let (account, isNew) = accounts.intern(event.account)
+        if isNew { chats.append(NameTable()) }
+        guard let chat = event.chat else { return InternedNames(token: token, account: Int32(account), chat: -1) }
+        return InternedNames(token: token, account: Int32(account), chat: Int32(chats[account].intern(chat).index))
+    }
+}

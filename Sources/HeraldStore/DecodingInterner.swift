@@ -1,0 +1,14 @@
+import HeraldEvents
+import HeraldProjection
+
+/// The ``NameInterner`` of one decoding run, shared by reference with the `@Sendable`
+/// closure that decodes the records.
+final class DecodingInterner: @unchecked Sendable {
+    // @unchecked: `interner` is used by one thread at a time: the decoding closure runs on
+    // the pipeline's producer thread, or on the caller's when the run is too short for a
+    // pipeline, never on both, and the run ends before the caller reads anything it made.
+    private var interner = NameInterner()
+
+    /// The ids of `event`'s account and chat (``NameInterner/names(of:)``).
+    func names(of event: Event) -> InternedNames { interner.names(of: event) }
+}

@@ -1,0 +1,50 @@
+import HeraldEvents
+@testable import HeraldProjection
+import Testing
+
+/// ``Projection/replay(_:seq:names:)`` (names interned ahead by a ``NameInterner``) reaches
+/// the very state ``Projection/replay(_:seq:)`` does: across revokes (which forget an
+/// account's chats), removed accounts (which renumber the projection's accounts), a second
+/// interner taking over mid-stream, and events without names mixed in.
+@Suite struct InternedReplayTests {
+    @Test(arguments: Array(UInt64(300)...307))
+    func internedReplayMatchesPlainReplay(seed: UInt64) {
+        var profile = WorkloadGenerator.Profile()
+        profile.accounts = 2 + Int(seed % 4)
+        profile.chatsPerAccount = 3 + Int(seed % 5)
+        profile.revoke = 2
+        var generator = WorkloadGenerator(seed: seed, profile: profile)
+        var plain = Projection()
+        var interned = Projection()
+        var interner = NameInterner()
+        for index in 0..<4_000 {
+            let event = generator.next()
+            let seq = UInt64(index + 1)
+            plain.replay(event, seq: seq)
+            switch index {
+            case 1_000, 2_500:
+                // A new interner: ids of the old one no longer apply.
+                interner = NameInterner()
+            case 1_800:
+                // Removing an account renumbers the others.
+                let removed = plain.accounts[Int(seed) % plain.accounts.count]
+                plain.removeAccount(removed)
+                interned.removeAccount(removed)
+            default:
+                break
+            }
+            let names = interner.names(of: event)
+            if index % 13 == 5 {
+                interned.replay(event, seq: seq)
+            } else {
+                interned.replay(event, seq: seq, names: names)
+            }
+            if index % 250 == 0 { #expect(interned == plain, "seed \(seed): differs at seq \(seq)") }
+        }
+        plain.settleView()
+        interned.settleView()
+        #expect(interned == plain)
+        #expect(interned.stateJSON() == plain.stateJSON())
+        #expect(interned.snapshot() == plain.snapshot())
+    }
+}
