@@ -170,6 +170,12 @@ public struct ByteReader {
         _ = try utf8Slice()
     }
 
+    /// Reads a length-prefixed string's bytes without validating them, borrowed from the
+    /// reader's buffer: for bytes already decoded (and validated) once.
+    public mutating func unvalidatedUTF8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+        try utf8Slice()
+    }
+
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
         guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
         defer { offset += count }

@@ -31,4 +31,15 @@ public struct NameInterner: Sendable {
         guard let chat = event.chat else { return InternedNames(token: token, account: Int32(account), chat: -1) }
         return InternedNames(token: token, account: Int32(account), chat: Int32(chats[account].intern(chat).index))
     }
+
+    /// The ids of an event's account and chat given as their UTF-8 bytes (valid UTF-8; no
+    /// chat: `nil`), as a decoder reads them from an encoded event (`Event.encodedNames`):
+    /// the same ids ``names(of:)`` gives, and a name seen before costs no `String`.
+    public mutating func names(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) -> InternedNames {
+        let (account, isNew) = accounts.intern(bytes: account)
+        if isNew { chats.append(NameTable()) }
+        guard let chat else { return InternedNames(token: token, account: Int32(account), chat: -1) }
+        let index = chats.withUnsafeMutableBufferPointer { $0[account].intern(bytes: chat).index }
+        return InternedNames(token: token, account: Int32(account), chat: Int32(index))
+    }
 }

@@ -114,13 +114,18 @@ struct NameTable: Sendable {
     /// The index of `name`, or `nil`.
     @inline(__always)
     func index(of name: String) -> Int? {
+        find(hash: Self.hash(name)) { Self.sameBytes($0, name) }
+    }
+
+    /// The index of the name in the slots of `hash` that `matches`, or `nil`.
+    @inline(__always)
+    private func find(hash: UInt64, _ matches: (String) -> Bool) -> Int? {
         guard !slots.isEmpty else { return nil }
-        let hash = Self.hash(name)
         var i = bucket(hash)
         while true {
             let slot = slots[i]
             if slot.indexPlusOne == 0 { return nil }
-            if slot.hash == hash && Self.sameBytes(names[Int(slot.indexPlusOne) - 1], name) {
+            if slot.hash == hash && matches(names[Int(slot.indexPlusOne) - 1]) {
                 return Int(slot.indexPlusOne) - 1
             }
             i = (i + 1) & (slots.count - 1)
@@ -131,14 +136,37 @@ struct NameTable: Sendable {
     @inline(__always)
     mutating func intern(_ name: String) -> (index: Int, isNew: Bool) {
         if let index = index(of: name) { return (index, false) }
+        return (add(name, hash: Self.hash(name)), true)
+    }
+
+    /// The index of the name whose UTF-8 is `bytes` (valid UTF-8), adding it when new: a
+    /// known name costs no `String`.
+    @inline(__always)
+    mutating func intern(bytes: UnsafeBufferPointer<UInt8>) -> (index: Int, isNew: Bool) {
+        let hash = Self.hash(bytes: UnsafeRawBufferPointer(bytes))
+        if let index = find(hash: hash, { Self.sameBytes($0, bytes) }) { return (index, false) }
+        return (add(String(decoding: bytes, as: UTF8.self), hash: hash), true)
+    }
+
+    /// Adds `name`, whose hash is `hash`, with the next index, and returns it.
+    private mutating func add(_ name: String, hash: UInt64) -> Int {
         let index = names.count
         names.append(name)
         if names.count * 4 > slots.count * 3 {
             rehash(capacity: max(16, slots.count * 2))
         } else {
-            place(hash: Self.hash(name), index: index)
+            place(hash: hash, index: index)
         }
-        return (index, true)
+        return index
+    }
+
+    /// Whether `name`'s UTF-8 is `bytes`.
+    @inline(__always)
+    static func sameBytes(_ name: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == bytes.count else { return false }
+        let fast = utf8.withContiguousStorageIfAvailable { equalBytes(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(bytes)) }
+        return fast ?? utf8.elementsEqual(bytes)
     }
 
     private mutating func place(hash: UInt64, index: Int) {

@@ -1,4 +1,3 @@
-import HeraldEvents
 import HeraldProjection
 
 /// The ``NameInterner`` of one decoding run, shared by reference with the `@Sendable`
@@ -9,6 +8,9 @@ final class DecodingInterner: @unchecked Sendable {
     // pipeline, never on both, and the run ends before the caller reads anything it made.
     private var interner = NameInterner()
 
-    /// The ids of `event`'s account and chat (``NameInterner/names(of:)``).
-    func names(of event: Event) -> InternedNames { interner.names(of: event) }
+    /// The ids of an event's account and chat, from their bytes
+    /// (``NameInterner/names(account:chat:)``).
+    func names(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) -> InternedNames {
+        interner.names(account: account, chat: chat)
+    }
 }

@@ -48,6 +48,15 @@ extension LogRecord {
     /// Decodes only the event of stored record bytes, checking the checksum first: what a
     /// rebuild needs, without materialising the source and digest.
     public static func decodeEvent(_ bytes: UnsafeRawBufferPointer) throws(Damage) -> Event {
+        try decodeEvent(bytes) { _, _ in () }.event
+    }
+
+    /// ``decodeEvent(_:)``, also calling `names` with the event's account and chat names
+    /// (``Event/encodedNames(_:)``), read in place from `bytes`: a replay interns them
+    /// without reading them back out of the event.
+    public static func decodeEvent<Names>(
+        _ bytes: UnsafeRawBufferPointer, names: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Names
+    ) throws(Damage) -> (event: Event, names: Names) {
         try verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
         do {
@@ -58,9 +67,11 @@ extension LogRecord {
             _ = try reader.varint()
             try reader.skipString()
             if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
+            let eventStart = reader
             let event = try Event(from: &reader)
             guard reader.isAtEnd else { throw Damage(reason: "\(reader.remaining) trailing bytes") }
-            return event
+            let encoded = try Event.encodedNames(eventStart)
+            return (event, names(encoded.account, encoded.chat))
         } catch let error as Damage {
             throw error
         } catch {

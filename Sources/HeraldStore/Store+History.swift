@@ -153,8 +153,10 @@ extension Store {
             includingArchive: true, from: seq + 1, through: .max,
             decode: { seq, bytes, location in
                 do {
-                    let event = try LogRecord.decodeEvent(bytes)
-                    return (seq: seq, event: event, names: interner.names(of: event))
+                    let (event, names) = try LogRecord.decodeEvent(bytes) { account, chat in
+                        interner.names(account: account, chat: chat)
+                    }
+                    return (seq: seq, event: event, names: names)
                 } catch let damage as LogRecord.Damage {
                     throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
                 }

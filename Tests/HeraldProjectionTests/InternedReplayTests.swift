@@ -47,4 +47,26 @@ import Testing
         #expect(interned.stateJSON() == plain.stateJSON())
         #expect(interned.snapshot() == plain.snapshot())
     }
+
+    /// Interning names from an encoded event's bytes (as the store's decoder does) gives the
+    /// ids interning them from the event gives.
+    @Test(arguments: Array(UInt64(310)...313))
+    func namesFromBytesMatchNamesFromEvents(seed: UInt64) throws {
+        var profile = WorkloadGenerator.Profile()
+        profile.accounts = 3 + Int(seed % 3)
+        profile.chatsPerAccount = 4 + Int(seed % 4)
+        var generator = WorkloadGenerator(seed: seed, profile: profile)
+        var fromEvents = NameInterner()
+        var fromBytes = NameInterner()
+        for _ in 0..<2_000 {
+            let event = generator.next()
+            let expected = fromEvents.names(of: event)
+            let binary = event.binary
+            let names = try binary.withUnsafeBytes { bytes in
+                let encoded = try Event.encodedNames(ByteReader(bytes))
+                return fromBytes.names(account: encoded.account, chat: encoded.chat)
+            }
+            #expect(names.account == expected.account && names.chat == expected.chat, "\(event.jsonString)")
+        }
+    }
 }
