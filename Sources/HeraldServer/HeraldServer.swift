@@ -6,6 +6,7 @@
 // state lock) off the event loops and the cooperative pool. Map of the module:
 // - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
+// - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
 // - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
 // - `StoreHost`, `CommitQueue`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
@@ -85,7 +86,14 @@ public final class HeraldServer: Sendable {
         let app = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
-            services: [SnapshotSchedule(server: self)],
+            services: [
+                PeriodicService(name: "snapshot", seconds: configuration.snapshotSeconds, logger: logger) {
+                    try await self.snapshotIfNeeded()
+                },
+                PeriodicService(name: "compaction", seconds: configuration.compactSeconds, logger: logger) {
+                    _ = try await self.maintain()
+                },
+            ],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
@@ -141,18 +149,28 @@ public final class HeraldServer: Sendable {
     }
 }
 
-/// Takes a snapshot every `snapshotSeconds` while events arrive.
-struct SnapshotSchedule: Service {
-    let server: HeraldServer
+/// Runs `work` every `seconds` seconds until the graceful shutdown (never when `seconds` is
+/// 0): the scheduled snapshots and compactions. A failure is logged and the next period
+/// tries again.
+struct PeriodicService: Service {
+    let name: String
+    let seconds: Int
+    let logger: Logger
+    let work: @Sendable () async throws -> Void
 
     func run() async throws {
-        let seconds = server.configuration.snapshotSeconds
         guard seconds > 0 else { return (try? await gracefulShutdown()) ?? () }
         do {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await Task.sleep(for: .seconds(seconds))
-                    try await server.snapshotIfNeeded()
+                    do {
+                        try await work()
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        logger.error("scheduled \(name) failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }
         } catch is CancellationError {}
