@@ -97,6 +97,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `AccountMove`: the client side of `herald move-account`.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The `herald` command-line tool: thin subcommands over the libraries.

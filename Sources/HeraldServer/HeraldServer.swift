@@ -6,6 +6,7 @@
 // state lock) off the event loops and the cooperative pool. Map of the module:
 // - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
+// - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;
 // - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
 // - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
 // - `StoreHost`, `CommitQueue`: the store and the threads that call it;
@@ -47,6 +48,9 @@ public final class HeraldServer: Sendable {
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(host: host)
         updates = UpdateHub(host: host)
+        // Fenced accounts (moved, or moving, elsewhere) stay refused across restarts.
+        let fenced = Set(try host.tables.all(.fences, as: Fence.self).map(\.key))
+        if !fenced.isEmpty { host.setFencedNow(fenced) }
         if tokens.hasAdmin {
             generatedAdminToken = nil
         } else {
@@ -68,6 +72,7 @@ public final class HeraldServer: Sendable {
         addIngestRoutes(to: router)
         addReadRoutes(to: router)
         addAdminRoutes(to: router)
+        addAccountRoutes(to: router)
         addMatrixRoutes(to: router)
         addWebPushRoutes(to: router)
         return router

@@ -18,6 +18,8 @@ final class ServiceTables: Sendable {
         case pushkeys
         /// Web Push subscription token → ``WebPushSubscription``.
         case subscriptions
+        /// Account → ``Fence``: its events are refused here (moving, or moved, elsewhere).
+        case fences
     }
 
     /// The directory inside the store that holds the tables.
@@ -82,6 +84,15 @@ final class ServiceTables: Sendable {
     func count(_ table: Table) throws -> Int {
         try environment.read { txn in try txn.count(database(table)) }
     }
+}
+
+/// An account whose appends an instance refuses: it is being moved, or was moved, to
+/// another instance (`herald move-account`).
+struct Fence: Codable, Sendable, Hashable {
+    /// Where it went, as the mover named it (a URL), when known.
+    var movedTo: String?
+    /// Milliseconds since the epoch.
+    var since: Int64
 }
 
 /// What a Matrix pushkey or a subscription is registered to.

@@ -106,14 +106,7 @@ struct ServeRunCommand: ParsableCommand {
     /// `herald`'s root command is synchronous: the server runs in a task while the main
     /// thread (not one of the cooperative pool's) waits for it.
     func run() throws {
-        let outcome = Mutex<Result<Void, any Error>>(.success(()))
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { try await serve() } catch { outcome.withLock { $0 = .failure(error) } }
-            done.signal()
-        }
-        done.wait()
-        try outcome.withLock { $0 }.get()
+        try waitForTask { try await serve() }
     }
 
     private func serve() async throws {
