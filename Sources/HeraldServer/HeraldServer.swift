@@ -46,7 +46,8 @@ public final class HeraldServer: Sendable {
             committers: configuration.committers)
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
-        idempotency = Idempotency(host: host)
+        idempotency = Idempotency(
+            host: host, windowSeconds: configuration.idempotencySeconds, clock: configuration.storeOptions.clock)
         updates = UpdateHub(host: host)
         // Fenced accounts (moved, or moving, elsewhere) stay refused across restarts.
         let fenced = Set(try host.tables.all(.fences, as: Fence.self).map(\.key))
@@ -97,6 +98,14 @@ public final class HeraldServer: Sendable {
                 },
                 PeriodicService(name: "compaction", seconds: configuration.compactSeconds, logger: logger) {
                     _ = try await self.maintain()
+                },
+                // Expired idempotency keys are removed every tenth of their window (at most hourly).
+                PeriodicService(
+                    name: "idempotency expiry", seconds: configuration.idempotencySeconds == 0 ? 0 : min(3600, max(1, configuration.idempotencySeconds / 10)),
+                    logger: logger
+                ) {
+                    let removed = try await self.idempotency.expire()
+                    if removed > 0 { self.logger.info("idempotency keys expired", metadata: ["removed": "\(removed)"]) }
                 },
             ],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
