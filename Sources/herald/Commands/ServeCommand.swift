@@ -12,7 +12,7 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the store over HTTP (the default), or manage what the service keeps.",
-        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self, ServeExpireCommand.self],
+        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self, ServeSubscriptionsCommand.self, ServeExpireCommand.self],
         defaultSubcommand: ServeRunCommand.self
     )
 }
