@@ -17,7 +17,6 @@ import HeraldStore
 import Hummingbird
 import Logging
 import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
@@ -58,18 +57,6 @@ public final class HeraldServer: Sendable {
         } else {
             generatedAdminToken = try tokens.create(name: "admin", scopes: [.admin], now: Int64(Date().timeIntervalSince1970 * 1000))
         }
-    }
-
-    /// Makes NIO's event loops (`MultiThreadedEventLoopGroup.singleton`, which Hummingbird
-    /// serves on) Swift Concurrency's global executor, so a request's handler runs on the
-    /// event loop that read it instead of hopping to the cooperative pool and back: on a
-    /// small, busy machine each hop costs a wake-up, and a request makes several. Call it
-    /// once, from the main thread, before any task starts (the `herald serve` command does);
-    /// returns whether it was installed. Handlers must then never block, which they do not:
-    /// store calls run on the ``StoreHost``'s threads.
-    @discardableResult
-    public static func runTasksOnEventLoops() -> Bool {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
     /// The routes.

@@ -106,8 +106,6 @@ struct ServeRunCommand: ParsableCommand {
     /// `herald`'s root command is synchronous: the server runs in a task while the main
     /// thread (not one of the cooperative pool's) waits for it.
     func run() throws {
-        // Before any task starts: handlers run on the event loops (HeraldServer.runTasksOnEventLoops).
-        if ProcessInfo.processInfo.environment["HERALD_COOPERATIVE_POOL"] == nil { HeraldServer.runTasksOnEventLoops() }
         try waitForTask { try await serve() }
     }
 
