@@ -140,7 +140,8 @@ final class Idempotency: Sendable {
     static func seqs(of digests: Set<[UInt8]>, after seq: UInt64, in store: Store) throws -> [UInt64] {
         guard !digests.isEmpty else { return [] }
         var seqs: [UInt64] = []
-        try store.forEachRecord(from: seq + 1) { record in
+        // The archive too: a scheduled compaction may have moved them out of the log.
+        try store.forEachRecord(includingArchive: true, from: seq + 1) { record in
             if let digest = record.source.digest, digests.contains(digest) { seqs.append(record.seq) }
             return true
         }

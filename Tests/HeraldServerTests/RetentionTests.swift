@@ -91,6 +91,28 @@ struct RetentionTests {
         #expect(object(try await server.request(.GET, "/v1/accounts/tg:1/state").body)["seq"] as? Int == 21)
         await server.stop()
     }
+
+    @Test("compaction and retention run on their schedule while serving")
+    func scheduled() async throws {
+        let directory = TemporaryDirectory("serve-retention")
+        let server = try await LiveServer(path: directory.path) {
+            $0.compactSeconds = 1
+            $0.retention = ArchiveRetention(maxAgeSeconds: 0, exportDirectory: directory.path + "/exports")
+        }
+        let body = (1...30).map { notifyLine(id: $0) }.joined(separator: "\n")
+        #expect(try await server.request(.POST, "/v1/events", body: body).status == 200)
+        var exported: [String] = []
+        for _ in 0..<100 where exported.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            exported = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/exports"))?.filter { !$0.hasPrefix(".") } ?? []
+        }
+        #expect(exported == [ArchiveRetention.exportName(first: 1, last: 30)])
+        let metrics = try await server.request(.GET, "/metrics", token: nil).body
+        #expect(metrics.contains("herald_archive_exported_records_total 30"), "\(metrics)")
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 31)).status == 200)
+        #expect(object(try await server.request(.GET, "/v1/accounts/tg:1/state").body)["seq"] as? Int == 31)
+        await server.stop()
+    }
 }
 
 enum HeraldServerFileSize {
