@@ -47,6 +47,13 @@ struct RetentionTests {
         let atRemoved = try shell("\(quoted(HeraldBinary.path)) state --store \(quoted(directory.path)) --account tg:1 --at 5 --json")
         #expect(atRemoved.status != 0)
         #expect(atRemoved.stderr.contains("herald-archive-00000000000000000001-"), "\(atRemoved.stderr)")
+        let storePath = quoted(directory.path), herald = quoted(HeraldBinary.path)
+        let verified = try shell("\(herald) verify --store \(storePath)")
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.stderr.contains("expired under archive retention: exported to \(exports)/herald-archive-"), "\(verified.stderr)")
+        let audit = try shell("\(herald) audit --store \(storePath) --account tg:1 --chat user:1 --object 2395")
+        #expect(audit.status == 0, "\(audit)")
+        #expect(audit.stderr.contains("expired under archive retention and was exported before removal (seqs 1…"), "\(audit.stderr)")
 
         // The exports, in name order, are a valid import: seqs 1…origin, the events posted.
         let rebuilt = directory.path + "/rebuilt"
