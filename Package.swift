@@ -48,11 +48,18 @@ let package = Package(
         // CRC-32C with the processor's instruction, which Swift cannot reach (HeraldStore's
         // checksums; it falls back to tables elsewhere).
         .target(name: "CCRC32C"),
+        // zlib, linked as a system library (Debian: zlib1g-dev): the gzip files that archive
+        // retention exports expired history into.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // The log, snapshots, compaction and recovery, over LMDB.
         .target(
             name: "HeraldStore",
             dependencies: [
-                "LMDB", "CCRC32C", "HeraldEvents", "HeraldProjection",
+                "LMDB", "CCRC32C", "CZlib", "HeraldEvents", "HeraldProjection",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -90,6 +97,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `AccountMove`: the client side of `herald move-account`.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The `herald` command-line tool: thin subcommands over the libraries.
@@ -111,7 +120,7 @@ let package = Package(
         .testTarget(name: "HeraldProjectionTests", dependencies: ["HeraldProjection", "HeraldEvents", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport"]
+            dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CZlib"]
         ),
         .testTarget(
             name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CSodium"]),
@@ -120,6 +129,7 @@ let package = Package(
             dependencies: [
                 "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

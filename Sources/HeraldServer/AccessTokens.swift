@@ -75,8 +75,11 @@ final class TokenAuthority: Sendable {
     }
 
     /// The SHA-256 of a token, in lowercase hex: the only form that is stored.
-    static func hash(_ token: String) -> String {
-        hex(SHA256.hash(data: Data(token.utf8)))
+    static func hash(_ token: some StringProtocol) -> String {
+        var hasher = SHA256()
+        var token = String(token)
+        token.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hex(hasher.finalize())
     }
 
     /// Lowercase hex of `bytes` (on every request: no `String(format:)`).
@@ -142,16 +145,31 @@ final class TokenAuthority: Sendable {
         }
     }
 
+    /// The token of an `Authorization: Bearer TOKEN` header (scheme in any case, blanks
+    /// around the token ignored), read on the UTF-8 bytes: this runs on every request, and
+    /// Foundation's `lowercased()` and `trimmingCharacters(in:)` cost more than the rest of it.
+    static func bearerToken(_ header: String) -> Substring? {
+        let scheme = "bearer ".utf8
+        let utf8 = header.utf8
+        guard utf8.count > scheme.count,
+            zip(utf8, scheme).allSatisfy({ $0.0 | 0x20 == $0.1 })
+        else { return nil }
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let rest = header.dropFirst(scheme.count)
+        let token = rest.drop(while: isBlank)
+        let trimmed = token[..<(token.lastIndex(where: { !isBlank($0) }).map(token.index(after:)) ?? token.startIndex)]
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
     /// The token's record, when `request` carries a known bearer token that grants `needed`.
     /// Throws 401 without a (known) token, 403 when its scopes do not grant `needed`.
     @discardableResult
     func authorize(_ request: Request, _ needed: Scope) throws -> TokenRecord {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
             var error = ServerError(.unauthorized, field: "Authorization", "a bearer token is required")
             error.headers[.wwwAuthenticate] = "Bearer"
             throw error
         }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard let record = known.withLock({ $0[Self.hash(token)] }) else {
             var error = ServerError(.unauthorized, field: "Authorization", "unknown token")
             error.headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""

@@ -15,6 +15,7 @@ import HeraldStore
 final class CommitQueue: @unchecked Sendable {
     // @unchecked: `waiting` and `stopped` are only touched with `condition` locked.
     private struct Waiting {
+        var id: UInt64
         var events: [(Event, Source)]
         var continuation: CheckedContinuation<ClosedRange<UInt64>?, any Error>
     }
@@ -22,6 +23,11 @@ final class CommitQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var waiting: [Waiting] = []
     private var stopped = false
+    /// Accounts whose events are refused (503): being moved to, or moved to, another instance.
+    private var fenced: Set<String> = []
+    /// The id the next request gets, and the ids of requests queued or committing.
+    private var nextID: UInt64 = 0
+    private var unfinished: Set<UInt64> = []
     private let commit: @Sendable ([(Event, Source)]) throws -> ClosedRange<UInt64>?
     /// Events per commit at most (a request's events are never split).
     private let batchLimit: Int
@@ -50,10 +56,37 @@ final class CommitQueue: @unchecked Sendable {
                 continuation.resume(throwing: ServerError.unavailable("the store is closing"))
                 return
             }
-            waiting.append(Waiting(events: events, continuation: continuation))
+            if !fenced.isEmpty, let event = events.first(where: { fenced.contains($0.0.account) }) {
+                condition.unlock()
+                continuation.resume(throwing: Self.fencedError(event.0.account))
+                return
+            }
+            unfinished.insert(nextID)
+            waiting.append(Waiting(id: nextID, events: events, continuation: continuation))
+            nextID += 1
             condition.signal()
             condition.unlock()
         }
+    }
+
+    /// Refuses appends of `accounts`' events from now on, then waits (blocking) until every
+    /// append queued before has committed or failed: once it returns, the store holds every
+    /// event of theirs it will ever acknowledge, until ``setFenced(_:)`` lifts the fence.
+    func setFenced(_ accounts: Set<String>) {
+        condition.lock()
+        let before = accounts.subtracting(fenced).isEmpty ? 0 : nextID
+        fenced = accounts
+        while let oldest = unfinished.min(), oldest < before { condition.wait() }
+        condition.unlock()
+    }
+
+    /// 503 with `Retry-After`: a retry through the router reaches the account's new instance.
+    static func fencedError(_ account: String) -> ServerError {
+        var error = ServerError(
+            .serviceUnavailable, field: "account",
+            "account \(account) is moving (or has moved) to another instance; retry, and the router sends it there")
+        error.headers[.retryAfter] = "1"
+        return error
     }
 
     /// Commits what is waiting, then stops the thread; later appends get 503.
@@ -86,16 +119,21 @@ final class CommitQueue: @unchecked Sendable {
             events.reserveCapacity(count)
             for request in batch { events += request.events }
             do {
-                guard let range = try commit(events) else { continue }
-                var next = range.lowerBound
-                for request in batch {
-                    let last = next + UInt64(request.events.count) - 1
-                    request.continuation.resume(returning: next...last)
-                    next = last + 1
+                if let range = try commit(events) {
+                    var next = range.lowerBound
+                    for request in batch {
+                        let last = next + UInt64(request.events.count) - 1
+                        request.continuation.resume(returning: next...last)
+                        next = last + 1
+                    }
                 }
             } catch {
                 for request in batch { request.continuation.resume(throwing: error) }
             }
+            condition.lock()
+            for request in batch { unfinished.remove(request.id) }
+            condition.broadcast()
+            condition.unlock()
         }
     }
 }

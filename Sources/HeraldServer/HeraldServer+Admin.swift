@@ -3,7 +3,7 @@ import HeraldStore
 import Hummingbird
 
 extension HeraldServer {
-    /// `/v1/admin/…`: tokens, snapshots, compaction; each needs an `admin` token.
+    /// `/v1/admin/…`: tokens, snapshots, compaction and retention; each needs an `admin` token.
     func addAdminRoutes(to router: Router<BasicRequestContext>) {
         // {"name": "gateway", "scopes": ["ingest", "read:tg:1"]} → {"token": "hrd_…"}: the only
         // time the token is shown; only its SHA-256 is stored.
@@ -44,25 +44,7 @@ extension HeraldServer {
             self.logger.info("snapshot taken", metadata: ["seq": "\(seq)"])
             return JSONBody.object(["seq": .uint(seq)]).response()
         }
-        // Compaction while serving: snapshot, close the store, move the log below the snapshot
-        // into the archive (`?discard_history=true` drops it for good instead), reopen.
-        router.post("/v1/admin/compact") { request, context in
-            try self.tokens.authorize(request, .admin)
-            let discard = request.uri.queryParameters.get("discard_history") == "true"
-            let options = self.configuration.storeOptions
-            _ = try await self.host.run { store in try store.snapshot() }
-            let report = try await self.host.withStoreClosed { path in
-                try Store.compact(path: path, discardingHistory: discard, options: options)
-            }
-            self.logger.notice("compacted", metadata: ["base": "\(report.base)", "archived": "\(report.recordsArchived)"])
-            return JSONBody.object([
-                "base": .uint(report.base), "previousBase": .uint(report.previousBase),
-                "recordsRemoved": .int(Int64(report.recordsRemoved)), "recordsArchived": .int(Int64(report.recordsArchived)),
-                "historyDiscarded": .bool(report.historyDiscarded),
-                "snapshotsRemoved": .array(report.snapshotsRemoved.map { .uint($0) }),
-                "bytesBefore": .int(Int64(report.bytesBefore)), "bytesAfter": .int(Int64(report.bytesAfter)),
-            ]).response()
-        }
+        addMaintenanceRoutes(to: router)
     }
 
     /// The request body as a JSON object (400 naming `body` otherwise).

@@ -2,6 +2,7 @@ import Foundation
 import HeraldEvents
 import HeraldIngest
 import HeraldStore
+import HTTPTypes
 import Hummingbird
 
 extension HeraldServer {
@@ -39,6 +40,13 @@ extension HeraldServer {
             var error = ServerError.badRequest(field: bad.field, bad.reason)
             error.details["line"] = .int(Int64(bad.line))
             throw error
+        }
+        // Behind a router partitioning by account (Tools/haproxy.cfg), the header it routed on
+        // must name every event's account, or events would land on another account's instance.
+        if let routed = request.headers[Self.accountHeader],
+            let (index, other) = plan.batch.enumerated().first(where: { !$0.element.0.account.isSameName(as: routed) }).map({ ($0.offset, $0.element.0.account) })
+        {
+            throw ServerError.badRequest(field: "events[\(index)].account", "is \(other), but X-Herald-Account routed the request as \(routed)")
         }
         let recovered: @Sendable ([UInt64]) -> StoredReply = { seqs in StoredReply(.object(["seqs": .array(seqs.map { .uint($0) })])) }
         return try await idempotency.answer(
@@ -101,6 +109,9 @@ extension HeraldServer {
             return reply(seqs, quarantined)
         }
     }
+
+    /// `X-Herald-Account`: the account a partitioning router routes `POST /v1/events` by.
+    static let accountHeader = HTTPField.Name("X-Herald-Account")!
 
     /// Now, in Unix seconds (the receive time of payloads without a date).
     static func nowSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) }

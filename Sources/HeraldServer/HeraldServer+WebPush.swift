@@ -38,21 +38,13 @@ extension HeraldServer {
             }
             var inner = "herald"
             if case .string(let named)? = document["inner_format"] { inner = named }
-            guard let format = PayloadFormat(rawValue: inner), format != .webpush else {
-                throw ServerError.badRequest(field: "inner_format", "expected one of \(PayloadFormat.allCases.filter { $0 != .webpush }.map(\.rawValue))")
+            let subscription = try await self.host.tables { [inner] tables in
+                try SubscriptionRegistry(tables: tables).create(account: account, innerFormat: inner)
             }
-            let key = P256.KeyAgreement.PrivateKey()
-            var generator = SystemRandomNumberGenerator()
-            let auth = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let token = String(TokenAuthority.generate().dropFirst(4))
-            let subscription = WebPushSubscription(
-                account: account, privateKey: Self.base64url(Array(key.rawRepresentation)), authSecret: Self.base64url(auth),
-                innerFormat: format.rawValue, createdAt: Int64(Date().timeIntervalSince1970 * 1000))
-            try await self.host.tables { try $0.put(.subscriptions, token, subscription) }
             return JSONBody.object([
-                "account": .string(account), "endpoint": .string("/push/\(token)"),
-                "p256dh": .string(Self.base64url(Array(key.publicKey.x963Representation))), "auth": .string(Self.base64url(auth)),
-                "inner_format": .string(format.rawValue),
+                "account": .string(account), "endpoint": .string(subscription.endpoint),
+                "p256dh": .string(subscription.p256dh), "auth": .string(subscription.auth),
+                "inner_format": .string(subscription.innerFormat),
             ]).response(status: .created)
         }
         router.delete("/v1/admin/subscriptions/:token") { request, context in
@@ -99,11 +91,5 @@ extension HeraldServer {
         var response = JSONBody.object(["seqs": .array(seqs.map { .uint($0) })]).response(status: .created)
         if let first = seqs.first { response.headers[.location] = "/v1/accounts/\(subscription.account)/state?seq=\(first)" }
         return response
-    }
-
-    static func base64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -6,6 +6,8 @@
 // state lock) off the event loops and the cooperative pool. Map of the module:
 // - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
+// - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;
+// - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
 // - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
 // - `StoreHost`, `CommitQueue`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
@@ -44,8 +46,12 @@ public final class HeraldServer: Sendable {
             committers: configuration.committers)
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
-        idempotency = Idempotency(host: host)
+        idempotency = Idempotency(
+            host: host, windowSeconds: configuration.idempotencySeconds, clock: configuration.storeOptions.clock)
         updates = UpdateHub(host: host)
+        // Fenced accounts (moved, or moving, elsewhere) stay refused across restarts.
+        let fenced = Set(try host.tables.all(.fences, as: Fence.self).map(\.key))
+        if !fenced.isEmpty { host.setFencedNow(fenced) }
         if tokens.hasAdmin {
             generatedAdminToken = nil
         } else {
@@ -67,6 +73,7 @@ public final class HeraldServer: Sendable {
         addIngestRoutes(to: router)
         addReadRoutes(to: router)
         addAdminRoutes(to: router)
+        addAccountRoutes(to: router)
         addMatrixRoutes(to: router)
         addWebPushRoutes(to: router)
         return router
@@ -85,7 +92,22 @@ public final class HeraldServer: Sendable {
         let app = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
-            services: [SnapshotSchedule(server: self)],
+            services: [
+                PeriodicService(name: "snapshot", seconds: configuration.snapshotSeconds, logger: logger) {
+                    try await self.snapshotIfNeeded()
+                },
+                PeriodicService(name: "compaction", seconds: configuration.compactSeconds, logger: logger) {
+                    _ = try await self.maintain()
+                },
+                // Expired idempotency keys are removed every tenth of their window (at most hourly).
+                PeriodicService(
+                    name: "idempotency expiry", seconds: configuration.idempotencySeconds == 0 ? 0 : min(3600, max(1, configuration.idempotencySeconds / 10)),
+                    logger: logger
+                ) {
+                    let removed = try await self.idempotency.expire()
+                    if removed > 0 { self.logger.info("idempotency keys expired", metadata: ["removed": "\(removed)"]) }
+                },
+            ],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
@@ -141,18 +163,28 @@ public final class HeraldServer: Sendable {
     }
 }
 
-/// Takes a snapshot every `snapshotSeconds` while events arrive.
-struct SnapshotSchedule: Service {
-    let server: HeraldServer
+/// Runs `work` every `seconds` seconds until the graceful shutdown (never when `seconds` is
+/// 0): the scheduled snapshots and compactions. A failure is logged and the next period
+/// tries again.
+struct PeriodicService: Service {
+    let name: String
+    let seconds: Int
+    let logger: Logger
+    let work: @Sendable () async throws -> Void
 
     func run() async throws {
-        let seconds = server.configuration.snapshotSeconds
         guard seconds > 0 else { return (try? await gracefulShutdown()) ?? () }
         do {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await Task.sleep(for: .seconds(seconds))
-                    try await server.snapshotIfNeeded()
+                    do {
+                        try await work()
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        logger.error("scheduled \(name) failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }
         } catch is CancellationError {}

@@ -29,8 +29,9 @@ struct IdempotencyEntry: Codable, Sendable, Hashable {
 /// A crash between 2 and 3 leaves a pending key. Its retry looks in the log after the
 /// recorded seq for records whose payload digests are the request's: found, it answers with
 /// their seqs and appends nothing; not found, the append never committed and runs now.
-/// Keys are kept until removed by an operator (the table is small: one entry per request
-/// that sent a key).
+/// Keys are kept for ``ServerConfiguration/idempotencySeconds`` after their first use: past
+/// that, a request with the key runs as a new one, and ``expire()`` (run periodically)
+/// removes them, so the table holds about one window of keys.
 final class Idempotency: Sendable {
     static let header = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
@@ -40,8 +41,31 @@ final class Idempotency: Sendable {
     private let host: StoreHost
     /// Keys with a request in flight in this process: a concurrent retry gets 409.
     private let inFlight = Mutex<Set<String>>([])
+    /// How long a key is kept, in milliseconds; 0: for ever.
+    let window: Int64
+    /// Now, in milliseconds since the epoch (the store's clock).
+    private let clock: @Sendable () -> Int64
 
-    init(host: StoreHost) { self.host = host }
+    init(host: StoreHost, windowSeconds: Int, clock: @escaping @Sendable () -> Int64) {
+        self.host = host
+        window = Int64(max(0, windowSeconds)) * 1000
+        self.clock = clock
+    }
+
+    /// Whether `entry` is past the window at `now`.
+    func isExpired(_ entry: IdempotencyEntry, now: Int64) -> Bool {
+        window > 0 && entry.createdAt <= now - window
+    }
+
+    /// Removes the keys past the window; returns how many.
+    @discardableResult
+    func expire() async throws -> Int {
+        guard window > 0 else { return 0 }
+        let now = clock()
+        return try await host.tables { tables in
+            try tables.removeAll(.idempotency, as: IdempotencyEntry.self) { self.isExpired($0, now: now) }
+        }
+    }
 
     /// Answers `request` through `perform`, or from the reply stored under its key.
     ///
@@ -67,7 +91,10 @@ final class Idempotency: Sendable {
         defer { _ = inFlight.withLock { $0.remove(slot) } }
         let fingerprint = Self.fingerprint(method: request.method.rawValue, path: request.uri.path, query: request.uri.query, body: body)
 
+        let now = clock()
+        // A key past its window is forgotten, whether or not `expire()` has removed it yet.
         let found = try await host.tables { try $0.get(.idempotency, slot, as: IdempotencyEntry.self) }
+            .flatMap { self.isExpired($0, now: now) ? nil : $0 }
         if let found {
             guard found.request == fingerprint else {
                 throw ServerError(
@@ -85,7 +112,7 @@ final class Idempotency: Sendable {
         }
         let seqBefore = try await host.run { store in try store.committedLastSeq() }
         let entry = IdempotencyEntry(
-            request: fingerprint, seqBefore: seqBefore, reply: nil, createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+            request: fingerprint, seqBefore: seqBefore, reply: nil, createdAt: now)
         try await host.tables { try $0.put(.idempotency, slot, entry) }
         let reply = try await perform()
         if reply.status < 500 { try await store(reply, under: slot, entry: entry) }
@@ -113,7 +140,8 @@ final class Idempotency: Sendable {
     static func seqs(of digests: Set<[UInt8]>, after seq: UInt64, in store: Store) throws -> [UInt64] {
         guard !digests.isEmpty else { return [] }
         var seqs: [UInt64] = []
-        try store.forEachRecord(from: seq + 1) { record in
+        // The archive too: a scheduled compaction may have moved them out of the log.
+        try store.forEachRecord(includingArchive: true, from: seq + 1) { record in
             if let digest = record.source.digest, digests.contains(digest) { seqs.append(record.seq) }
             return true
         }

@@ -1,4 +1,5 @@
 import Configuration
+import HeraldStore
 
 extension ServerConfiguration {
     /// A configuration read with swift-configuration, from whatever providers `config` has
@@ -13,6 +14,13 @@ extension ServerConfiguration {
     /// | `herald.snapshot.seconds` | `HERALD_SNAPSHOT_SECONDS` | `"snapshot": {"seconds": …}` | 300 |
     /// | `herald.rate.limit` | `HERALD_RATE_LIMIT` | `"rate": {"limit": …}` | 0 (none) |
     /// | `herald.heartbeat.seconds` | `HERALD_HEARTBEAT_SECONDS` | `"heartbeat": {"seconds": …}` | 15 |
+    /// | `herald.compact.seconds` | `HERALD_COMPACT_SECONDS` | `"compact": {"seconds": …}` | 0 (none) |
+    /// | `herald.retention.max.age.seconds` | `HERALD_RETENTION_MAX_AGE_SECONDS` | `"retention": {"max": {"age": {"seconds": …}}}` | none |
+    /// | `herald.retention.max.bytes` | `HERALD_RETENTION_MAX_BYTES` | `"retention": {"max": {"bytes": …}}` | none |
+    /// | `herald.retention.export.directory` | `HERALD_RETENTION_EXPORT_DIRECTORY` | `"retention": {"export": {"directory": …}}` | `STORE/archive-exports` |
+    /// | `herald.idempotency.seconds` | `HERALD_IDEMPOTENCY_SECONDS` | `"idempotency": {"seconds": …}` | 86400 |
+    ///
+    /// Retention is on when either limit is set.
     ///
     /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen`.
     public init(reading config: ConfigReader) throws {
@@ -27,7 +35,21 @@ extension ServerConfiguration {
         snapshotSeconds = config.int(forKey: "herald.snapshot.seconds", default: snapshotSeconds)
         requestsPerSecondPerToken = config.int(forKey: "herald.rate.limit", default: requestsPerSecondPerToken)
         heartbeatSeconds = config.int(forKey: "herald.heartbeat.seconds", default: heartbeatSeconds)
+        compactSeconds = config.int(forKey: "herald.compact.seconds", default: compactSeconds)
+        idempotencySeconds = config.int(forKey: "herald.idempotency.seconds", default: idempotencySeconds)
+        let maxAge = config.int(forKey: "herald.retention.max.age.seconds")
+        let maxBytes = config.int(forKey: "herald.retention.max.bytes")
+        if maxAge != nil || maxBytes != nil {
+            retention = ArchiveRetention(
+                maxAgeSeconds: maxAge.map(Int64.init), maxBytes: maxBytes,
+                exportDirectory: config.string(
+                    forKey: "herald.retention.export.directory", default: storePath + "/" + Self.defaultExportDirectory))
+        }
     }
+
+    /// Where retention exports go when `herald.retention.export.directory` is not set, inside
+    /// the store directory.
+    public static let defaultExportDirectory = "archive-exports"
 
     /// `HOST:PORT` (`[::1]:8080` for IPv6) split, or `nil`.
     public static func address(_ text: String) -> (host: String, port: Int)? {

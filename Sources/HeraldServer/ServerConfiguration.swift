@@ -19,6 +19,15 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between automatic snapshots while serving (0: none besides the store's own,
     /// every `snapshotInterval` events, and the final one at shutdown).
     public var snapshotSeconds = 300
+    /// Seconds between scheduled compactions while serving (snapshot, archive the log below
+    /// it, then apply ``retention``); 0: only `POST /v1/admin/compact`.
+    public var compactSeconds = 0
+    /// How much archived history to keep; expired ranges are exported before removal. `nil`:
+    /// the archive grows without bound.
+    public var retention: ArchiveRetention?
+    /// Seconds an idempotency key is kept after its request; later, a retry with the key
+    /// runs as a new request. 0: kept for ever.
+    public var idempotencySeconds = 86_400
     /// Seconds between keep-alive comments on an idle update stream.
     public var heartbeatSeconds = 15
     /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over

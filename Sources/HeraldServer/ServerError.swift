@@ -123,6 +123,13 @@ extension Response {
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
+
+    /// A response with `bytes` as its body, as they are, of type `contentType`.
+    static func text(_ bytes: some Collection<UInt8>, contentType: String) -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(bytes)
+        return Response(status: .ok, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: buffer))
+    }
 }
 
 /// Answers errors that are not ``ServerError``s (the store's, LMDB's) with a JSON 500 naming

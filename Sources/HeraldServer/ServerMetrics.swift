@@ -16,6 +16,12 @@ final class ServerMetrics: Sendable {
     let storeFileBytes: Gauge
     let archiveBytes: Gauge
     let snapshotAge: Gauge
+    /// Stored bytes of the archived records in the kept history, after the last retention pass.
+    let archiveRecordBytes: Gauge
+    /// Archive ranges that retention exported (then removed), their records and file bytes.
+    let exportedRanges: Counter
+    let exportedRecords: Counter
+    let exportedFileBytes: Counter
     let lastSeq: Gauge
 
     init() {
@@ -33,6 +39,15 @@ final class ServerMetrics: Sendable {
         archiveBytes = registry.makeGauge(descriptor: Self.name("archive_file", "bytes", "Size of the archive's data.mdb"), labels: [])
         snapshotAge = registry.makeGauge(
             descriptor: Self.name("snapshot_age", "events", "Events appended since the newest snapshot"), labels: [])
+        archiveRecordBytes = registry.makeGauge(
+            descriptor: Self.name("archive_records", "bytes", "Stored bytes of the archived records kept, after the last retention pass"),
+            labels: [])
+        exportedRanges = registry.makeCounter(
+            descriptor: Self.name("archive_exported_ranges", "total", "Archive ranges exported to gzip JSONL, then removed"), labels: [])
+        exportedRecords = registry.makeCounter(
+            descriptor: Self.name("archive_exported_records", "total", "Archived records exported, then removed"), labels: [])
+        exportedFileBytes = registry.makeCounter(
+            descriptor: Self.name("archive_exported_file", "bytes_total", "Compressed bytes of the retention exports written"), labels: [])
         lastSeq = registry.makeGauge(descriptor: Self.name("last", "seq", "The seq of the last event appended"), labels: [])
     }
 

@@ -18,6 +18,8 @@ final class ServiceTables: Sendable {
         case pushkeys
         /// Web Push subscription token → ``WebPushSubscription``.
         case subscriptions
+        /// Account → ``Fence``: its events are refused here (moving, or moved, elsewhere).
+        case fences
     }
 
     /// The directory inside the store that holds the tables.
@@ -78,10 +80,31 @@ final class ServiceTables: Sendable {
         return try raw.map { (String(decoding: $0.0, as: UTF8.self), try decoder.decode(Value.self, from: Data($0.1))) }
     }
 
+    /// Removes the entries of `table` whose value `isExpired` says so (undecodable ones stay),
+    /// in one write; returns how many.
+    func removeAll<Value: Decodable>(_ table: Table, as type: Value.Type, where isExpired: (Value) -> Bool) throws -> Int {
+        let expired = try all(table, as: type).filter { isExpired($0.value) }.map(\.key)
+        guard !expired.isEmpty else { return 0 }
+        return try environment.write { txn in
+            var removed = 0
+            for key in expired where try txn.delete(database(table), key: Array(key.utf8)) { removed += 1 }
+            return removed
+        }
+    }
+
     /// How many entries `table` holds.
     func count(_ table: Table) throws -> Int {
         try environment.read { txn in try txn.count(database(table)) }
     }
+}
+
+/// An account whose appends an instance refuses: it is being moved, or was moved, to
+/// another instance (`herald move-account`).
+struct Fence: Codable, Sendable, Hashable {
+    /// Where it went, as the mover named it (a URL), when known.
+    var movedTo: String?
+    /// Milliseconds since the epoch.
+    var since: Int64
 }
 
 /// What a Matrix pushkey or a subscription is registered to.

@@ -58,6 +58,16 @@ public final class StoreHost: Sendable {
         try await queue.append(events)
     }
 
+    /// Refuses appends of `accounts`' events from now on (503), and returns once every append
+    /// queued before has finished: from then on the store holds every event of theirs it
+    /// will acknowledge. Waits on the pool, outside the store gate.
+    func setFenced(_ accounts: Set<String>) async throws {
+        try await pool.runIfActive { [queue] in queue.setFenced(accounts) }
+    }
+
+    /// ``setFenced(_:)`` at start, before any append is queued (so nothing waits).
+    func setFencedNow(_ accounts: Set<String>) { queue.setFenced(accounts) }
+
     /// Runs `body` with the service tables on the pool.
     func tables<Result: Sendable>(_ body: @escaping @Sendable (ServiceTables) throws -> Result) async throws -> Result {
         try await pool.runIfActive { [tables] in try body(tables) }

@@ -7,6 +7,8 @@ extension Store {
         case snapshots, quarantine, keys, gaps
         /// Payload digest (16 bytes) → seq of the first record stored from that payload.
         case digests
+        /// First seq → an ``ExportedRange`` (JSON): what archive retention exported and removed.
+        case exports
     }
 
     /// Opens (creating) an auxiliary database; needs a writable store.

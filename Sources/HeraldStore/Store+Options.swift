@@ -63,6 +63,9 @@ extension Store {
         /// encoded, with its seq; it may block, to hold the snapshot in flight, or throw, to
         /// fail it as a failing disk would.
         var automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
+        /// Tests only: called by archive retention after each durable step; what it throws
+        /// stops the run there, as a crash would.
+        var retentionFault: (@Sendable (RetentionStep) throws -> Void)?
 
         /// The default options: writable, created when missing, fully durable.
         public init() {}

@@ -52,6 +52,11 @@ extension Store {
         }
         if history.isComplete { return (0, Projection(configuration: configuration)) }
         guard through >= history.origin else {
+            let exported = try exportedRanges()
+            guard exported.isEmpty else {
+                throw StoreError.historyExported(
+                    path: path, origin: history.origin, files: exported.map { $0.directory + "/" + $0.file })
+            }
             throw StoreError.historyCompacted(path: path, base: history.origin)
         }
         switch try loadSnapshot(seq: history.origin) {
@@ -70,6 +75,15 @@ extension Store {
     public func historyDroppedThrough() throws -> UInt64? {
         let history = try self.history()
         return history.isComplete ? nil : history.origin
+    }
+
+    /// How the history before ``historyDroppedThrough()`` went, for a note: "compacted without
+    /// an archive", or the export files archive retention wrote it to before removing it.
+    public func droppedHistoryExplanation() throws -> String {
+        let exported = try exportedRanges()
+        guard !exported.isEmpty else { return "was compacted without an archive" }
+        let files = exported.map { "seqs \($0.first)…\($0.last) in \($0.directory)/\($0.file)" }
+        return "expired under archive retention and was exported before removal (" + files.joined(separator: ", ") + ")"
     }
 
     /// The seq of the last record before the first one recorded after `time` (milliseconds

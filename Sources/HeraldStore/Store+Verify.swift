@@ -34,6 +34,10 @@ extension Store {
         run.scanLog()
         run.finish()
         run.report.notes += Self.pagesPastLastCommit(in: path + "/data.mdb", highWater: run.report.highWater)
+        run.report.notes += try exportedRanges().map { range in
+            "seqs \(range.first)…\(range.last) expired under archive retention: exported to \(range.directory)/\(range.file) "
+                + "(\(range.records) records), then removed"
+        }
         return run.report
     }
 }

@@ -29,6 +29,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case seqOutOfRange(path: String, seq: UInt64)
     /// The history asked for was compacted away without an archive.
     case historyCompacted(path: String, base: UInt64)
+    /// The history asked for was expired by archive retention: exported to `files` (in the
+    /// export directory) and removed; the kept history starts after `origin`.
+    case historyExported(path: String, origin: UInt64, files: [String])
     /// A log or archive key is not the seq the history calls for: repeated, out of order,
     /// not 8 bytes, or after a gap no purge or compaction recorded (a damaged key or a lost
     /// page).
@@ -97,6 +100,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path): seq \(seq) does not come after the last seq \(lastSeq)"
         case .historyCompacted(let path, let base):
             "store \(path): history up to seq \(base) was compacted without an archive; only later points can be rebuilt"
+        case .historyExported(let path, let origin, let files):
+            "store \(path): history up to seq \(origin) expired under archive retention and was exported before removal, to "
+                + files.joined(separator: ", ")
+                + "; only later points can be rebuilt here (import the exports into a new store, `zcat FILE… | herald import --store NEW -`, to rebuild earlier ones)"
         case .readOnly(let path):
             "store \(path) is open read-only"
         case .snapshotUnavailable(let path, let reason):

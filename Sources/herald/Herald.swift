@@ -32,7 +32,7 @@ struct Herald: ParsableCommand {
             ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self,
             SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
             SalvageCommand.self,
-            ServeCommand.self,
+            ServeCommand.self, MoveAccountCommand.self,
         ]
     )
 

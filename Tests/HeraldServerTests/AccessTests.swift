@@ -3,9 +3,22 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
+@testable import HeraldServer
+
 /// Bearer tokens, scopes and the open endpoints.
 @Suite("serve: access")
 struct AccessTests {
+    @Test("the bearer token is read from the header whatever the scheme's case, blanks around it ignored")
+    func bearerParsing() {
+        #expect(TokenAuthority.bearerToken("Bearer abc") == "abc")
+        #expect(TokenAuthority.bearerToken("bEaReR   abc \t") == "abc")
+        #expect(TokenAuthority.bearerToken("Bearer ") == nil)
+        #expect(TokenAuthority.bearerToken("Bearer    ") == nil)
+        #expect(TokenAuthority.bearerToken("Basic abc") == nil)
+        #expect(TokenAuthority.bearerToken("Bearerabc") == nil)
+        #expect(TokenAuthority.hash("abc") == TokenAuthority.hash(String("xabc".dropFirst())))
+    }
+
     @Test("401 without a token or with an unknown one, 403 with the wrong scope, 2xx with the right one")
     func scopes() async throws {
         let directory = TemporaryDirectory("serve")

@@ -134,7 +134,7 @@ struct IngestEndpointTests {
         _ = try await server.request(.POST, "/v1/events", body: notifyLine(id: 9))
         let entry = IdempotencyEntry(
             request: Idempotency.fingerprint(method: "POST", path: "/v1/events", query: nil, body: Array(body.utf8)),
-            seqBefore: 1, reply: nil, createdAt: 0)
+            seqBefore: 1, reply: nil, createdAt: Int64(Date().timeIntervalSince1970 * 1000))
         try server.server.host.tables.put(.idempotency, Idempotency.slot(endpoint: "/v1/events", key: "crashed"), entry)
         let stored = try await server.request(.POST, "/v1/events", body: body)
         #expect(object(stored.body)["seqs"] as? [Int] == [2, 3])

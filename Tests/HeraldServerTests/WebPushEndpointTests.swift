@@ -56,4 +56,39 @@ struct WebPushEndpointTests {
         #expect(records.first?.event.account == "tg:7")
         #expect(try store.quarantined().count == 1)
     }
+
+    @Test("subscriptions made with the CLI (herald serve subscriptions) receive pushes; list shows their keys; removed ones get 404")
+    func cliSubscriptions() async throws {
+        let directory = TemporaryDirectory("serve")
+        let herald = ServeProcessTests.executable
+        let added = try run(herald, ["serve", "subscriptions", "add", "--store", directory.path, "--account", "tg:8", "--json"])
+        #expect(added.status == 0, "\(added.output)")
+        let created = object(added.output)
+        let token = try #require(created["token"] as? String)
+        #expect(created["endpoint"] as? String == "/push/\(token)" && created["account"] as? String == "tg:8")
+        let p256dh = Self.base64urlDecode(try #require(created["p256dh"] as? String))
+        #expect(p256dh.count == 65 && Self.base64urlDecode(created["auth"] as? String ?? "").count == 16)
+        let listed = try run(herald, ["serve", "subscriptions", "list", "--store", directory.path, "--json", "--account", "tg:8"])
+        let lines = listed.output.split(separator: "\n").map { object(String($0)) }
+        #expect(lines.count == 1 && lines.first?["p256dh"] as? String == created["p256dh"] as? String)
+        #expect(!listed.output.contains("privateKey"))
+        let bad = try run(herald, ["serve", "subscriptions", "add", "--store", directory.path, "--account", "tg:8", "--inner-format", "webpush"])
+        #expect(bad.status != 0)
+
+        let server = try await LiveServer(path: directory.path)
+        let stored = try #require(try server.server.host.tables.get(.subscriptions, token, as: WebPushSubscription.self))
+        let keys = try WebPushKeys(privateKeyBase64url: stored.privateKey, authSecretBase64url: stored.authSecret)
+        #expect(keys.publicKey == p256dh)
+        let body = try WebPushCipher.encryptForTests(
+            Array(notifyLine(account: "tg:8", id: 1).utf8), to: keys,
+            senderPrivateKey: Array(P256.KeyAgreement.PrivateKey().rawRepresentation), salt: Array(repeating: 3, count: 16))
+        #expect(try await server.requestBytes(.POST, "/push/\(token)", body: body, headers: [("Content-Encoding", "aes128gcm")]).status == 201)
+        // Removed beside the running server: its endpoint is gone from the next push on.
+        let removed = try run(herald, ["serve", "subscriptions", "remove", "--store", directory.path, "--token", token, "--json"])
+        #expect(removed.status == 0 && object(removed.output)["removed"] as? String == token, "\(removed.output)")
+        #expect(try await server.requestBytes(.POST, "/push/\(token)", body: body, headers: [("Content-Encoding", "aes128gcm")]).status == 404)
+        #expect(try run(herald, ["serve", "subscriptions", "remove", "--store", directory.path, "--token", token]).status != 0)
+        #expect(try run(herald, ["serve", "subscriptions", "list", "--store", directory.path]).output.isEmpty)
+        await server.stop()
+    }
 }

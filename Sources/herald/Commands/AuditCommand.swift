@@ -91,7 +91,7 @@ struct AuditCommand: ParsableCommand {
         }
         try Self.requireKnownId(target, report, account: account, path: source.path)
         if let base = try source.historyDroppedThrough() {
-            Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
+            Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown", how: try source.droppedHistoryExplanation())
         }
         let changing = report.lines.filter(\.changesTarget)
         let lines = all ? report.lines : changing

@@ -33,7 +33,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
         if let base = try target.historyDroppedThrough(), from <= base {
-            Terminal.noteDroppedHistory(through: base, "export", "starts after it, and a store imported from it lacks those events")
+            Terminal.noteDroppedHistory(through: base, "export", "starts after it, and a store imported from it lacks those events", how: try target.droppedHistoryExplanation())
         }
         var writer = JSONWriter()
         var buffer: [UInt8] = []
@@ -41,7 +41,7 @@ struct ExportCommand: ParsableCommand {
         try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max) { record in
             guard account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             writer.reset()
-            Self.write(record, to: &writer)
+            record.writeExportLine(to: &writer)
             buffer.append(contentsOf: writer.bytes)
             buffer.append(UInt8(ascii: "\n"))
             if buffer.count > 1 << 20 {
@@ -51,20 +51,5 @@ struct ExportCommand: ParsableCommand {
             return true
         }
         Terminal.bytes(buffer)
-    }
-
-    /// One export line: `seq`, `recorded`, `format` (and `digest`), then the event's fields.
-    ///
-    /// The ingest format is `format`, not `source`: a `note` event has a `source` field of its
-    /// own, and a line holding both would repeat a key.
-    static func write(_ record: LogRecord, to writer: inout JSONWriter) {
-        record.event.writeJSON(to: &writer) { writer in
-            writer.key("seq"); writer.int(record.seq)
-            writer.key("recorded"); writer.string(Formatting.timestamp(milliseconds: record.recordedAt))
-            writer.key("format"); writer.string(record.source.format)
-            if let digest = record.source.digest {
-                writer.key("digest"); writer.string(digest.map { String(format: "%02x", $0) }.joined())
-            }
-        }
     }
 }

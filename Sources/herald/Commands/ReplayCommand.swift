@@ -86,7 +86,7 @@ struct ReplayCommand: ParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.usage, "--to \(to) is beyond the end of the log in \(target.path) (last seq \(last))")
         }
         if let base = try target.historyDroppedThrough(), from <= base {
-            Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown")
+            Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown", how: try target.droppedHistoryExplanation())
         }
         let configuration = try overrides()
         if !set.isEmpty {
@@ -113,7 +113,7 @@ struct ReplayCommand: ParsableCommand {
                 }
             } else if json {
                 writer.reset()
-                ExportCommand.write(record, to: &writer)
+                record.writeExportLine(to: &writer)
                 Terminal.line(writer.string)
             } else {
                 Terminal.line("\(record.seq)  \(Formatting.timestamp(milliseconds: record.recordedAt))  \(record.source.format)  \(record.event.account)  \(Formatting.summary(record.event))")

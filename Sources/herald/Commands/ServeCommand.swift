@@ -12,7 +12,7 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the store over HTTP (the default), or manage what the service keeps.",
-        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self],
+        subcommands: [ServeRunCommand.self, ServePushkeysCommand.self, ServeSubscriptionsCommand.self, ServeExpireCommand.self],
         defaultSubcommand: ServeRunCommand.self
     )
 }
@@ -51,6 +51,21 @@ struct ServeRunCommand: ParsableCommand {
     @Option(name: .long, help: "Requests per second allowed per token, bursts of twice as many; 0 for no limit (herald.rate.limit; default 0).")
     var rateLimit: Int?
 
+    @Option(name: .long, help: "Seconds between compactions while serving (then retention), 0 for none (herald.compact.seconds; default 0).")
+    var compactSeconds: Int?
+
+    @Option(name: .long, help: "Archived records older than this expire: exported, then removed (herald.retention.max.age.seconds).")
+    var retentionMaxAgeSeconds: Int?
+
+    @Option(name: .long, help: "Archived records beyond this many stored bytes expire, oldest first (herald.retention.max.bytes).")
+    var retentionMaxBytes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Where expired ranges are exported (herald.retention.export.directory; default STORE/archive-exports).", valueName: "DIR"))
+    var retentionExportDirectory: String?
+
+    @Option(name: .long, help: "Seconds idempotency keys are kept, 0 for ever (herald.idempotency.seconds; default 86400).")
+    var idempotencySeconds: Int?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -69,6 +84,13 @@ struct ServeRunCommand: ParsableCommand {
         if let maxBodyBytes { flags["herald.max.body.bytes"] = .init(.int(maxBodyBytes), isSecret: false) }
         if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
         if let rateLimit { flags["herald.rate.limit"] = .init(.int(rateLimit), isSecret: false) }
+        if let compactSeconds { flags["herald.compact.seconds"] = .init(.int(compactSeconds), isSecret: false) }
+        if let retentionMaxAgeSeconds { flags["herald.retention.max.age.seconds"] = .init(.int(retentionMaxAgeSeconds), isSecret: false) }
+        if let retentionMaxBytes { flags["herald.retention.max.bytes"] = .init(.int(retentionMaxBytes), isSecret: false) }
+        if let retentionExportDirectory {
+            flags["herald.retention.export.directory"] = .init(.string(retentionExportDirectory), isSecret: false)
+        }
+        if let idempotencySeconds { flags["herald.idempotency.seconds"] = .init(.int(idempotencySeconds), isSecret: false) }
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN"])),
@@ -84,14 +106,7 @@ struct ServeRunCommand: ParsableCommand {
     /// `herald`'s root command is synchronous: the server runs in a task while the main
     /// thread (not one of the cooperative pool's) waits for it.
     func run() throws {
-        let outcome = Mutex<Result<Void, any Error>>(.success(()))
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { try await serve() } catch { outcome.withLock { $0 = .failure(error) } }
-            done.signal()
-        }
-        done.wait()
-        try outcome.withLock { $0 }.get()
+        try waitForTask { try await serve() }
     }
 
     private func serve() async throws {

@@ -47,8 +47,10 @@ enum Terminal {
 
     /// Notes on stderr that `command` cannot show the history up to `base`, which compaction
     /// dropped without an archive, and what it does instead (`consequence`).
-    static func noteDroppedHistory(through base: UInt64, _ command: String, _ consequence: String) {
-        note("history up to seq \(base) was compacted without an archive: the \(command) \(consequence)")
+    static func noteDroppedHistory(
+        through base: UInt64, _ command: String, _ consequence: String, how: String = "was compacted without an archive"
+    ) {
+        note("history up to seq \(base) \(how): the \(command) \(consequence)")
     }
 
     static func write(_ text: String, to descriptor: Int32) {

@@ -1,0 +1,192 @@
+import Foundation
+import HeraldEvents
+import HeraldStore
+import Hummingbird
+
+extension HeraldServer {
+    /// `/v1/admin/accounts/{a}/…` and `/v1/admin/routes`: what `herald move-account` uses to
+    /// move one account between instances (export, import, fence, registrations, purge) and
+    /// the HAProxy map files of the push endpoints. Each needs an `admin` token.
+    func addAccountRoutes(to router: Router<BasicRequestContext>) {
+        // The account's records after `after` (at most `limit`), as `herald export` lines.
+        router.get("/v1/admin/accounts/:account/export") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let query = request.uri.queryParameters
+            let after = query.get("after").flatMap { UInt64($0) } ?? 0
+            let limit = max(1, query.get("limit").flatMap { Int($0) } ?? 10_000)
+            let lines = try await self.host.run { store in
+                var writer = JSONWriter()
+                var body: [UInt8] = []
+                var count = 0
+                try store.forEachRecord(includingArchive: true, from: after + 1) { record in
+                    guard record.event.account.isSameName(as: account) else { return true }
+                    writer.reset()
+                    record.writeExportLine(to: &writer)
+                    body += writer.bytes
+                    body.append(UInt8(ascii: "\n"))
+                    count += 1
+                    return count < limit
+                }
+                return body
+            }
+            return Response.text(lines, contentType: "application/x-ndjson")
+        }
+        // Export lines of this account from another instance, appended here with new seqs
+        // (format and digest kept); all or nothing. Honours Idempotency-Key.
+        router.post("/v1/admin/accounts/:account/import") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let body = try await self.body(of: request)
+            var batch: [(Event, Source)] = []
+            let decoder = JSONDecoder()
+            for (index, line) in body.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {
+                let parsed: ExportLine
+                do {
+                    parsed = try ExportLine(line, decoder: decoder)
+                } catch let error as EventError {
+                    throw ServerError.badRequest(field: "line \(index + 1): \(error.field)", error.reason)
+                }
+                guard parsed.event.account.isSameName(as: account) else {
+                    throw ServerError.badRequest(field: "line \(index + 1): account", "is \(parsed.event.account), not \(account)")
+                }
+                batch.append((parsed.event, parsed.source))
+            }
+            let events = batch
+            let reply: @Sendable ([UInt64]) -> StoredReply = { seqs in
+                StoredReply(.object(["imported": .int(Int64(seqs.count)), "lastSeq": .uint(seqs.last ?? 0)]))
+            }
+            return try await self.idempotency.answer(
+                request, endpoint: "/v1/admin/accounts/import", body: body, digests: Set(events.compactMap { $0.1.digest }),
+                expected: events.count, recovered: reply
+            ) {
+                reply(try await self.host.append(events).map { Array($0) } ?? [])
+            }
+        }
+        // Refuse the account's appends (503 + Retry-After), persistently, and answer once
+        // every append queued before has finished. {"movedTo": URL} is optional.
+        router.post("/v1/admin/accounts/:account/fence") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let document = (try? await self.jsonObject(request)) ?? [:]
+            var movedTo: String?
+            if case .string(let target)? = document["movedTo"] { movedTo = target }
+            let fence = Fence(movedTo: movedTo, since: Int64(Date().timeIntervalSince1970 * 1000))
+            let fenced = try await self.host.tables { tables in
+                try tables.put(.fences, account, fence)
+                return Set(try tables.all(.fences, as: Fence.self).map(\.key))
+            }
+            try await self.host.setFenced(fenced)
+            let last = try await self.host.run { store in store.lastSeq }
+            self.logger.notice("account fenced", metadata: ["account": "\(account)", "movedTo": "\(movedTo ?? "")"])
+            return JSONBody.object(["fenced": .string(account), "lastSeq": .uint(last)]).response()
+        }
+        router.delete("/v1/admin/accounts/:account/fence") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let fenced = try await self.host.tables { tables in
+                try tables.remove(.fences, account)
+                return Set(try tables.all(.fences, as: Fence.self).map(\.key))
+            }
+            try await self.host.setFenced(fenced)
+            self.logger.notice("account fence lifted", metadata: ["account": "\(account)"])
+            return JSONBody.object(["unfenced": .string(account)]).response()
+        }
+        // The account's pushkeys and Web Push subscriptions (keys included), to copy them.
+        router.get("/v1/admin/accounts/:account/registrations") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let registrations = try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables) }
+            return Response.json(Array(try JSONEncoder().encode(registrations)))
+        }
+        router.post("/v1/admin/accounts/:account/registrations") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let body = try await self.body(of: request)
+            guard let registrations = try? JSONDecoder().decode(AccountRegistrations.self, from: Data(body)) else {
+                throw ServerError.badRequest(field: "body", "expected the form of GET …/registrations")
+            }
+            try registrations.check(account: account)
+            try await self.host.tables { tables in try registrations.store(in: tables) }
+            return JSONBody.object([
+                "pushkeys": .int(Int64(registrations.pushkeys.count)), "subscriptions": .int(Int64(registrations.subscriptions.count)),
+            ]).response()
+        }
+        // Removes the account from this instance: its records (store purge, with the store
+        // closed, as compaction does) and its registrations. `?dry_run=true` only counts.
+        router.post("/v1/admin/accounts/:account/purge") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let account = try Self.pathAccount(context)
+            let dryRun = request.uri.queryParameters.get("dry_run") == "true"
+            let options = self.configuration.storeOptions
+            let report: PurgeReport
+            if dryRun {
+                report = try await self.host.run { store in try Store.purge(path: store.path, account: account, dryRun: true, options: options) }
+            } else {
+                report = try await self.host.withStoreClosed { path in try Store.purge(path: path, account: account, options: options) }
+                try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables).remove(from: tables) }
+                self.logger.notice("account purged", metadata: ["account": "\(account)", "records": "\(report.recordsRemoved)"])
+            }
+            return JSONBody.object([
+                "account": .string(account), "dryRun": .bool(dryRun),
+                "recordsRemoved": .int(Int64(report.recordsRemoved + report.archivedRecordsRemoved)),
+            ]).response()
+        }
+        // HAProxy map files: `?map=pushkeys` (pushkey → account) or `?map=subscriptions`
+        // (subscription token → account), one `KEY ACCOUNT` line each.
+        router.get("/v1/admin/routes") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let map = request.uri.queryParameters.get("map") ?? "pushkeys"
+            guard map == "pushkeys" || map == "subscriptions" else {
+                throw ServerError.badRequest(field: "map", "expected pushkeys or subscriptions")
+            }
+            let lines = try await self.host.tables { tables -> String in
+                let entries: [(String, String)] = map == "pushkeys"
+                    ? try tables.all(.pushkeys, as: Registration.self).map { ($0.key, $0.value.account) }
+                    : try tables.all(.subscriptions, as: WebPushSubscription.self).map { ($0.key, $0.value.account) }
+                return entries.map { "\($0.0) \($0.1)\n" }.joined()
+            }
+            return Response.text(Array(lines.utf8), contentType: "text/plain; charset=utf-8")
+        }
+    }
+
+    /// The `account` path parameter, percent-decoded.
+    static func pathAccount(_ context: BasicRequestContext) throws -> String {
+        let raw = try context.parameters.require("account")
+        return raw.removingPercentEncoding ?? raw
+    }
+}
+
+/// One account's pushkeys and Web Push subscriptions, as `GET …/registrations` sends them.
+struct AccountRegistrations: Codable, Sendable {
+    var pushkeys: [String: Registration] = [:]
+    var subscriptions: [String: WebPushSubscription] = [:]
+
+    /// The registrations of `account` in `tables`.
+    init(account: String, in tables: ServiceTables) throws {
+        for (key, value) in try tables.all(.pushkeys, as: Registration.self) where value.account.isSameName(as: account) {
+            pushkeys[key] = value
+        }
+        for (key, value) in try tables.all(.subscriptions, as: WebPushSubscription.self) where value.account.isSameName(as: account) {
+            subscriptions[key] = value
+        }
+    }
+
+    /// 400 unless every registration names `account`.
+    func check(account: String) throws {
+        let accounts = pushkeys.values.map(\.account) + subscriptions.values.map(\.account)
+        if let other = accounts.first(where: { !$0.isSameName(as: account) }) {
+            throw ServerError.badRequest(field: "account", "a registration names \(other), not \(account)")
+        }
+    }
+
+    func store(in tables: ServiceTables) throws {
+        for (key, value) in pushkeys { try tables.put(.pushkeys, key, value) }
+        for (key, value) in subscriptions { try tables.put(.subscriptions, key, value) }
+    }
+
+    func remove(from tables: ServiceTables) throws {
+        for key in pushkeys.keys { try tables.remove(.pushkeys, key) }
+        for key in subscriptions.keys { try tables.remove(.subscriptions, key) }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HeraldStore
+import Hummingbird
+
+/// What one maintenance pass did: compaction, then archive retention.
+struct MaintenanceReport: Sendable {
+    var compaction: CompactionReport
+    var retention: RetentionReport?
+}
+
+extension HeraldServer {
+    /// Snapshot, then with the store closed: compaction into the archive (or discarding the
+    /// history), then archive retention when configured (the expired range exported before
+    /// removal). Requests wait meanwhile; update streams end and resume by seq.
+    func maintain(discardingHistory: Bool = false) async throws -> MaintenanceReport {
+        let options = configuration.storeOptions
+        let retention = configuration.retention
+        _ = try await snapshotIfNeeded()
+        let report = try await host.withStoreClosed { path in
+            let compaction = try Store.compact(path: path, discardingHistory: discardingHistory, options: options)
+            let expired = try retention.map { try Store.expireArchive(path: path, retention: $0, options: options) }
+            return MaintenanceReport(compaction: compaction, retention: expired)
+        }
+        logger.notice("compacted", metadata: ["base": "\(report.compaction.base)", "archived": "\(report.compaction.recordsArchived)"])
+        if let retention = report.retention {
+            metrics.archiveRecordBytes.set(Double(retention.archiveBytesAfter))
+            if let range = retention.expiredRange {
+                metrics.exportedRanges.increment()
+                metrics.exportedRecords.increment(by: Int64(retention.recordsExpired))
+                metrics.exportedFileBytes.increment(by: Int64(retention.exportFileBytes))
+                logger.notice(
+                    "archive range exported and removed",
+                    metadata: ["first": "\(range.lowerBound)", "last": "\(range.upperBound)", "file": "\(retention.exportFile ?? "")"])
+            }
+        }
+        return report
+    }
+
+    /// `POST /v1/admin/compact` and `POST /v1/admin/expire-archive` (`?dry_run=true`: what
+    /// retention would export and remove now).
+    func addMaintenanceRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/admin/compact") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let discard = request.uri.queryParameters.get("discard_history") == "true"
+            let report = try await self.maintain(discardingHistory: discard)
+            let compaction = report.compaction
+            var fields: [String: JSONBody] = [
+                "base": .uint(compaction.base), "previousBase": .uint(compaction.previousBase),
+                "recordsRemoved": .int(Int64(compaction.recordsRemoved)), "recordsArchived": .int(Int64(compaction.recordsArchived)),
+                "historyDiscarded": .bool(compaction.historyDiscarded),
+                "snapshotsRemoved": .array(compaction.snapshotsRemoved.map { .uint($0) }),
+                "bytesBefore": .int(Int64(compaction.bytesBefore)), "bytesAfter": .int(Int64(compaction.bytesAfter)),
+            ]
+            if let retention = report.retention { fields["retention"] = Self.json(retention) }
+            return JSONBody.object(fields).response()
+        }
+        router.post("/v1/admin/expire-archive") { request, context in
+            try self.tokens.authorize(request, .admin)
+            guard let retention = self.configuration.retention else {
+                throw ServerError.badRequest(
+                    field: "herald.retention.max.age.seconds", "no retention is configured (herald.retention.max.age.seconds or .max.bytes)")
+            }
+            guard request.uri.queryParameters.get("dry_run") == "true" else {
+                let report = try await self.maintain()
+                return JSONBody.object(["retention": report.retention.map(Self.json) ?? .null]).response()
+            }
+            let options = self.configuration.storeOptions
+            let plan = try await self.host.run { store in
+                try Store.expireArchive(path: store.path, retention: retention, dryRun: true, options: options)
+            }
+            return JSONBody.object(["retention": Self.json(plan)]).response()
+        }
+    }
+
+    /// A retention report as JSON (`schema/serve-tables.md`).
+    static func json(_ report: RetentionReport) -> JSONBody {
+        var fields: [String: JSONBody] = [
+            "dryRun": .bool(report.dryRun), "previousOrigin": .uint(report.previousOrigin), "origin": .uint(report.origin),
+            "recordsExpired": .int(Int64(report.recordsExpired)),
+            "archiveBytesBefore": .int(Int64(report.archiveBytesBefore)), "archiveBytesAfter": .int(Int64(report.archiveBytesAfter)),
+        ]
+        if let file = report.exportFile {
+            fields["exportFile"] = .string(file)
+            fields["exportFileBytes"] = .int(Int64(report.exportFileBytes))
+        }
+        return .object(fields)
+    }
+}

@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import HeraldIngest
+
+/// The Web Push subscriptions Herald receives for (`STORE/serve/`, table `subscriptions`):
+/// `POST /v1/admin/subscriptions` and `herald serve subscriptions`. Herald generates each
+/// subscription's receiver keys (RFC 8291); the private key never leaves the table, and what
+/// an application server needs (endpoint, `p256dh`, `auth`) can be listed again at any time.
+/// A running server reads the table per request, so changes made here count at once. Every
+/// method blocks.
+public struct SubscriptionRegistry: Sendable {
+    private let tables: ServiceTables
+
+    /// A subscription as an application server needs it.
+    public struct Subscription: Sendable, Hashable {
+        /// The token in its endpoint, `/push/{token}`.
+        public var token: String
+        /// The account its pushes are stored for.
+        public var account: String
+        /// The format inside decrypted bodies.
+        public var innerFormat: String
+        /// The receiver's public key (uncompressed P-256 point), base64url: `keys.p256dh`.
+        public var p256dh: String
+        /// The 16-byte auth secret, base64url: `keys.auth`.
+        public var auth: String
+        /// Milliseconds since the epoch.
+        public var createdAt: Int64
+        /// The endpoint path.
+        public var endpoint: String { "/push/\(token)" }
+    }
+
+    /// Opens the registry of the store at `storePath` (creating `STORE/serve/`).
+    public init(storePath: String) throws {
+        tables = try ServiceTables(storePath: storePath)
+    }
+
+    init(tables: ServiceTables) { self.tables = tables }
+
+    /// The inner formats a subscription may name.
+    public static var innerFormats: [String] { PayloadFormat.allCases.filter { $0 != .webpush }.map(\.rawValue) }
+
+    /// Creates a subscription for `account` with fresh receiver keys. Throws ``ServerError``
+    /// (400, `inner_format`) for an unknown inner format.
+    public func create(account: String, innerFormat: String = "herald", now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> Subscription {
+        precondition(!account.isEmpty, "a subscription needs an account")
+        guard let format = PayloadFormat(rawValue: innerFormat), format != .webpush else {
+            throw ServerError.badRequest(field: "inner_format", "expected one of \(Self.innerFormats)")
+        }
+        let key = P256.KeyAgreement.PrivateKey()
+        var generator = SystemRandomNumberGenerator()
+        let auth = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let token = String(TokenAuthority.generate().dropFirst(4))
+        let stored = WebPushSubscription(
+            account: account, privateKey: Self.base64url(Array(key.rawRepresentation)), authSecret: Self.base64url(auth),
+            innerFormat: format.rawValue, createdAt: now)
+        try tables.put(.subscriptions, token, stored)
+        return try Self.subscription(token: token, stored)
+    }
+
+    /// Every subscription, by token.
+    public func all() throws -> [Subscription] {
+        try tables.all(.subscriptions, as: WebPushSubscription.self).map { try Self.subscription(token: $0.key, $0.value) }
+    }
+
+    /// Removes the subscription with `token`; returns whether there was one.
+    @discardableResult
+    public func remove(token: String) throws -> Bool {
+        try tables.remove(.subscriptions, token)
+    }
+
+    private static func subscription(token: String, _ stored: WebPushSubscription) throws -> Subscription {
+        let keys = try WebPushKeys(privateKeyBase64url: stored.privateKey, authSecretBase64url: stored.authSecret)
+        return Subscription(
+            token: token, account: stored.account, innerFormat: stored.innerFormat, p256dh: base64url(keys.publicKey),
+            auth: stored.authSecret, createdAt: stored.createdAt)
+    }
+
+    static func base64url(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
