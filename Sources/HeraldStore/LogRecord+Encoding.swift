@@ -60,13 +60,7 @@ extension LogRecord {
         try verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
         do {
-            let version = try reader.byte()
-            guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
-            let flags = try reader.byte()
-            guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
-            _ = try reader.varint()
-            try reader.skipString()
-            if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
+            try skipHeader(&reader)
             let eventStart = reader
             let event = try Event(from: &reader)
             guard reader.isAtEnd else { throw Damage(reason: "\(reader.remaining) trailing bytes") }
@@ -77,6 +71,34 @@ extension LogRecord {
         } catch {
             throw Damage(reason: "undecodable: \(error)")
         }
+    }
+
+    /// Whether stored record bytes hold an event of `account` (names compare byte for byte),
+    /// checking the checksum first but decoding only the event's account name: a read of one
+    /// account's records skips the others' without materialising them, and still refuses a
+    /// damaged record of any account.
+    public static func isEvent(of account: [UInt8], _ bytes: UnsafeRawBufferPointer) throws(Damage) -> Bool {
+        try verifyChecksum(bytes)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+        do {
+            try skipHeader(&reader)
+            return try Event.encodedNames(reader).account.elementsEqual(account)
+        } catch let error as Damage {
+            throw error
+        } catch {
+            throw Damage(reason: "undecodable: \(error)")
+        }
+    }
+
+    /// Moves `reader` past a record's version, flags, time, format and digest, to its event.
+    private static func skipHeader(_ reader: inout ByteReader) throws {
+        let version = try reader.byte()
+        guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
+        let flags = try reader.byte()
+        guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
+        _ = try reader.varint()
+        try reader.skipString()
+        if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
     }
 
     /// Decodes record `seq` from its stored bytes, checking the checksum first.

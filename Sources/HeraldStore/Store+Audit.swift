@@ -12,10 +12,10 @@ extension Store {
     /// touched it, in log order, with its effects explained (`herald audit`).
     ///
     /// Replays the account's whole history with lifecycle changes recorded; other accounts'
-    /// events are skipped, since accounts never influence each other. When compaction
-    /// dropped history without an archive (``historyDroppedThrough()``), the replay starts
-    /// from the snapshot at the compaction base, as every other replay does, so ids and
-    /// groups are the real ones; the events before it cannot be explained, but the trail
+    /// records are checked but not decoded, since accounts never influence each other. When
+    /// compaction dropped history without an archive (``historyDroppedThrough()``), the
+    /// replay starts from the snapshot at the compaction base, as every other replay does, so
+    /// ids and groups are the real ones; the events before it cannot be explained, but the trail
     /// starts from the snapshot's state of the account, so what later events do to the
     /// notifications and groups it held is (one out of view there that comes into view
     /// later is `shownAfterBase`, not `shownAgain`: the log cannot tell whether it was
@@ -81,8 +81,7 @@ extension Store {
         var named = initial.accounts.contains { $0.isSameName(as: account) }
         let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
         var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat.isSameName(as: chat) } ?? false } ?? true
-        try forEachRecord(includingArchive: true, from: start + 1) { record in
-            guard record.event.account.isSameName(as: account) else { return true }
+        try forEachRecord(includingArchive: true, from: start + 1, account: account) { record in
             named = true
             if !chatNamed, let named = record.event.chat, let chat, named.isSameName(as: chat) { chatNamed = true }
             let outcome = projection.apply(record.event, seq: record.seq)

@@ -142,6 +142,28 @@ extension Store {
             { record in try body(record) })
     }
 
+    /// ``forEachRecord(includingArchive:from:through:_:)`` for the records of one account:
+    /// every record's checksum is still checked (a damaged record of any account throws, as
+    /// there), but only `account`'s are decoded, so that reading one account of a store of
+    /// many costs little more than reading the bytes of the others.
+    public func forEachRecord(
+        includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, account: String,
+        _ body: (LogRecord) throws -> Bool
+    ) throws {
+        let name = Array(account.utf8)
+        try forEachDecodedRecord(
+            includingArchive: includingArchive, from: from, through: through,
+            decode: { seq, bytes, location -> LogRecord? in
+                do {
+                    guard try LogRecord.isEvent(of: name, bytes) else { return nil }
+                } catch let damage as LogRecord.Damage {
+                    throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+                }
+                return try Self.decodeRecord(seq: seq, bytes: bytes, in: location)
+            },
+            { record in try record.map(body) ?? true })
+    }
+
     /// Calls `body` with the seq and event of each record after `seq` of the history a
     /// rebuild replays: the archive's records up to the base when the history is complete and
     /// `seq` is below the base, then the log's records after the base. Decodes only events;
