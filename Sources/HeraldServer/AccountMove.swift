@@ -106,9 +106,7 @@ public struct AccountMove: Sendable {
             let registrations = try await call(source, sourceToken, .GET, "/v1/admin/accounts/\(escaped)/registrations")
             try expectOK(registrations, "registrations")
             try expectOK(try await call(target, targetToken, .POST, "/v1/admin/accounts/\(escaped)/registrations", body: registrations.body), "registrations")
-            let counts = try JSONSerialization.jsonObject(with: registrations.body) as? [String: [String: Any]] ?? [:]
-            report.pushkeys = counts["pushkeys"]?.count ?? 0
-            report.subscriptions = counts["subscriptions"]?.count ?? 0
+            (report.pushkeys, report.subscriptions) = try Self.registrationCounts(registrations.body)
             try await compareStates()
             progress("state equal on both (but for seqs)")
         } catch {
@@ -159,8 +157,13 @@ public struct AccountMove: Sendable {
     private func registrations() async throws -> (pushkeys: Int, subscriptions: Int) {
         let response = try await call(source, sourceToken, .GET, "/v1/admin/accounts/\(escaped)/registrations")
         try expectOK(response, "registrations")
-        let counts = try JSONSerialization.jsonObject(with: response.body) as? [String: [String: Any]] ?? [:]
-        return (counts["pushkeys"]?.count ?? 0, counts["subscriptions"]?.count ?? 0)
+        return try Self.registrationCounts(response.body)
+    }
+
+    /// The pushkeys and subscriptions in a `…/registrations` body.
+    private static func registrationCounts(_ body: Data) throws -> (pushkeys: Int, subscriptions: Int) {
+        let document = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
+        return ((document["pushkeys"] as? [String: Any])?.count ?? 0, (document["subscriptions"] as? [String: Any])?.count ?? 0)
     }
 
     /// Both instances' state of the account, seqs left out, must be equal.

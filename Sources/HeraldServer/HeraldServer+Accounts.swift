@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 import Hummingbird
 
@@ -96,7 +97,10 @@ extension HeraldServer {
         router.get("/v1/admin/accounts/:account/registrations") { request, context in
             try self.tokens.authorize(request, .admin)
             let account = try Self.pathAccount(context)
-            let registrations = try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables) }
+            var registrations = try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables) }
+            registrations.telegramKeys = try await self.host.run { store in
+                try store.keys().filter { $0.account.isSameName(as: account) }.map { try AccountRegistrations.TelegramKeyForm($0) }
+            }
             return Response.json(Array(try JSONEncoder().encode(registrations)))
         }
         router.post("/v1/admin/accounts/:account/registrations") { request, context in
@@ -107,9 +111,14 @@ extension HeraldServer {
                 throw ServerError.badRequest(field: "body", "expected the form of GET …/registrations")
             }
             try registrations.check(account: account)
+            let keys = try (registrations.telegramKeys ?? []).map { try $0.storedKey() }
             try await self.host.tables { tables in try registrations.store(in: tables) }
+            try await self.host.run { store in
+                for key in keys { _ = try Self.addKey(key, rebind: false, to: store) }
+            }
             return JSONBody.object([
                 "pushkeys": .int(Int64(registrations.pushkeys.count)), "subscriptions": .int(Int64(registrations.subscriptions.count)),
+                "telegramKeys": .int(Int64(keys.count)),
             ]).response()
         }
         // Removes the account from this instance: its records (store purge, with the store
@@ -161,6 +170,29 @@ extension HeraldServer {
 struct AccountRegistrations: Codable, Sendable {
     var pushkeys: [String: Registration] = [:]
     var subscriptions: [String: WebPushSubscription] = [:]
+    /// The Telegram auth keys bound to the account (absent from older senders).
+    var telegramKeys: [TelegramKeyForm]?
+
+    /// A Telegram auth key as a move carries it: the key, base64url, and its account.
+    struct TelegramKeyForm: Codable, Sendable {
+        var account: String
+        var key: String
+
+        init(_ stored: StoredKey) throws {
+            account = stored.account
+            key = try TelegramKey(bytes: stored.bytes).base64url
+        }
+
+        /// The key to store, checked (400 naming `telegramKeys` when it is not a key).
+        func storedKey() throws -> StoredKey {
+            do {
+                let parsed = try TelegramKey(base64url: key, account: account)
+                return StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes)
+            } catch {
+                throw ServerError.badRequest(field: "telegramKeys", "\(error)")
+            }
+        }
+    }
 
     /// The registrations of `account` in `tables`.
     init(account: String, in tables: ServiceTables) throws {
@@ -174,7 +206,7 @@ struct AccountRegistrations: Codable, Sendable {
 
     /// 400 unless every registration names `account`.
     func check(account: String) throws {
-        let accounts = pushkeys.values.map(\.account) + subscriptions.values.map(\.account)
+        let accounts = pushkeys.values.map(\.account) + subscriptions.values.map(\.account) + (telegramKeys ?? []).map(\.account)
         if let other = accounts.first(where: { !$0.isSameName(as: account) }) {
             throw ServerError.badRequest(field: "account", "a registration names \(other), not \(account)")
         }

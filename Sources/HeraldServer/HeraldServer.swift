@@ -76,6 +76,7 @@ public final class HeraldServer: Sendable {
         addAccountRoutes(to: router)
         addMatrixRoutes(to: router)
         addWebPushRoutes(to: router)
+        addTelegramKeyRoutes(to: router)
         return router
     }
 

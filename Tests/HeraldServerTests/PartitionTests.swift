@@ -242,11 +242,14 @@ struct MoveAccountCommandTests {
         let target = try await LiveServer(path: directory.path + "/b")
         let body = (1...10).map { notifyLine(account: "tg:9", id: $0) }.joined(separator: "\n")
         #expect(try await source.request(.POST, "/v1/events", body: body).status == 200)
+        let (key, keyId, _) = try TelegramKeyTests.vector()
+        #expect(try await source.request(.POST, "/v1/admin/keys", body: #"{"key":"\#(key)","account":"tg:9"}"#).status == 201)
+        #expect(try await source.request(.POST, "/v1/admin/pushkeys", body: #"{"pushkey":"pk-9","account":"tg:9"}"#).status == 201)
         let command = "HERALD_ADMIN_TOKEN=\(LiveServer.adminToken) \(quoted(HeraldBinary.path)) move-account --account tg:9 "
             + "--from \(source.base) --to \(target.base)"
 
         let dry = try shell(command + " --dry-run")
-        #expect(dry.status == 0 && dry.stdout.contains("10 events"), "\(dry)")
+        #expect(dry.status == 0 && dry.stdout.contains("10 events, 1 pushkeys"), "\(dry)")
         #expect(try await PartitionTests.ids(source, account: "tg:9").count == 10)
         let unconfirmed = try shell(command)
         #expect(unconfirmed.status != 0 && unconfirmed.stderr.contains("--yes"), "\(unconfirmed)")
@@ -254,9 +257,13 @@ struct MoveAccountCommandTests {
 
         let moved = try shell(command + " --yes")
         #expect(moved.status == 0, "\(moved)")
-        #expect(moved.stdout.contains("moved tg:9: 10 events"))
+        #expect(moved.stdout.contains("moved tg:9: 10 events") && moved.stdout.contains("1 pushkeys"), "\(moved)")
         #expect(try await PartitionTests.ids(target, account: "tg:9") == Array(1...10))
         #expect(try await PartitionTests.ids(source, account: "tg:9").isEmpty)
+        // The account's Telegram key moved with it: on the target, bound to it; gone from the source.
+        let targetKeys = try #require(object(try await target.request(.GET, "/v1/admin/keys").body)["keys"] as? [[String: Any]])
+        #expect(targetKeys.count == 1 && targetKeys.first?["id"] as? Int64 == keyId && targetKeys.first?["account"] as? String == "tg:9")
+        #expect((object(try await source.request(.GET, "/v1/admin/keys").body)["keys"] as? [[String: Any]])?.isEmpty == true)
         await source.stop()
         await target.stop()
     }

@@ -12,7 +12,7 @@ struct MoveAccountCommand: ParsableCommand {
             Copies the account's events from --from to --to (new seqs there; format and digest
             kept) while the source still takes them, then fences the account on the source
             (its appends get 503 with Retry-After; clients retry and, after the cut-over, reach
-            the target), copies the rest and its pushkeys and Web Push subscriptions, checks
+            the target), copies the rest and its pushkeys, Web Push subscriptions and Telegram keys, checks
             that both instances show the same state of the account (but for seqs), points
             HAProxy's herald-accounts.map at the target (runtime API and file), and purges the
             account from the source, whose fence stays. Tokens are admin tokens of each

@@ -1,0 +1,75 @@
+import HeraldIngest
+import HeraldStore
+import Hummingbird
+
+extension HeraldServer {
+    /// The admin API for the Telegram auth keys that decrypt `format=telegram` pushes, so
+    /// that keys are added and removed while serving (the CLI's `herald keys` needs the store
+    /// to itself): `POST /v1/admin/keys` `{"key": "<base64url>", "account": "tg:1",
+    /// "rebind": false}` adds one (409 when the key is bound to another account and `rebind`
+    /// is not true), `GET /v1/admin/keys` lists ids and accounts (never the key bytes), and
+    /// `DELETE /v1/admin/keys/{id}` removes one. A key without `account` decrypts pushes of
+    /// any account, as with `herald keys add`.
+    func addTelegramKeyRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/admin/keys") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let document = try await self.jsonObject(request)
+            guard case .string(let typed)? = document["key"] else {
+                throw ServerError.badRequest(field: "key", "required: a 256-byte Telegram auth key, base64url")
+            }
+            var account = ""
+            if let value = document["account"] {
+                guard case .string(let name) = value else { throw ServerError.badRequest(field: "account", "must be a string") }
+                account = name
+            }
+            var rebind = false
+            if let value = document["rebind"] {
+                guard case .bool(let flag) = value else { throw ServerError.badRequest(field: "rebind", "must be true or false") }
+                rebind = flag
+            }
+            let key: TelegramKey
+            do {
+                key = try TelegramKey(base64url: typed, account: account)
+            } catch {
+                throw ServerError.badRequest(field: "key", "\(error)")
+            }
+            let stored = StoredKey(id: key.keyId, account: account, bytes: key.bytes)
+            let added = try await self.host.run { [rebind] store in try Self.addKey(stored, rebind: rebind, to: store) }
+            return JSONBody.object(["id": .int(key.keyId), "account": .string(account), "added": .bool(added)])
+                .response(status: added ? .created : .ok)
+        }
+        router.get("/v1/admin/keys") { request, context in
+            try self.tokens.authorize(request, .admin)
+            let keys = try await self.host.run { store in try store.keys() }
+            return JSONBody.object(["keys": .array(keys.map { key in
+                .object(["id": .int(key.id), "account": .string(key.account)])
+            })]).response()
+        }
+        router.delete("/v1/admin/keys/:id") { request, context in
+            try self.tokens.authorize(request, .admin)
+            guard let id = Int64(try context.parameters.require("id")) else {
+                throw ServerError.badRequest(field: "id", "must be a key id (a signed 64-bit integer)")
+            }
+            guard try await self.host.run({ store in try store.removeKey(id: id) }) else {
+                throw ServerError.notFound(field: "id", "no Telegram key \(id)")
+            }
+            return JSONBody.object(["removed": .int(id)]).response()
+        }
+    }
+
+    /// Stores `key` unless the store holds it bound to another account and `rebind` is false
+    /// (409, naming that account). Returns false when it was stored as it is already.
+    static func addKey(_ key: StoredKey, rebind: Bool, to store: Store) throws -> Bool {
+        if let existing = try store.keys().first(where: { $0.id == key.id }) {
+            if existing.account.isSameName(as: key.account) { return false }
+            guard rebind else {
+                let bound = existing.account.isEmpty ? "any account" : existing.account
+                throw ServerError(
+                    .conflict, field: "key",
+                    "Telegram key \(key.id) is bound to \(bound); pass \"rebind\": true to move it (its encrypted pushes would then be \(key.account.isEmpty ? "any account" : key.account)'s)")
+            }
+        }
+        try store.addKey(key)
+        return true
+    }
+}
