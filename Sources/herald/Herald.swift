@@ -23,6 +23,8 @@ struct Herald: ParsableCommand {
               1  usage error (bad option, unknown format, out-of-range value)
               2  a data problem was found (missing, locked or damaged store, failed verify)
               3  some input was rejected (bad payload lines; see the quarantine)
+            141  standard output was closed early (`herald export | head`), as a shell
+                 reports a filter that SIGPIPE ended; herald exits instead of taking the signal
 
             Start with:  herald demo
             """,
@@ -42,6 +44,8 @@ struct Herald: ParsableCommand {
     /// Runs the command line, mapping every failure to a documented exit code and a one-line
     /// message on stderr (never a stack trace).
     static func main() {
+        // A closed standard output is an EPIPE from write (Terminal.write exits 141), not a signal.
+        signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         do {
             try GlobalOptions.extract(from: &arguments)

@@ -13,6 +13,33 @@ struct ConventionsCommandTests {
         #expect(result.status == 0 && result.stdout.hasPrefix("herald ") && result.stdout.contains("SEMANTICS 1.1"), "\(result.stdout)")
     }
 
+    @Test("a reader that stops early (| head) ends export and replay with exit 141, never the signal, and stderr stays quiet")
+    func closedOutput() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("store")
+        let lines = (1...4_000).map { id in
+            #"{"type":"notify","account":"a","chat":"chat:\#(id % 40)","kind":"message","id":\#(id),"date":\#(1_700_000_000 + id),"title":"Alice","body":"a body long enough to fill the pipe quickly, line \#(id)"}"#
+        }
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: lines.joined(separator: "\n") + "\n").status == 0)
+        // Both write far more than a pipe holds (~800 KB), so they are still writing when it closes.
+        for command in [["export"], ["replay", "--updates"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.executable)
+            process.arguments = command + ["--store", store]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            // Read a little, as `head -c 100` does, then go away.
+            _ = out.fileHandleForReading.readData(ofLength: 100)
+            try out.fileHandleForReading.close()
+            process.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit, "\(command): ended by a signal")
+            #expect(process.terminationStatus == 141 && stderr.isEmpty, "\(command): \(process.terminationStatus) \(stderr)")
+        }
+    }
+
     @Test("a mistyped subcommand gets the nearest ones suggested, exit 1")
     func suggestions() throws {
         let stat = try CLI.run(["stat"])

@@ -58,11 +58,22 @@ enum Terminal {
         text.withUTF8 { write(UnsafeRawBufferPointer($0), to: descriptor) }
     }
 
-    /// Writes every byte, retrying short writes; gives up silently on a closed pipe.
+    /// The exit status when standard output's reader went away (`herald export | head`):
+    /// 128 + SIGPIPE, what a shell reports for a process that SIGPIPE ended, so scripts see
+    /// what they would of any Unix filter, but as an exit, never a signal. `Herald.main`
+    /// ignores SIGPIPE so that the write fails with EPIPE instead.
+    static let closedOutputExitCode: Int32 = 128 + SIGPIPE
+
+    /// Writes every byte, retrying short and interrupted writes. When standard output's
+    /// reader has gone away, exits at once with ``closedOutputExitCode`` (nothing more can be
+    /// shown, and a command writing for minutes should not go on for nobody); a failed write
+    /// to standard error is given up silently.
     private static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
         var offset = 0
         while offset < buffer.count {
             let n = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EPIPE && descriptor == STDOUT_FILENO { _exit(closedOutputExitCode) }
             if n <= 0 { return }
             offset += n
         }
