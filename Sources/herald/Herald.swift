@@ -21,7 +21,8 @@ struct Herald: ParsableCommand {
             Exit codes:
               0  success
               1  usage error (bad option, unknown format, out-of-range value)
-              2  a data problem was found (missing, locked or damaged store, failed verify)
+              2  a data problem was found (missing, locked or damaged store, failed verify,
+                 output that cannot be written)
               3  some input was rejected (bad payload lines; see the quarantine)
             141  standard output was closed early (`herald export | head`), as a shell
                  reports a filter that SIGPIPE ended; herald exits instead of taking the signal

@@ -40,6 +40,28 @@ struct ConventionsCommandTests {
         }
     }
 
+    @Test("output that cannot be written (a full disk: /dev/full) is exit 2 naming the error, never 0 with the output short")
+    func unwritableOutput() throws {
+        guard FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let dir = TemporaryDirectory()
+        let store = dir.child("store")
+        let line = #"{"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1700000000,"title":"Alice"}"#
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: line + "\n").status == 0)
+        for command in [["export"], ["state"], ["stats"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.executable)
+            process.arguments = command + ["--store", store]
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+            let err = Pipe()
+            process.standardError = err
+            try process.run()
+            process.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit && process.terminationStatus == 2, "\(command): \(process.terminationStatus)")
+            #expect(stderr.contains("cannot write standard output") && stderr.contains("space"), "\(command): \(stderr)")
+        }
+    }
+
     @Test("a mistyped subcommand gets the nearest ones suggested, exit 1")
     func suggestions() throws {
         let stat = try CLI.run(["stat"])

@@ -66,15 +66,22 @@ enum Terminal {
 
     /// Writes every byte, retrying short and interrupted writes. When standard output's
     /// reader has gone away, exits at once with ``closedOutputExitCode`` (nothing more can be
-    /// shown, and a command writing for minutes should not go on for nobody); a failed write
-    /// to standard error is given up silently.
+    /// shown, and a command writing for minutes should not go on for nobody). Any other failed
+    /// write to standard output (a full disk, an I/O error) exits 2 naming the error, so that
+    /// `herald export > FILE` never ends 0 with the file short. A failed write to standard
+    /// error is given up silently.
     private static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
         var offset = 0
         while offset < buffer.count {
             let n = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EPIPE && descriptor == STDOUT_FILENO { _exit(closedOutputExitCode) }
-            if n <= 0 { return }
+            if n <= 0 {
+                guard descriptor == STDOUT_FILENO else { return }
+                if n < 0 && errno == EPIPE { _exit(closedOutputExitCode) }
+                let reason = n < 0 ? String(cString: strerror(errno)) : "nothing written"
+                failure("cannot write standard output: \(reason); the output is incomplete", exitCode: CLIFailure.dataProblem)
+                _exit(CLIFailure.dataProblem)
+            }
             offset += n
         }
     }
