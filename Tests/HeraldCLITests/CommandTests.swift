@@ -422,6 +422,18 @@ struct CommandTests {
         #expect(typo.status == 1, "\(typo.stdout)")
         #expect(typo.stderr.contains("no account 'tg:2'") && typo.stderr.contains("accounts: tg:1"), "\(typo.stderr)")
         #expect(try CLI.run(["state", "--store", store, "--account", "tg:2"]).status == 1)
+        // export and replay likewise, where an empty answer would read as "no events".
+        for command in ["export", "replay"] {
+            let unknown = try CLI.run([command, "--store", store, "--account", "tg:2"])
+            #expect(unknown.status == 1 && unknown.stdout.isEmpty, "\(command): \(unknown.stdout)")
+            #expect(unknown.stderr.contains("no account 'tg:2'") && unknown.stderr.contains("accounts: tg:1"), "\(command): \(unknown.stderr)")
+        }
+        // A known account with no events in the range is an empty answer, exit 0.
+        let last = try CLI.run(["export", "--store", store]).stdout.split(separator: "\n").count
+        let beyond = try CLI.run(["export", "--store", store, "--account", "tg:1", "--from", "\(last + 1)"])
+        #expect(beyond.status == 0 && beyond.stdout.isEmpty, "\(beyond.stderr)")
+        let own = try CLI.run(["export", "--store", store, "--account", "tg:1"])
+        #expect(own.status == 0 && own.stdout.split(separator: "\n").count == last, "\(own.stderr)")
         // A group id the known account never had is a usage error too, naming the ids it had.
         let untouched = try CLI.run(["audit", "--store", store, "--account", "tg:1", "--group", "9"])
         #expect(untouched.status == 1 && untouched.stderr.contains("never had group 9 (nearest it had: 1"), "\(untouched.stderr)")

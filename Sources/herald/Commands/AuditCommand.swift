@@ -81,9 +81,9 @@ struct AuditCommand: ParsableCommand {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
             // reads as "the account exists and nothing touched this". Only this error path
-            // builds the state, for the list.
-            let projection = try source.projection(at: try source.highWaterSeq())
-            throw CLIFailure(exitCode: CLIFailure.usage, "no account '\(account)' in \(source.path) (accounts: \(projection.accounts.joined(separator: ", ")))")
+            // reads the account names, for the list.
+            throw try CLIFailure.unknownAccount(account, in: source)
+                ?? CLIFailure(exitCode: CLIFailure.usage, "no event of the history of \(source.path) names account '\(account)'")
         } catch StoreError.unknownChat(_, _, let chat, let chats) {
             // Likewise a chat no event of the account names: most likely a mistyped name.
             let listed = chats.prefix(20).joined(separator: ", ") + (chats.count > 20 ? ", … (\(chats.count) in all)" : "")

@@ -38,8 +38,9 @@ struct ExportCommand: ParsableCommand {
         var writer = JSONWriter()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
-        try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max) { record in
-            guard account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
+        var exported = 0
+        func emit(_ record: LogRecord) -> Bool {
+            exported += 1
             writer.reset()
             record.writeExportLine(to: &writer)
             buffer.append(contentsOf: writer.bytes)
@@ -49,6 +50,13 @@ struct ExportCommand: ParsableCommand {
                 buffer.removeAll(keepingCapacity: true)
             }
             return true
+        }
+        if let account {
+            // Every record is still checked; only the account's are decoded.
+            try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max, account: account, emit)
+            if exported == 0, let unknown = try CLIFailure.unknownAccount(account, in: target) { throw unknown }
+        } else {
+            try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max, emit)
         }
         Terminal.bytes(buffer)
     }

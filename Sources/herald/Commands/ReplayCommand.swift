@@ -121,6 +121,7 @@ struct ReplayCommand: ParsableCommand {
             return true
         }
         bar.finish()
+        if printed == 0, let account, let unknown = try CLIFailure.unknownAccount(account, in: target) { throw unknown }
         if printed == 0 && !json { Terminal.note("no events matched") }
     }
 

@@ -38,3 +38,15 @@ struct CLIFailure: Error {
         }
     }
 }
+
+extension CLIFailure {
+    /// When no record of `store`'s history names `account` (a mistyped or purged name), the
+    /// usage error that says so and lists the accounts it has; `nil` when some record does,
+    /// so that an empty answer for a known account stays an answer.
+    static func unknownAccount(_ account: String, in store: Store) throws -> CLIFailure? {
+        let known = try store.accountNames()
+        guard !known.contains(where: { $0.isSameName(as: account) }) else { return nil }
+        let listed = known.prefix(20).joined(separator: ", ") + (known.count > 20 ? ", … (\(known.count) in all)" : "")
+        return CLIFailure(exitCode: usage, "no account '\(account)' in \(store.path) (accounts: \(known.isEmpty ? "none" : listed))")
+    }
+}
