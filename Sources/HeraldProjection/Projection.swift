@@ -148,6 +148,13 @@ public struct Projection: Sendable {
         return account.visibleGroups
     }
 
+    /// Records that the history through `seq` has been read although its last events were not
+    /// applied here: a replay of one account skips the others' events (accounts never
+    /// influence each other), and its ``seq`` must still be the history's. Never moves back.
+    public mutating func advance(to seq: UInt64) {
+        self.seq = max(self.seq, seq)
+    }
+
     /// Forgets account `name` entirely (privacy purge); the store replays without its events.
     public mutating func removeAccount(_ name: String) {
         settleView()  // removing renumbers the accounts

@@ -150,18 +150,29 @@ extension Store {
         includingArchive: Bool, from: UInt64 = 1, through: UInt64 = .max, account: String,
         _ body: (LogRecord) throws -> Bool
     ) throws {
+        try forEachRecordOrSkip(includingArchive: includingArchive, from: from, through: through, account: account) { _, record in
+            try record.map(body) ?? true
+        }
+    }
+
+    /// ``forEachRecord(includingArchive:from:through:account:_:)``, also calling `body` with
+    /// the seq alone (record `nil`) for each record of another account.
+    func forEachRecordOrSkip(
+        includingArchive: Bool, from: UInt64, through: UInt64, account: String,
+        _ body: (UInt64, LogRecord?) throws -> Bool
+    ) throws {
         let name = Array(account.utf8)
         try forEachDecodedRecord(
             includingArchive: includingArchive, from: from, through: through,
-            decode: { seq, bytes, location -> LogRecord? in
+            decode: { seq, bytes, location -> (UInt64, LogRecord?) in
                 do {
-                    guard try LogRecord.isEvent(of: name, bytes) else { return nil }
+                    guard try LogRecord.isEvent(of: name, bytes) else { return (seq, nil) }
                 } catch let damage as LogRecord.Damage {
                     throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
                 }
-                return try Self.decodeRecord(seq: seq, bytes: bytes, in: location)
+                return (seq, try Self.decodeRecord(seq: seq, bytes: bytes, in: location))
             },
-            { record in try record.map(body) ?? true })
+            { decoded in try body(decoded.0, decoded.1) })
     }
 
     /// Calls `body` with the seq and event of each record after `seq` of the history a

@@ -39,6 +39,23 @@ extension Store {
         return projection
     }
 
+    /// ``projection(at:useSnapshots:)`` for one account: the same start, then only
+    /// `account`'s records up to `seq` are decoded and applied (every record is still
+    /// checked), since accounts never influence each other. The projection holds that account
+    /// alone (none when no record up to `seq` names it), as the full replay holds it, and its
+    /// ``Projection/seq`` is the full replay's. `herald state --at SEQ --account A`.
+    public func projection(at seq: UInt64, account: String, useSnapshots: Bool = true) throws -> Projection {
+        let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
+        var projection = initial
+        try forEachRecordOrSkip(includingArchive: true, from: start + 1, through: seq, account: account) { seq, record in
+            if let record { projection.replay(record.event, seq: record.seq) } else { projection.advance(to: seq) }
+            return true
+        }
+        for name in projection.accounts where !name.isSameName(as: account) { projection.removeAccount(name) }
+        projection.settleView()
+        return projection
+    }
+
     /// Where a replay through `through` can start: seq 0 with an empty projection when the
     /// whole history is readable, else (or when asked and possible) a snapshot.
     func replayStart(

@@ -62,7 +62,14 @@ struct StateCommand: ParsableCommand {
         let projection: Projection
         if let at {
             let seq = try HistoryPoint.resolve(at, in: target)
-            projection = try target.projection(at: seq, useSnapshots: !noSnapshots)
+            if let account {
+                // One account: only its records are decoded and applied.
+                let one = try target.projection(at: seq, account: account, useSnapshots: !noSnapshots)
+                // An account not there at that seq: the whole state, for the list of accounts below.
+                projection = one.account(account) != nil ? one : try target.projection(at: seq, useSnapshots: !noSnapshots)
+            } else {
+                projection = try target.projection(at: seq, useSnapshots: !noSnapshots)
+            }
         } else {
             projection = target.projection
         }
