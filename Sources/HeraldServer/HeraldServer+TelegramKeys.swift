@@ -57,19 +57,15 @@ extension HeraldServer {
         }
     }
 
-    /// Stores `key` unless the store holds it bound to another account and `rebind` is false
-    /// (409, naming that account). Returns false when it was stored as it is already.
+    /// ``Store/addKey(_:rebind:)``, a key bound to another account answered 409 naming it.
     static func addKey(_ key: StoredKey, rebind: Bool, to store: Store) throws -> Bool {
-        if let existing = try store.keys().first(where: { $0.id == key.id }) {
-            if existing.account.isSameName(as: key.account) { return false }
-            guard rebind else {
-                let bound = existing.account.isEmpty ? "any account" : existing.account
-                throw ServerError(
-                    .conflict, field: "key",
-                    "Telegram key \(key.id) is bound to \(bound); pass \"rebind\": true to move it (its encrypted pushes would then be \(key.account.isEmpty ? "any account" : key.account)'s)")
-            }
+        do {
+            return try store.addKey(key, rebind: rebind)
+        } catch StoreError.keyBound(_, _, let bound) {
+            let owner = { (account: String) in account.isEmpty ? "any account" : account }
+            throw ServerError(
+                .conflict, field: "key",
+                "Telegram key \(key.id) is bound to \(owner(bound)); pass \"rebind\": true to move it (its encrypted pushes would then be \(owner(key.account))'s)")
         }
-        try store.addKey(key)
-        return true
     }
 }

@@ -48,6 +48,28 @@ extension Store {
         }
     }
 
+    /// Stores `key` unless the store holds that key already: bound to the same account it
+    /// changes nothing and returns false; bound to another (or to any account, `""`) it throws
+    /// ``StoreError/keyBound(path:id:account:)`` unless `rebind`, since that account's
+    /// encrypted pushes would become `key.account`'s. Checked and stored in one transaction.
+    @discardableResult
+    public func addKey(_ key: StoredKey, rebind: Bool) throws -> Bool {
+        let database = try auxiliary(.keys)
+        let id = SeqKey(UInt64(bitPattern: key.id)).bytes
+        return try environment.write { txn in
+            if let stored = try txn.get(database, key: id) {
+                let existing: StoredKey
+                do { existing = try stored.withUnsafeBytes { try StoredKey(id: key.id, bytes: $0) } } catch {
+                    throw StoreError.damagedRecord(path: path, seq: 0, reason: "key \(key.id): \(error)")
+                }
+                if existing.account.isSameName(as: key.account) { return false }
+                guard rebind else { throw StoreError.keyBound(path: path, id: key.id, account: existing.account) }
+            }
+            try txn.put(database, key: id, value: key.encoded)
+            return true
+        }
+    }
+
     /// Every stored key, by id.
     public func keys() throws -> [StoredKey] {
         guard let database = try existingAuxiliary(.keys) else { return [] }

@@ -58,6 +58,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// No event of the account's history (nor the snapshot it starts from) names the chat;
     /// `chats` are the account's chats now, in byte order.
     case unknownChat(path: String, account: String, chat: String, chats: [String])
+    /// ``Store/addKey(_:rebind:)`` of a Telegram key the store holds bound to another account
+    /// (`""`: any account).
+    case keyBound(path: String, id: Int64, account: String)
 
     /// What to do about a damaged data file.
     static let damageAdvice =
@@ -116,6 +119,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path) holds no account '\(account)'"
         case .unknownChat(let path, let account, let chat, _):
             "no event of account '\(account)' in store \(path) names chat '\(chat)'"
+        case .keyBound(let path, let id, let account):
+            "Telegram key \(id) is bound to \(account.isEmpty ? "any account" : account) in store \(path); rebind it to move it"
         }
     }
 }

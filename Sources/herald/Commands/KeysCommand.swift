@@ -59,20 +59,20 @@ struct KeysCommand: ParsableCommand {
                 throw CLIFailure(exitCode: CLIFailure.usage, "key: \(error)")
             }
             let target = try store.openForWriting()
-            if let existing = try target.keys().first(where: { $0.id == parsed.keyId }) {
-                if existing.account.isSameName(as: account) {
-                    if json { Terminal.line(Self.json(id: parsed.keyId, account: account, added: false)) }
-                    Terminal.note("Telegram key \(parsed.keyId) is already bound to \(Self.describe(account)): nothing to do")
-                    return
-                }
-                guard rebind else {
-                    throw CLIFailure(
-                        exitCode: CLIFailure.usage,
-                        "Telegram key \(parsed.keyId) is bound to \(Self.describe(existing.account)) in \(store.path); "
-                            + "pass --rebind to move it to \(Self.describe(account)) (its encrypted pushes would then be that account's)")
-                }
+            let added: Bool
+            do {
+                added = try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes), rebind: rebind)
+            } catch StoreError.keyBound(_, _, let bound) {
+                throw CLIFailure(
+                    exitCode: CLIFailure.usage,
+                    "Telegram key \(parsed.keyId) is bound to \(Self.describe(bound)) in \(store.path); "
+                        + "pass --rebind to move it to \(Self.describe(account)) (its encrypted pushes would then be that account's)")
             }
-            try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes))
+            guard added else {
+                if json { Terminal.line(Self.json(id: parsed.keyId, account: account, added: false)) }
+                Terminal.note("Telegram key \(parsed.keyId) is already bound to \(Self.describe(account)): nothing to do")
+                return
+            }
             if json { Terminal.line(Self.json(id: parsed.keyId, account: account, added: true)) }
             Terminal.note("added Telegram key \(parsed.keyId)" + (account.isEmpty ? "" : " for \(account)"))
         }
