@@ -98,10 +98,13 @@ extension Projection {
 
     /// ``init(snapshot:configuration:)`` for a caller that has already checked a checksum
     /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
-    /// the payload's own checksum is not computed again. Large version 2 payloads restore
+    /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
+    /// holds that account alone (none when the snapshot has no such account), as
+    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large version 2 payloads restore
     /// their accounts on two threads; the result is the same as on one.
     package init(
-        snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool
+        snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
+        onlyAccount: String? = nil
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
@@ -128,12 +131,14 @@ extension Projection {
             }
             previous = name
             if version == 1 {
-                projection.accountsByName[name] = try Account(decoding: &decoder, configuration: configuration)
+                let account = try Account(decoding: &decoder, configuration: configuration)
+                if onlyAccount.map(name.isSameName(as:)) ?? true { projection.accountsByName[name] = account }
             } else {
                 let length = try decoder.count()
                 let start = decoder.offset
                 try decoder.skip(length)
-                entries.append((name, start..<(start + length)))
+                // With `onlyAccount`, the others are skipped by their lengths, never decoded.
+                if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
             }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }

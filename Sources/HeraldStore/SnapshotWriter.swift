@@ -24,6 +24,7 @@ final class SnapshotWriter: Sendable {
     private let meta: Database
     private let path: String
     private let snapshotsToKeep: Int
+    private let snapshotSpacing: UInt64
     private let logger: Logger
     private let automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
 
@@ -33,6 +34,7 @@ final class SnapshotWriter: Sendable {
         self.meta = meta
         self.path = path
         self.snapshotsToKeep = options.snapshotsToKeep
+        self.snapshotSpacing = options.snapshotSpacing
         self.logger = options.logger
         self.automaticSnapshotFault = options.automaticSnapshotFault
     }
@@ -75,8 +77,24 @@ final class SnapshotWriter: Sendable {
         queue.sync {}
     }
 
+    /// The snapshots of `seqs` (ascending) that pruning keeps for being spaced
+    /// (``Store/Options/snapshotSpacing``): the oldest of each run of `spacing` seqs
+    /// (`seq / spacing` equal). Once kept, a snapshot stays the oldest of its run, so the set
+    /// only grows as snapshots are added.
+    static func spaced(_ seqs: [UInt64], spacing: UInt64) -> Set<UInt64> {
+        guard spacing > 0 else { return [] }
+        var kept = Set<UInt64>()
+        var run: UInt64?
+        for seq in seqs where seq / spacing != run {
+            run = seq / spacing
+            kept.insert(seq)
+        }
+        return kept
+    }
+
     /// Encodes `projection` (the state after `seq`) and stores it, pruning the snapshots
-    /// beyond ``Store/Options/snapshotsToKeep`` but the compaction base, in one write
+    /// beyond ``Store/Options/snapshotsToKeep`` but the compaction base, the start of the
+    /// kept history and the spaced ones (``Store/Options/snapshotSpacing``), in one write
     /// transaction. Runs on the queue, one write at a time.
     private func write(_ projection: Projection, seq: UInt64) throws {
         let value = SnapshotEnvelope(seq: seq, payload: projection.snapshot()).encoded
@@ -85,7 +103,9 @@ final class SnapshotWriter: Sendable {
             try txn.put(database, key: SeqKey(seq).bytes, value: value)
             let history = try Store.history(txn, meta: meta, path: path)
             let seqs = try Store.snapshotSeqs(database, txn)
-            for old in seqs.reversed().dropFirst(max(snapshotsToKeep, 1)) where old != history.base && old != history.origin {
+            let spaced = Self.spaced(seqs, spacing: snapshotSpacing)
+            for old in seqs.reversed().dropFirst(max(snapshotsToKeep, 1))
+            where old != history.base && old != history.origin && !spaced.contains(old) {
                 try txn.delete(database, key: SeqKey(old).bytes)
             }
         }

@@ -47,6 +47,10 @@ extension Store {
         /// Group ids likewise.
         public var groupIdsBeforeBase: Int64
         public var groupIds: [Int64]
+        /// Whether ``lines`` holds every event that named the target without changing it
+        /// (effect `noEffect`), so that they can be counted; false when the audit index
+        /// answered, which reads only the events from the target's first change to its last.
+        public var listsEveryUnchangedEvent = true
 
         /// Whether the account ever had notification `id`.
         public func hasNotification(_ id: Int64) -> Bool {
@@ -70,6 +74,23 @@ extension Store {
     }
 
     /// The audit of ``audit(account:target:)`` with its context (``AuditReport``).
+    ///
+    /// With `listingUnchanged` false, only the events that changed the target are needed, so
+    /// the audit index (``catchUpAuditIndex()``) may answer: the account's state is restored
+    /// from the newest snapshot before the target's first change and only the account's
+    /// events up to its last change are replayed, which costs about the events of that
+    /// window instead of the whole history. The lines that changed the target are those of the
+    /// full replay; events that only named it may be missing
+    /// (``AuditReport/listsEveryUnchangedEvent`` is then false). When the index cannot answer
+    /// (none, behind the log, damaged, or no entry for the target: an unknown id, an object
+    /// never received), the history is replayed as with `listingUnchanged`.
+    public func auditReport(account: String, target: AuditTrail.Target, listingUnchanged: Bool) throws -> AuditReport {
+        if !listingUnchanged, let report = try indexedAuditReport(account: account, target: target) { return report }
+        return try auditReport(account: account, target: target)
+    }
+
+    /// The audit of ``audit(account:target:)`` with its context (``AuditReport``), from a
+    /// replay of the history: every event that named the target is listed.
     public func auditReport(account: String, target: AuditTrail.Target) throws -> AuditReport {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var projection = initial

@@ -9,6 +9,10 @@ extension Store {
         case digests
         /// First seq → an ``ExportedRange`` (JSON): what archive retention exported and removed.
         case exports
+        /// Audit index (``AuditIndex``): target → the first and last seq that changed it.
+        case auditTargets
+        /// Audit index: each account's seqs, in chunks.
+        case auditSeqs
     }
 
     /// Opens (creating) an auxiliary database; needs a writable store.

@@ -36,6 +36,13 @@ extension Store {
         public var snapshotInterval: UInt64 = 250_000
         /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
         public var snapshotsToKeep = 3
+        /// Besides the newest ``snapshotsToKeep``, keep the oldest snapshot of every run of
+        /// this many seqs (0: none), so that a snapshot lies at most about this far before any
+        /// point of history: an audit of one target or a `state --at` of one account with the
+        /// audit index (``Store/catchUpAuditIndex()``) restores the account from the snapshot
+        /// before the point and replays only the account's events since. With the default
+        /// interval a 10 M-event store keeps ten more snapshots.
+        public var snapshotSpacing: UInt64 = 1_000_000
         /// Open from the newest valid snapshot plus the log after it. When false, the open
         /// replays the whole history (the archive too, when it holds it); a store compacted
         /// without an archive has no log before its base snapshot, so that open still starts

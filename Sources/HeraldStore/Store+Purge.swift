@@ -161,7 +161,10 @@ extension Store {
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)
+        let auditIndex = try auditIndexDatabases()
         try environment.write { txn in
+            // The account's audit index entries go with its records (the others' stay valid).
+            try Self.removeFromAuditIndex(account: account, auditIndex, txn)
             for range in report.gaps {
                 try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes)
             }

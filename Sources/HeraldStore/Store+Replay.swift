@@ -44,7 +44,11 @@ extension Store {
     /// checked), since accounts never influence each other. The projection holds that account
     /// alone (none when no record up to `seq` names it), as the full replay holds it, and its
     /// ``Projection/seq`` is the full replay's. `herald state --at SEQ --account A`.
+    ///
+    /// When the audit index covers the log (``catchUpAuditIndex()``), the snapshot is restored
+    /// for the account alone and only the account's records after it are read.
     public func projection(at seq: UInt64, account: String, useSnapshots: Bool = true) throws -> Projection {
+        if useSnapshots, snapshotsFitConfiguration, let projection = try indexedProjection(at: seq, account: account) { return projection }
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial
         try forEachRecordOrSkip(includingArchive: true, from: start + 1, through: seq, account: account) { seq, record in

@@ -64,24 +64,28 @@ extension Store {
     }
 
     /// Reads and checks the snapshot stored under `seq`: envelope, checksum, payload.
-    func loadSnapshot(seq: UInt64) throws -> Result<Projection, SnapshotEnvelope.Damage> {
+    /// With `configuration`, the projection runs with it instead of the store's; with
+    /// `onlyAccount`, it holds that account alone and the others are not decoded.
+    func loadSnapshot(
+        seq: UInt64, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> Result<Projection, SnapshotEnvelope.Damage> {
         guard let database = try existingAuxiliary(.snapshots) else {
             return .failure(.init(reason: "no snapshot database"))
         }
-        let configuration = options.projection
+        let configuration = configuration ?? options.projection
         return try environment.read { txn in
             try SeqKey(seq).withBytes { key in
                 guard let bytes = try txn.get(database, key: key) else {
                     return .failure(.init(reason: "no snapshot at seq \(seq)"))
                 }
-                return Self.decodeSnapshot(bytes, seq: seq, configuration: configuration)
+                return Self.decodeSnapshot(bytes, seq: seq, configuration: configuration, onlyAccount: onlyAccount)
             }
         }
     }
 
     /// Checks an envelope and restores its projection without copying the payload.
     static func decodeSnapshot(
-        _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration
+        _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration, onlyAccount: String? = nil
     ) -> Result<Projection, SnapshotEnvelope.Damage> {
         do {
             let (_, payload) = try SnapshotEnvelope.check(bytes, expectedSeq: seq)
@@ -89,7 +93,7 @@ extension Store {
             return .success(
                 try Projection(
                     snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
-                    checksumVerified: true))
+                    checksumVerified: true, onlyAccount: onlyAccount))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {
@@ -99,9 +103,11 @@ extension Store {
 
     /// The newest snapshot with seq in `range` that passes every check; each one skipped is
     /// logged as a warning. `nil` when none is usable.
-    func newestValidSnapshot(in range: ClosedRange<UInt64>) throws -> (seq: UInt64, projection: Projection)? {
+    func newestValidSnapshot(
+        in range: ClosedRange<UInt64>, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> (seq: UInt64, projection: Projection)? {
         for seq in try snapshotSeqs().reversed() where range.contains(seq) {
-            switch try loadSnapshot(seq: seq) {
+            switch try loadSnapshot(seq: seq, configuration: configuration, onlyAccount: onlyAccount) {
             case .success(let projection):
                 return (seq, projection)
             case .failure(let damage):

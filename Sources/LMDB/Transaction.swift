@@ -172,6 +172,14 @@ public struct Transaction: ~Copyable {
         return stat.ms_entries
     }
 
+    /// The bytes of the pages `database` occupies (branch, leaf and overflow pages, from
+    /// `mdb_stat`, times the page size).
+    public func bytes(_ database: Database) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, database.handle, &stat), "mdb_stat(\(database.name))", path: path)
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
     /// Runs `body` with a cursor over `database`; the cursor is closed when `body` returns.
     public func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursor = try Cursor(transaction: handle, database: database, path: path)

@@ -32,7 +32,7 @@ struct Herald: ParsableCommand {
         version: Herald.version,
         subcommands: [
             DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self, AuditCommand.self,
-            ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self,
+            ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self, IndexCommand.self,
             SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
             SalvageCommand.self,
             ServeCommand.self, MoveAccountCommand.self,

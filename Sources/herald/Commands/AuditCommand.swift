@@ -76,7 +76,7 @@ struct AuditCommand: ParsableCommand {
         let source = try store.openForReading { $0.replayOnOpen = false }
         let report: Store.AuditReport
         do {
-            report = try source.auditReport(account: account, target: target)
+            report = try source.auditReport(account: account, target: target, listingUnchanged: all)
         } catch StoreError.unknownAccount {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
@@ -112,7 +112,12 @@ struct AuditCommand: ParsableCommand {
             Terminal.line(hidden > 0 ? "no event changed it" : "no event touched it")
         }
         defer {
-            if hidden > 0 && !all {
+            if !report.listsEveryUnchangedEvent && !all {
+                // Answered from the audit index, which reads only the events from the target's
+                // first change to its last: those that merely named it are not counted.
+                Terminal.line("")
+                Terminal.line(Terminal.styled("(events that named it without changing it are not shown; --all lists them)", .dim))
+            } else if hidden > 0 && !all {
                 Terminal.line("")
                 Terminal.line(Terminal.styled("(\(hidden) event\(hidden == 1 ? "" : "s") that named it without changing it not shown; --all lists them)", .dim))
             }

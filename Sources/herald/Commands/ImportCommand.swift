@@ -64,6 +64,7 @@ struct ImportCommand: ParsableCommand {
         let applied = try target.importRecords(records)
         // A long import crosses the snapshot interval: let that snapshot end before exit.
         target.waitForBackgroundSnapshot()
+        try target.catchUpAuditIndex()
         if json {
             Terminal.line(#"{"imported":\#(applied.count),"lastSeq":\#(target.lastSeq)}"#)
         } else {

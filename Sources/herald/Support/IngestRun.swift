@@ -220,6 +220,7 @@ struct IngestRun {
         bar.finish()
         summary.quarantineIds += try store.quarantine(bad)
         try store.catchUpDigestIndex()
+        try store.catchUpAuditIndex()
         return summary
     }
 }

@@ -1,0 +1,410 @@
+import HeraldEvents
+import HeraldProjection
+import LMDB
+
+extension Store {
+    /// The `meta` key of the last seq the audit index covers.
+    static let auditIndexThroughKey = Array("auditIndexThrough".utf8)
+    /// Records indexed per write transaction when the index catches up.
+    static let auditIndexChunk = 1_000_000
+
+    /// The last seq the audit index covers: 0 when there is none.
+    public func auditIndexThrough() throws -> UInt64 {
+        try environment.read { txn in try Self.metaNumber(Self.auditIndexThroughKey, txn, meta: databases.meta, path: path) }
+    }
+
+    /// Whether this store can keep and use an audit index: its whole history is readable
+    /// (nothing was discarded or expired) and it runs without what-if group limits.
+    var auditIndexApplies: Bool {
+        get throws {
+            let complete = try history().isComplete
+            return options.projection.groupCountMaxOverride == nil && options.projection.groupSizeMaxOverride == nil && complete
+        }
+    }
+
+    /// Brings the audit index (``AuditIndex``) up to the last committed record, so that
+    /// ``auditReport(account:target:listingUnchanged:)`` of one target and
+    /// ``projection(at:account:useSnapshots:)`` read only the events they need; returns the
+    /// last seq indexed.
+    ///
+    /// Like the `digests` index, it is kept beside the log, not in the append's transaction:
+    /// catching up replays the new records from the state after the last indexed one (the
+    /// newest snapshot at or before it, then the records after that), with lifecycle changes
+    /// recorded, and writes each chunk of up to ``auditIndexChunk`` records' targets and seqs
+    /// sorted, in one transaction with the new `auditIndexThrough`. `herald ingest` catches up
+    /// when it ends, as do `herald index` and `herald snapshot`; reading commands use the index
+    /// only when it covers the whole log, and otherwise replay as before. A store whose history
+    /// was discarded or expired keeps no index (its audits start from a base snapshot).
+    @discardableResult
+    public func catchUpAuditIndex() throws -> UInt64 {
+        try requireWritable()
+        guard try auditIndexApplies else { return 0 }
+        var through = try auditIndexThrough()
+        let last = try committedLastSeq()
+        guard through < last else { return through }
+        let targets = try auxiliary(.auditTargets)
+        let seqsDatabase = try auxiliary(.auditSeqs)
+        var projection = try auditProjection(at: through)
+        var tracker = AuditTargets(startingFrom: projection)
+        var keys = Set<AuditTargets.Key>()
+        // Spaced snapshots (Options.snapshotSpacing) are written here when the history has
+        // none in a run of seqs (a bulk ingest takes one snapshot at its end): the first
+        // record of each run ends a chunk, and the state after it is stored.
+        let spacing = options.snapshotSpacing
+        var snapshotRuns = Set(try snapshotSeqs().map { spacing > 0 ? $0 / spacing : 0 })
+        let snapshots = try auxiliary(.snapshots)
+        while through < last {
+            var snapshotDue = false
+            var windows: [AuditIndexKey: (first: UInt64, last: UInt64)] = [:]
+            var seqs: [NameKey: [UInt64]] = [:]
+            var chunkEnd = through
+            var count = 0
+            try forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
+                let outcome = projection.apply(record.event, seq: record.seq)
+                keys.removeAll(keepingCapacity: true)
+                tracker.record(record.event, outcome: outcome, into: &keys)
+                let account = AuditIndex.accountHash(record.event.account)
+                for key in keys {
+                    let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
+                    windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
+                }
+                seqs[NameKey(record.event.account), default: []].append(record.seq)
+                chunkEnd = record.seq
+                count += 1
+                if spacing > 0, record.seq / spacing > 0, !snapshotRuns.contains(record.seq / spacing) {
+                    snapshotDue = true
+                    return false
+                }
+                return count < Self.auditIndexChunk
+            }
+            if chunkEnd == through { chunkEnd = last }  // nothing left to read (purged tail)
+            let end = chunkEnd
+            let snapshot = snapshotDue ? SnapshotEnvelope(seq: end, payload: projection.snapshot()).encoded : nil
+            if snapshotDue { snapshotRuns.insert(end / spacing) }
+            try environment.write { txn in
+                if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
+                for (key, window) in windows.sorted(by: { $0.key < $1.key }) {
+                    let bytes = AuditIndex.targetKey(accountHash: key.account, targetHash: key.target)
+                    var first = window.first
+                    if let stored = try txn.get(targets, key: bytes) {
+                        // A damaged entry is rewritten from what this chunk saw; `verify` says so.
+                        if let old = stored.withUnsafeBytes({ AuditIndex.window(key: bytes, value: $0) }) { first = min(first, old.first) }
+                    }
+                    try txn.put(targets, key: bytes, value: AuditIndex.window(key: bytes, first: first, last: window.last))
+                }
+                for (account, accountSeqs) in seqs.sorted(by: { $0.key < $1.key }) {
+                    let hash = AuditIndex.accountHash(account.name)
+                    let previous = try Self.lastIndexedSeq(of: account.name, hash: hash, seqsDatabase, txn)
+                    let chunk = AuditIndex.SeqChunk(account: Array(account.name.utf8), previousLast: previous, seqs: accountSeqs)
+                    try txn.put(seqsDatabase, key: AuditIndex.seqsKey(accountHash: hash, first: accountSeqs[0]), value: AuditIndex.encode(chunk))
+                }
+                try txn.put(databases.meta, key: Self.auditIndexThroughKey, value: Array(String(end).utf8))
+            }
+            through = end
+        }
+        return through
+    }
+
+    /// What the audit index holds (`herald index`, `herald stats`).
+    public struct AuditIndexStatistics: Hashable, Sendable {
+        /// The last seq covered; 0 when there is no index.
+        public var through: UInt64
+        /// Targets with a window (`auditTargets` entries).
+        public var targets: Int
+        /// Chunks of account seqs (`auditSeqs` entries).
+        public var seqChunks: Int
+        /// Bytes of the pages both databases occupy.
+        public var bytes: Int
+    }
+
+    /// The audit index's coverage, entries and size.
+    public func auditIndexStatistics() throws -> AuditIndexStatistics {
+        let targets = try existingAuxiliary(.auditTargets)
+        let seqs = try existingAuxiliary(.auditSeqs)
+        let through = try auditIndexThrough()
+        return try environment.read { txn in
+            AuditIndexStatistics(
+                through: through,
+                targets: try targets.map { try txn.count($0) } ?? 0,
+                seqChunks: try seqs.map { try txn.count($0) } ?? 0,
+                bytes: (try targets.map { try txn.bytes($0) } ?? 0) + (try seqs.map { try txn.bytes($0) } ?? 0))
+        }
+    }
+
+    /// Drops the audit index; the next ``catchUpAuditIndex()`` rebuilds it from the log
+    /// (`herald index --rebuild`).
+    public func dropAuditIndex() throws {
+        try requireWritable()
+        let targets = try existingAuxiliary(.auditTargets)
+        let seqs = try existingAuxiliary(.auditSeqs)
+        try environment.write { txn in try Self.dropAuditIndex(targets: targets, seqs: seqs, meta: databases.meta, txn) }
+    }
+
+    static func dropAuditIndex(targets: Database?, seqs: Database?, meta: Database, _ txn: borrowing Transaction) throws {
+        if let targets { try txn.removeAll(targets) }
+        if let seqs { try txn.removeAll(seqs) }
+        _ = try txn.delete(meta, key: auditIndexThroughKey)
+    }
+
+    /// Removes `account`'s entries from the audit index inside a purge's transaction (the
+    /// other accounts' stay valid: accounts never influence each other). Entries of another
+    /// account whose name has the same 64-bit hash go too; its audits then replay its history.
+    /// `databases` are the index's existing databases (``auditIndexDatabases()``, opened
+    /// before the transaction).
+    static func removeFromAuditIndex(account: String, _ databases: [Database], _ txn: borrowing Transaction) throws {
+        let hash = AuditIndex.accountHash(account)
+        for database in databases {
+            let keys: [[UInt8]] = try txn.withCursor(database) { cursor in
+                var keys: [[UInt8]] = []
+                var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
+                while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                    keys.append(Array(current.key))
+                    entry = try cursor.next()
+                }
+                return keys
+            }
+            for key in keys { _ = try txn.delete(database, key: key) }
+        }
+    }
+
+    /// The audit index's databases that exist.
+    func auditIndexDatabases() throws -> [Database] {
+        [try existingAuxiliary(.auditTargets), try existingAuxiliary(.auditSeqs)].compactMap { $0 }
+    }
+
+    /// The last seq indexed for `account` in `auditSeqs` (0 when none).
+    private static func lastIndexedSeq(of account: String, hash: UInt64, _ database: Database, _ txn: borrowing Transaction) throws -> UInt64 {
+        let name = Array(account.utf8)
+        var last: UInt64 = 0
+        try txn.withCursor(database) { cursor in
+            var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
+            while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                if let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value), chunk.account == name {
+                    last = max(last, chunk.seqs[chunk.seqs.count - 1])
+                }
+                entry = try cursor.next()
+            }
+        }
+        return last
+    }
+
+    private static func hashPrefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0
+        for i in 0..<8 { hash = hash << 8 | UInt64(key[i]) }
+        return hash
+    }
+
+    /// The projection after event `seq` with lifecycle changes recorded, for the index.
+    private func auditProjection(at seq: UInt64) throws -> Projection {
+        let configuration = Projection.Configuration(recordsChanges: true)
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if seq > 0, let found = try newestValidSnapshot(in: 0...seq, configuration: configuration) {
+            (start, projection) = found
+        }
+        try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
+            projection.replay(record.event, seq: record.seq)
+            return true
+        }
+        projection.settleView()
+        return projection
+    }
+
+    /// Whether the index covers the whole log and may answer for this store.
+    private func auditIndexIsCurrent() throws -> Bool {
+        guard try auditIndexApplies, snapshotsFitConfiguration else { return false }
+        let through = try auditIndexThrough()
+        let last = try committedLastSeq()
+        return through > 0 && through >= last
+    }
+
+    /// The first and last seq that changed `target` of `account`, from the index; `nil`
+    /// when the index has no sound entry for it.
+    func auditWindow(account: String, target: AuditTrail.Target) throws -> (first: UInt64, last: UInt64)? {
+        guard let database = try existingAuxiliary(.auditTargets) else { return nil }
+        let key = AuditIndex.targetKey(
+            accountHash: AuditIndex.accountHash(account), targetHash: AuditIndex.targetHash(AuditTargets.Key(target)))
+        return try environment.read { txn in
+            try key.withUnsafeBytes { bytes in
+                try txn.get(database, key: bytes).flatMap { AuditIndex.window(key: key, value: $0) }
+            }
+        }
+    }
+
+    /// `account`'s seqs in `after+1...through`, from the index; `nil` when its chunks are
+    /// damaged or do not link up (a lost chunk), so that the caller replays instead.
+    func indexedSeqs(of account: String, after: UInt64, through: UInt64) throws -> [UInt64]? {
+        guard let database = try existingAuxiliary(.auditSeqs) else { return nil }
+        let hash = AuditIndex.accountHash(account)
+        let name = Array(account.utf8)
+        return try environment.read { txn -> [UInt64]? in
+            try txn.withCursor(database) { cursor -> [UInt64]? in
+                var found: [UInt64] = []
+                var previousLast: UInt64 = 0
+                var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
+                while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                    guard let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value) else { return nil }
+                    if chunk.account == name {
+                        guard chunk.previousLast == previousLast else { return nil }
+                        previousLast = chunk.seqs[chunk.seqs.count - 1]
+                        if previousLast > after {
+                            for seq in chunk.seqs where seq > after && seq <= through { found.append(seq) }
+                        }
+                        if chunk.seqs[0] > through { break }
+                    }
+                    entry = try cursor.next()
+                }
+                return found
+            }
+        }
+    }
+
+    /// Calls `body` with the record of each of `seqs` (ascending), read from the archive or
+    /// the log, checked and decoded; returns false (having called `body` for some) when one is
+    /// missing or is not an event of `account`: the index does not match the log.
+    func forEachIndexedRecord(_ seqs: [UInt64], account: String, _ body: (LogRecord) throws -> Void) throws -> Bool {
+        let name = Array(account.utf8)
+        let base = try history().base
+        func visit(_ seq: UInt64, _ bytes: UnsafeRawBufferPointer?, _ location: String) throws -> Bool {
+            guard let bytes else { return false }
+            do {
+                guard try LogRecord.isEvent(of: name, bytes) else { return false }
+            } catch let damage as LogRecord.Damage {
+                throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+            }
+            try body(try Self.decodeRecord(seq: seq, bytes: bytes, in: location))
+            return true
+        }
+        let split = seqs.partitioningIndex { $0 > base }
+        if split > 0 {
+            guard let archive = try archive() else { return false }
+            let matched = try archive.environment.read { txn in
+                for seq in seqs[..<split] {
+                    let found = try SeqKey(seq).withBytes { key in try txn.get(archive.log, key: key).map { try visit(seq, $0, archive.path) } }
+                    guard found == true else { return false }
+                }
+                return true
+            }
+            guard matched else { return false }
+        }
+        return try environment.read { txn in
+            for seq in seqs[split...] {
+                let found = try SeqKey(seq).withBytes { key in try txn.get(databases.log, key: key).map { try visit(seq, $0, path) } }
+                guard found == true else { return false }
+            }
+            return true
+        }
+    }
+
+    /// ``auditReport(account:target:listingUnchanged:)`` from the index: the newest snapshot
+    /// before the first seq that changed the target, restored for `account` alone, then only
+    /// the account's events up to the last seq that changed it. `nil` when the index cannot
+    /// answer (none, behind the log, no entry for the target, damaged, or a snapshot that
+    /// already holds the target), so that the caller replays.
+    func indexedAuditReport(account: String, target: AuditTrail.Target) throws -> AuditReport? {
+        guard try auditIndexIsCurrent(), let window = try auditWindow(account: account, target: target) else { return nil }
+        let configuration = Projection.Configuration(recordsChanges: true)
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if let found = try newestValidSnapshot(in: 0...(window.first - 1), configuration: configuration, onlyAccount: account) {
+            (start, projection) = found
+        }
+        guard let seqs = try indexedSeqs(of: account, after: start, through: window.last), seqs.last == window.last else { return nil }
+        let state = projection.account(account)
+        var trail = AuditTrail(account: account, target: target, startingFrom: projection, at: 0)
+        // The target did not exist before its first change: were it in the snapshot, the
+        // trail would start from it, which the replay from seq 1 does not.
+        guard trail.atBase.isEmpty else { return nil }
+        var notificationIds = Set<Int64>()
+        var groupIds = Set<Int64>()
+        var records: [UInt64: LogRecord] = [:]
+        let matched = try forEachIndexedRecord(seqs, account: account) { record in
+            let outcome = projection.apply(record.event, seq: record.seq)
+            for case .created(let notificationId, let groupId, _, _, _) in outcome.changes {
+                notificationIds.insert(notificationId)
+                groupIds.insert(groupId)
+            }
+            let before = trail.entries.count
+            trail.record(seq: record.seq, event: record.event, outcome: outcome)
+            if trail.entries.count > before { records[record.seq] = record }
+        }
+        guard matched, !trail.entries.isEmpty else { return nil }
+        return AuditReport(
+            lines: trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) },
+            baseSeq: 0, atBase: [],
+            notificationIdsBeforeBase: state?.nextNotificationId ?? 1, notificationIds: notificationIds.sorted(),
+            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted(),
+            listsEveryUnchangedEvent: false)
+    }
+
+    /// ``projection(at:account:useSnapshots:)`` from the index: the newest snapshot at or
+    /// before `seq` restored for `account` alone, then the account's events after it. `nil`
+    /// when the index cannot answer.
+    func indexedProjection(at seq: UInt64, account: String) throws -> Projection? {
+        guard try auditIndexIsCurrent() else { return nil }
+        let configuration = options.projection
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if let found = try newestValidSnapshot(in: 0...seq, configuration: configuration, onlyAccount: account) {
+            (start, projection) = found
+        }
+        guard let seqs = try indexedSeqs(of: account, after: start, through: seq) else { return nil }
+        let matched = try forEachIndexedRecord(seqs, account: account) { record in
+            projection.replay(record.event, seq: record.seq)
+        }
+        guard matched else { return nil }
+        // Its seq is the full replay's: the last record at or before `seq`, of any account.
+        if let last = try lastRecordSeq(atOrBelow: seq), last > start { projection.advance(to: last) }
+        projection.settleView()
+        return projection
+    }
+
+    /// The seq of the last record (log or archive) at or before `seq`; `nil` when none.
+    func lastRecordSeq(atOrBelow seq: UInt64) throws -> UInt64? {
+        let inLog: UInt64? = try environment.read { txn in
+            try txn.withCursor(databases.log) { cursor in
+                let next = try cursor.seek(atLeast: SeqKey(seq &+ 1).bytes)
+                let entry = seq == .max ? try cursor.last() : (next == nil ? try cursor.last() : try cursor.previous())
+                return entry.flatMap { SeqKey(bytes: $0.key)?.seq }.flatMap { $0 <= seq ? $0 : nil }
+            }
+        }
+        if let inLog { return inLog }
+        guard let archive = try archive() else { return nil }
+        return try archive.environment.read { txn in
+            try txn.withCursor(archive.log) { cursor in
+                let next = try cursor.seek(atLeast: SeqKey(seq &+ 1).bytes)
+                let entry = seq == .max ? try cursor.last() : (next == nil ? try cursor.last() : try cursor.previous())
+                return entry.flatMap { SeqKey(bytes: $0.key)?.seq }.flatMap { $0 <= seq ? $0 : nil }
+            }
+        }
+    }
+}
+
+/// An `auditTargets` key as two integers (sorting them costs no reference counting, and
+/// their order is the bytes' order).
+struct AuditIndexKey: Hashable, Comparable {
+    var account: UInt64
+    var target: UInt64
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.account, lhs.target) < (rhs.account, rhs.target) }
+}
+
+extension Collection {
+    /// The index of the first element for which `belongs` is true, the elements being
+    /// partitioned (all false, then all true).
+    func partitioningIndex(where belongs: (Element) throws -> Bool) rethrows -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if try belongs(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
+    }
+}
