@@ -191,7 +191,18 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Reads `mdb_env_info` and `mdb_env_stat`.
+    ///
+    /// Both read the meta pages, which lie inside the map: while another thread grows the map
+    /// (`mdb_env_set_mapsize` unmaps and maps it again) they would read unmapped memory, so
+    /// this takes the resize lock shared, as a transaction does (a thread inside one already
+    /// holds it).
     public func info() -> Info {
+        if resizeLock.isHeldSharedByCurrentThread { return unlockedInfo() }
+        return resizeLock.withShared { unlockedInfo() }
+    }
+
+    /// ``info()`` for a caller that excludes map growth itself (holding the resize lock).
+    private func unlockedInfo() -> Info {
         var envInfo = MDB_envinfo()
         var stat = MDB_stat()
         mdb_env_info(handle, &envInfo)
@@ -275,7 +286,7 @@ public final class Environment: @unchecked Sendable {
     private func grow() throws(LMDBError) {
         try requireNoTransactionOnThisThread(LMDBError.mapFull)
         try resizeLock.withExclusive { () throws(LMDBError) in
-            let current = info().mapSize
+            let current = unlockedInfo().mapSize
             let step = min(current, 1 << 30)
             try check(mdb_env_set_mapsize(handle, current + step), "mdb_env_set_mapsize", path: path)
         }

@@ -216,7 +216,7 @@ final class SharedEnvironment: @unchecked Sendable {
                     current.durability = wanted
                 }
                 current.chosenByWriter = true
-                if options.mapSize > mapSize {
+                if options.mapSize > unlockedMapSize {
                     try check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize", path: path)
                 }
             }
@@ -237,8 +237,15 @@ final class SharedEnvironment: @unchecked Sendable {
             ? current.durability : options.durability
     }
 
-    /// The current map size in bytes (`mdb_env_info`).
+    /// The current map size in bytes (`mdb_env_info`, which reads the meta pages inside the
+    /// map: taken with the resize lock shared unless this thread holds it, so that no other
+    /// thread remaps meanwhile).
     var mapSize: Int {
+        resizeLock.isHeldSharedByCurrentThread ? unlockedMapSize : resizeLock.withShared { unlockedMapSize }
+    }
+
+    /// ``mapSize`` for a caller holding the resize lock exclusively.
+    private var unlockedMapSize: Int {
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
         return info.me_mapsize

@@ -311,4 +311,34 @@ struct SharedEnvironmentTests {
         #expect(EnvironmentRegistry.openers(of: dir.path) == 1)
         #expect(try (0..<4).map { try anchor.get("db", "t\($0)") } == (0..<4).map { $0 % 2 == 0 ? "99" : "98" })
     }
+
+    @Test("reading the environment's facts while another thread grows the map never reads unmapped memory")
+    func infoWhileGrowing() throws {
+        // mdb_env_info reads the meta pages inside the map, which mdb_env_set_mapsize unmaps:
+        // unlocked, this crashed a populate of 10 M events (SIGSEGV in hasRoomToApplyAhead).
+        let dir = TemporaryDirectory()
+        let environment = try Environment(path: dir.path, options: options(mapSize: 1 << 20))
+        let done = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let reader = Thread {
+            while !done.load(ordering: .acquiring) {
+                let info = environment.info()
+                precondition(info.usedBytes <= info.mapSize)
+                reads.add(1, ordering: .relaxed)
+            }
+        }
+        reader.start()
+        defer { done.store(true, ordering: .releasing) }
+        let value = [UInt8](repeating: 7, count: 48 << 10)
+        for i in 0..<600 {
+            try environment.write { txn in
+                let db = try #require(try txn.openDatabase("db", create: true))
+                try txn.put(db, key: Array("k\(i)".utf8), value: value)
+            }
+        }
+        done.store(true, ordering: .releasing)
+        while !reader.isFinished { usleep(1_000) }
+        #expect(environment.mapSize > 16 << 20)
+        #expect(reads.load(ordering: .relaxed) > 0)
+    }
 }
