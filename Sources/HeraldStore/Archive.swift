@@ -23,20 +23,22 @@ final class Archive: Sendable {
     /// Opens the archive of store `storePath`; creates it when `create` (and writable).
     /// Returns `nil` when there is none and none is to be created.
     static func open(
-        storePath: String, create: Bool, readOnly: Bool, durability: Environment.Durability, checksPages: Bool = false
+        storePath: String, create: Bool, readOnly: Bool, durability: Environment.Durability, checksPages: Bool = false,
+        walkVerdicts: String? = nil
     ) throws -> Archive? {
         let path = storePath + "/" + directoryName
         if !FileSystem.exists(path + "/data.mdb") {
             guard create, !readOnly else { return nil }
             try FileSystem.makeDirectory(path)
         }
-        return try Archive(path: path, readOnly: readOnly, durability: durability, checksPages: checksPages)
+        return try Archive(path: path, readOnly: readOnly, durability: durability, checksPages: checksPages, walkVerdicts: walkVerdicts)
     }
 
-    private init(path: String, readOnly: Bool, durability: Environment.Durability, checksPages: Bool) throws {
+    private init(path: String, readOnly: Bool, durability: Environment.Durability, checksPages: Bool, walkVerdicts: String?) throws {
         self.path = path
         var options = Environment.Options()
         options.pageCheck = readOnly || checksPages ? .always : .whenSuspicious
+        options.walkVerdicts = walkVerdicts
         options.readOnly = readOnly
         options.durability = durability
         options.mapSize = 64 << 20

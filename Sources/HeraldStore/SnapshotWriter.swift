@@ -79,13 +79,13 @@ final class SnapshotWriter: Sendable {
 
     /// The snapshots of `seqs` (ascending) that pruning keeps for being spaced
     /// (``Store/Options/snapshotSpacing``): the oldest of each run of `spacing` seqs
-    /// (`seq / spacing` equal). Once kept, a snapshot stays the oldest of its run, so the set
-    /// only grows as snapshots are added.
+    /// (`seq / spacing` equal) but the first run (a replay from seq 1 is as short). Once kept,
+    /// a snapshot stays the oldest of its run, so the set only grows as snapshots are added.
     static func spaced(_ seqs: [UInt64], spacing: UInt64) -> Set<UInt64> {
         guard spacing > 0 else { return [] }
         var kept = Set<UInt64>()
         var run: UInt64?
-        for seq in seqs where seq / spacing != run {
+        for seq in seqs where seq / spacing != run && seq >= spacing {
             run = seq / spacing
             kept.insert(seq)
         }

@@ -35,13 +35,17 @@ extension Store {
     /// when it ends, as do `herald index` and `herald snapshot`; reading commands use the index
     /// only when it covers the whole log, and otherwise replay as before. A store whose history
     /// was discarded or expired keeps no index (its audits start from a base snapshot).
+    ///
+    /// Without `force`, a store with no index yet gets one only once its log holds
+    /// ``Options/auditIndexMinimum`` records.
     @discardableResult
-    public func catchUpAuditIndex() throws -> UInt64 {
+    public func catchUpAuditIndex(force: Bool = false) throws -> UInt64 {
         try requireWritable()
         guard try auditIndexApplies else { return 0 }
         var through = try auditIndexThrough()
         let last = try committedLastSeq()
         guard through < last else { return through }
+        if through == 0, !force, last < options.auditIndexMinimum { return 0 }
         let targets = try auxiliary(.auditTargets)
         let seqsDatabase = try auxiliary(.auditSeqs)
         var projection = try auditProjection(at: through)
@@ -131,6 +135,83 @@ extension Store {
         }
     }
 
+    /// What `verify` finds wrong with the audit index: it is rebuilt in memory from the
+    /// history through `auditIndexThrough` and compared, entry by entry, with what is stored.
+    /// Empty when there is no index.
+    func auditIndexProblems() throws -> [VerifyReport.Problem] {
+        let through = try auditIndexThrough()
+        guard through > 0, let targets = try existingAuxiliary(.auditTargets), let seqsDatabase = try existingAuxiliary(.auditSeqs) else {
+            return []
+        }
+        var problems: [VerifyReport.Problem] = []
+        let advice = "(derived data: audits replay instead of trusting it; `herald index --rebuild` rebuilds it)"
+        guard try history().isComplete else {
+            return [.init(.auditIndex, seq: through, "an audit index is kept although the history before seq \(try history().origin) is gone \(advice)")]
+        }
+        var projection = Projection(configuration: .init(recordsChanges: true))
+        var tracker = AuditTargets()
+        var keys = Set<AuditTargets.Key>()
+        var windows: [AuditIndexKey: (first: UInt64, last: UInt64)] = [:]
+        var seqs: [NameKey: [UInt64]] = [:]
+        try forEachRecord(includingArchive: true, from: 1, through: through) { record in
+            let outcome = projection.apply(record.event, seq: record.seq)
+            keys.removeAll(keepingCapacity: true)
+            tracker.record(record.event, outcome: outcome, into: &keys)
+            let account = AuditIndex.accountHash(record.event.account)
+            for key in keys {
+                let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
+                windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
+            }
+            seqs[NameKey(record.event.account), default: []].append(record.seq)
+            return true
+        }
+        var stored = 0
+        try environment.read { txn in
+            try txn.withCursor(targets) { cursor in
+                var entry = try cursor.first()
+                while let current = entry {
+                    stored += 1
+                    let key = Array(current.key)
+                    var account: UInt64 = 0
+                    var target: UInt64 = 0
+                    if key.count == 16 {
+                        for i in 0..<8 { account = account << 8 | UInt64(key[i]) }
+                        for i in 8..<16 { target = target << 8 | UInt64(key[i]) }
+                    }
+                    let expected = windows[AuditIndexKey(account: account, target: target)]
+                    if let window = AuditIndex.window(key: key, value: current.value) {
+                        if let expected, expected != window {
+                            problems.append(.init(.auditIndex, seq: window.first, "target window \(window.first)…\(window.last) should be \(expected.first)…\(expected.last) \(advice)"))
+                        } else if expected == nil {
+                            problems.append(.init(.auditIndex, seq: window.first, "a target window \(window.first)…\(window.last) that no event gives \(advice)"))
+                        }
+                    } else {
+                        problems.append(.init(.auditIndex, seq: expected?.first ?? 0, "a damaged target window (checksum, length or order) \(advice)"))
+                    }
+                    entry = try cursor.next()
+                }
+            }
+        }
+        if stored < windows.count {
+            problems.append(.init(.auditIndex, seq: through, "\(windows.count - stored) target window\(windows.count - stored == 1 ? " is" : "s are") missing \(advice)"))
+        }
+        for (account, expected) in seqs.sorted(by: { $0.key < $1.key }) {
+            let found = try indexedSeqs(of: account.name, after: 0, through: through)
+            if found != expected {
+                let seq = zip(found ?? [], expected).first { $0 != $1 }?.1 ?? expected[min((found ?? []).count, expected.count - 1)]
+                problems.append(.init(
+                    .auditIndex, seq: seq,
+                    found == nil ? "account \(account.name)'s seq chunks are damaged or do not link up \(advice)"
+                        : "account \(account.name)'s seqs differ from the log's from seq \(seq) on \(advice)"))
+            }
+        }
+        let chunks = try environment.read { txn in try txn.count(seqsDatabase) }
+        if seqs.isEmpty && chunks > 0 {
+            problems.append(.init(.auditIndex, seq: through, "\(chunks) seq chunk\(chunks == 1 ? "" : "s") of accounts no record names \(advice)"))
+        }
+        return problems
+    }
+
     /// Drops the audit index; the next ``catchUpAuditIndex()`` rebuilds it from the log
     /// (`herald index --rebuild`).
     public func dropAuditIndex() throws {
@@ -212,7 +293,7 @@ extension Store {
 
     /// Whether the index covers the whole log and may answer for this store.
     private func auditIndexIsCurrent() throws -> Bool {
-        guard try auditIndexApplies, snapshotsFitConfiguration else { return false }
+        guard options.usesAuditIndex, try auditIndexApplies, snapshotsFitConfiguration else { return false }
         let through = try auditIndexThrough()
         let last = try committedLastSeq()
         return through > 0 && through >= last
@@ -259,6 +340,9 @@ extension Store {
         }
     }
 
+    /// Records read by ``forEachIndexedRecord(_:account:_:)`` between releases of the mapped pages.
+    static let releaseEvery = 512
+
     /// Calls `body` with the record of each of `seqs` (ascending), read from the archive or
     /// the log, checked and decoded; returns false (having called `body` for some) when one is
     /// missing or is not an event of `account`: the index does not match the log.
@@ -273,9 +357,17 @@ extension Store {
                 throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
             }
             try body(try Self.decodeRecord(seq: seq, bytes: bytes, in: location))
+            visited()
             return true
         }
         let split = seqs.partitioningIndex { $0 > base }
+        // Scattered records of a large file: every fault maps up to 64 KiB around the record,
+        // so the mapped pages are let go now and then (they stay in the page cache).
+        var read = 0
+        func visited() {
+            read += 1
+            if read % Self.releaseEvery == 0 { environment.releaseMappedPages() }
+        }
         if split > 0 {
             guard let archive = try archive() else { return false }
             let matched = try archive.environment.read { txn in
@@ -308,6 +400,7 @@ extension Store {
         var projection = Projection(configuration: configuration)
         if let found = try newestValidSnapshot(in: 0...(window.first - 1), configuration: configuration, onlyAccount: account) {
             (start, projection) = found
+            environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
         }
         guard let seqs = try indexedSeqs(of: account, after: start, through: window.last), seqs.last == window.last else { return nil }
         let state = projection.account(account)
@@ -347,6 +440,7 @@ extension Store {
         var projection = Projection(configuration: configuration)
         if let found = try newestValidSnapshot(in: 0...seq, configuration: configuration, onlyAccount: account) {
             (start, projection) = found
+            environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
         }
         guard let seqs = try indexedSeqs(of: account, after: start, through: seq) else { return nil }
         let matched = try forEachIndexedRecord(seqs, account: account) { record in

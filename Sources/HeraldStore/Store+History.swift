@@ -110,7 +110,7 @@ extension Store {
             if options.readOnly, !create, try archiveIsLeftover() { return nil }
             handle = try Archive.open(
                 storePath: path, create: create, readOnly: options.readOnly, durability: options.durability,
-                checksPages: options.checksPages)
+                checksPages: options.checksPages, walkVerdicts: options.walkVerdicts)
             return handle
         }
     }

@@ -58,6 +58,21 @@ extension Store {
         /// shorter than its newest meta page says: the walk reads every page in use once
         /// (about 60 ms for a 1 M-event, 130 MB store), too slow for the restart target.
         public var checksPages = false
+        /// A directory where those walks remember a clean verdict for the unchanged file
+        /// (`Environment.Options.walkVerdicts`): a reading command run again on the same copied
+        /// store skips the walk. `nil` (the default): every open walks. The `herald` CLI's
+        /// reading commands use `$HERALD_CACHE_DIR`, else `$XDG_CACHE_HOME/herald`, else
+        /// `~/.cache/herald`; `herald verify` always walks.
+        public var walkVerdicts: String?
+        /// Let the audit index answer what it can (``Store/auditReport(account:target:listingUnchanged:)``,
+        /// ``Store/projection(at:account:useSnapshots:)``). False: always replay, as
+        /// `herald audit --no-index` does to check an answer without trusting the index.
+        public var usesAuditIndex = true
+        /// ``Store/catchUpAuditIndex(force:)`` starts an index only once the log holds this many
+        /// records (an index that exists is always kept up): below, a replay of the whole
+        /// history takes well under a second, and it also counts every event that merely named
+        /// an audited target. `herald index` starts one whatever the size.
+        public var auditIndexMinimum: UInt64 = 100_000
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

@@ -33,6 +33,10 @@ extension Store {
         }
         run.scanLog()
         run.finish()
+        // The audit index is checked against a rebuild when the records it derives from are sound.
+        if run.report.problems.allSatisfy({ $0.location == .snapshot }) {
+            run.report.problems += try auditIndexProblems()
+        }
         run.report.notes += Self.pagesPastLastCommit(in: path + "/data.mdb", highWater: run.report.highWater)
         run.report.notes += try exportedRanges().map { range in
             "seqs \(range.first)…\(range.last) expired under archive retention: exported to \(range.directory)/\(range.file) "

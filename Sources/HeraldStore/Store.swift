@@ -91,6 +91,7 @@ public final class Store: Sendable {
         environmentOptions.readOnly = options.readOnly
         environmentOptions.durability = options.durability
         environmentOptions.pageCheck = options.readOnly || options.checksPages ? .always : .whenSuspicious
+        environmentOptions.walkVerdicts = options.walkVerdicts
         do {
             environment = try Environment(path: path, options: environmentOptions)
             databases = try Self.openDatabases(environment, create: !options.readOnly, path: path)

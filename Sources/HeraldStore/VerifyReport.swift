@@ -12,6 +12,10 @@ public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
             case snapshot
             /// The sequence of seqs: records missing without a recorded purge.
             case sequence
+            /// The audit index (`auditTargets`, `auditSeqs`): derived data that differs from
+            /// what the history gives; audits do not trust it, `herald index --rebuild`
+            /// rebuilds it.
+            case auditIndex
         }
 
         /// Where the problem lies.

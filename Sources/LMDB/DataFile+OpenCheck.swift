@@ -78,15 +78,20 @@ extension DataFile {
     /// txnid, so a writer committing meanwhile in another process cannot change the pages
     /// walked: the transaction keeps them from reuse). Throws the first problem, saying
     /// whether the previous commit is intact.
-    static func checkPages(directory: String, transactionId: UInt64) throws(LMDBError) {
+    static func checkPages(directory: String, transactionId: UInt64, verdicts: String? = nil) throws(LMDBError) {
         let path = directory + "/data.mdb"
+        if let verdicts, WalkVerdicts.remembers(directory: verdicts, file: path, transactionId: transactionId) { return }
         guard let file = try DataFile(path: path) else { return }
+        WalkVerdicts.walks.add(1, ordering: .relaxed)
         let header = file.header()
         let metas = header.metas.compactMap { try? $0.get() }
         // A writer may have committed twice since the transaction began and overwritten its
         // meta page; its pages are then held for it but no longer described: skip the walk.
         guard let meta = metas.first(where: { $0.transactionId == transactionId }) else { return }
-        guard var damage = file.walk(meta, stopAtFirst: true).damage.first else { return }
+        guard var damage = file.walk(meta, stopAtFirst: true).damage.first else {
+            if let verdicts { WalkVerdicts.remember(directory: verdicts, file: path, transactionId: transactionId) }
+            return
+        }
         if let other = metas.first(where: { $0.index != meta.index }), other.transactionId < meta.transactionId,
             file.walk(other, stopAtFirst: true).damage.isEmpty
         {
@@ -104,11 +109,11 @@ extension DataFile {
 
 extension SharedEnvironment {
     /// Runs ``DataFile/checkPages(directory:transactionId:)`` on a just-opened handle.
-    static func checkPages(_ handle: OpaquePointer, path: String) throws(LMDBError) {
+    static func checkPages(_ handle: OpaquePointer, path: String, verdicts: String?) throws(LMDBError) {
         var txn: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
         guard let txn else { return }
         defer { mdb_txn_abort(txn) }
-        try DataFile.checkPages(directory: path, transactionId: UInt64(mdb_txn_id(txn)))
+        try DataFile.checkPages(directory: path, transactionId: UInt64(mdb_txn_id(txn)), verdicts: verdicts)
     }
 }

@@ -87,6 +87,13 @@ public final class Environment: @unchecked Sendable {
         /// process checks before LMDB maps it (see ``PageCheck``). A damaged file throws an
         /// error with code `MDB_CORRUPTED` and ``LMDBError/damage`` set.
         public var pageCheck: PageCheck = .whenSuspicious
+        /// A directory where a clean walk of ``PageCheck/always`` is remembered, so that a
+        /// later open of the same, unchanged `data.mdb` at the same commit skips it (the file's
+        /// device, inode, size, modification and status-change times and the commit's txnid
+        /// must all be equal; any write changes the status-change time). `nil`: every open
+        /// walks. Meant for reading commands run again and again on a copied store; a check of
+        /// the file itself (`verify`) should walk.
+        public var walkVerdicts: String?
         /// Creates the default options.
         public init() {}
     }
@@ -199,6 +206,35 @@ public final class Environment: @unchecked Sendable {
     public func info() -> Info {
         if resizeLock.isHeldSharedByCurrentThread { return unlockedInfo() }
         return resizeLock.withShared { unlockedInfo() }
+    }
+
+    /// Drops this process's mappings of `data.mdb`'s pages (`madvise(MADV_DONTNEED)` on the
+    /// map): the pages stay in the page cache and a later read maps them again, but the
+    /// process's resident memory no longer counts them. A reader of scattered records of a
+    /// large file calls this now and then, so that the kernel's fault-around (each fault maps
+    /// up to 64 KiB around the page read) does not pile up hundreds of megabytes. Pointers
+    /// into the map stay valid (LMDB maps the file shared and read-only). LMDB does not expose
+    /// the map's address (`me_mapaddr` is only set with `MDB_FIXEDMAP`), so the mapping is
+    /// found in `/proc/self/maps` by the data file's inode; where there is no such file, this
+    /// does nothing.
+    public func releaseMappedPages() {
+        guard let identity = FileIdentity(path: path + "/data.mdb") else { return }
+        resizeLock.withShared {
+            guard let maps = fopen("/proc/self/maps", "r") else { return }
+            defer { fclose(maps) }
+            var line = [CChar](repeating: 0, count: 4096)
+            while fgets(&line, Int32(line.count), maps) != nil {
+                let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 6, let inode = UInt64(fields[4]), inode == identity.inode,
+                    fields[1].hasPrefix("r"), !fields[1].contains("w")
+                else { continue }
+                let range = fields[0].split(separator: "-")
+                guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+                    let address = UnsafeMutableRawPointer(bitPattern: start)
+                else { continue }
+                _ = madvise(address, Int(end - start), MADV_DONTNEED)
+            }
+        }
     }
 
     /// ``info()`` for a caller that excludes map growth itself (holding the resize lock).

@@ -115,7 +115,7 @@ final class SharedEnvironment: @unchecked Sendable {
         guard let handle else { preconditionFailure("an environment open returned no handle") }
         if suspicious || options.pageCheck == .always {
             do {
-                try checkPages(handle, path: path)
+                try checkPages(handle, path: path, verdicts: options.walkVerdicts)
             } catch {
                 mdb_env_close(handle)
                 throw error

@@ -60,11 +60,11 @@ struct AuditIndexTests {
             try store.appendBatch(events[start..<min(start + 100, events.count)].map { ($0, .library) })
             if start == 700 || start == 1_300 {
                 store.waitForBackgroundSnapshot()
-                try store.catchUpAuditIndex()
+                try store.catchUpAuditIndex(force: true)
             }
         }
         store.waitForBackgroundSnapshot()
-        #expect(try store.catchUpAuditIndex() == UInt64(events.count))
+        #expect(try store.catchUpAuditIndex(force: true) == UInt64(events.count))
         return store
     }
 
@@ -157,6 +157,7 @@ struct AuditIndexTests {
         options.snapshotSpacing = 300
         let store = try Store(path: dir.path, options: options)
         #expect(try store.auditIndexThrough() == UInt64(events.count))
+        #expect(try store.verify().isClean)
         #expect(throws: StoreError.self) { _ = try store.auditReport(account: "tg:2", target: .group(1), listingUnchanged: false) }
         var indexed = 0
         for (account, target) in Self.targets(events, store.projection) where account != "tg:2" {
@@ -168,7 +169,7 @@ struct AuditIndexTests {
         #expect(indexed > 50)
         // Appends after the purge are indexed from where it stood.
         try store.appendBatch([(Event(account: "tg:1", .notify(.init(chat: "user:1", kind: .call, id: 9_999, date: 1_800_000_000))), .library)])
-        #expect(try store.catchUpAuditIndex() == UInt64(events.count + 1))
+        #expect(try store.catchUpAuditIndex(force: true) == UInt64(events.count + 1))
         let fast = try store.auditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999), listingUnchanged: false)
         #expect(!fast.listsEveryUnchangedEvent && fast.lines.count == 1)
     }
@@ -187,6 +188,7 @@ struct AuditIndexTests {
             #expect(Self.changing(fast) == Self.changing(full), "\(what)")
         }
         try check("intact")
+        #expect(try Store(path: dir.path).verify().isClean)
         let environment = try Environment(path: dir.path)
         let targets = try #require(try environment.openDatabase("auditTargets"))
         let seqs = try #require(try environment.openDatabase("auditSeqs"))
@@ -207,13 +209,15 @@ struct AuditIndexTests {
             let store = try Store(path: dir.path)
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(fast.listsEveryUnchangedEvent, "a damaged window must not be used")
+            let report = try store.verify()
+            #expect(!report.isClean && report.problems.allSatisfy { $0.location == .auditIndex })
         }
         try check("damaged windows")
         // Windows repaired by a rebuild, then one chunk of account seqs lost.
         do {
             let store = try Store(path: dir.path)
             try store.dropAuditIndex()
-            try store.catchUpAuditIndex()
+            try store.catchUpAuditIndex(force: true)
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
         try environment.write { txn in
@@ -223,11 +227,12 @@ struct AuditIndexTests {
             }
         }
         try check("lost chunk")
+        #expect(try Store(path: dir.path).verify().problems.contains { $0.location == .auditIndex && $0.message.contains("seqs differ") })
         // An index behind the log is not used until it catches up.
         do {
             let store = try Store(path: dir.path)
             try store.dropAuditIndex()
-            try store.catchUpAuditIndex()
+            try store.catchUpAuditIndex(force: true)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 1_000)), .library)])
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(fast.listsEveryUnchangedEvent)

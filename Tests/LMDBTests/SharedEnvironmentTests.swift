@@ -341,4 +341,43 @@ struct SharedEnvironmentTests {
         #expect(environment.mapSize > 16 << 20)
         #expect(reads.load(ordering: .relaxed) > 0)
     }
+
+    @Test("a clean page walk is remembered for the unchanged file only: any write, or damage, walks again")
+    func walkVerdicts() throws {
+        let dir = TemporaryDirectory()
+        let verdicts = dir.child("verdicts")
+        try FileManager.default.createDirectory(atPath: dir.child("env"), withIntermediateDirectories: true)
+        do {
+            let environment = try Environment(path: dir.child("env"), options: options())
+            try environment.write { txn in
+                let db = try #require(try txn.openDatabase("db", create: true))
+                for i in 0..<200 { try txn.put(db, key: Array("k\(i)".utf8), value: Array(repeating: 1, count: 100)) }
+            }
+        }
+        var reading = options(readOnly: true)
+        reading.pageCheck = .always
+        reading.walkVerdicts = verdicts
+        func open() throws -> Int {
+            let before = WalkVerdicts.walks.load(ordering: .relaxed)
+            _ = try Environment(path: dir.child("env"), options: reading)
+            return WalkVerdicts.walks.load(ordering: .relaxed) - before
+        }
+        // A file changed in the last two seconds is walked and not remembered.
+        #expect(try open() == 1)
+        #expect(try open() == 1)
+        sleep(3)
+        #expect(try open() == 1)  // walked, and now remembered
+        #expect(try open() == 0)
+        // Damage: a byte of the last page flipped (the status-change time moves): walked again, and refused.
+        let file = dir.child("env") + "/data.mdb"
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size - 4096 + 20)
+        try handle.write(contentsOf: Data([0xFF, 0xFF, 0xFF, 0xFF]))
+        try handle.close()
+        sleep(3)
+        let before = WalkVerdicts.walks.load(ordering: .relaxed)
+        #expect(throws: LMDBError.self) { _ = try Environment(path: dir.child("env"), options: reading) }
+        #expect(WalkVerdicts.walks.load(ordering: .relaxed) == before + 1)
+    }
 }

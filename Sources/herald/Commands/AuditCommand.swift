@@ -22,6 +22,12 @@ struct AuditCommand: ParsableCommand {
             named is "never received"; a notification or group id the account never had is
             a usage error listing the nearest ids it had. Times are ISO 8601 in UTC.
 
+            With the audit index (herald index; herald ingest keeps it), an audit without
+            --all reads only the account's events from the snapshot before the target's
+            first change to its last change, instead of the whole history; the lines are
+            the same, and the footer then does not count the events that merely named it.
+            --no-index replays everything.
+
             After `herald compact --discard-history` the audit starts from the base
             snapshot, with the target as it stood there ("present at the base (seq N) as
             notification M in group G, shown"). A notification out of view there that comes
@@ -55,6 +61,9 @@ struct AuditCommand: ParsableCommand {
     @Flag(name: .long, help: "Also list events that named the target without changing it.")
     var all = false
 
+    @Flag(name: .long, help: "Replay the whole history even when the audit index could answer (the same lines, slower).")
+    var noIndex = false
+
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
@@ -73,7 +82,10 @@ struct AuditCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = try store.openForReading { $0.replayOnOpen = false }
+        let source = try store.openForReading {
+            $0.replayOnOpen = false
+            $0.usesAuditIndex = !noIndex
+        }
         let report: Store.AuditReport
         do {
             report = try source.auditReport(account: account, target: target, listingUnchanged: all)

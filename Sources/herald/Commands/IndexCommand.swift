@@ -43,7 +43,7 @@ struct IndexCommand: ParsableCommand {
         }
         let started = Date()
         if rebuild { try target.dropAuditIndex() }
-        try target.catchUpAuditIndex()
+        try target.catchUpAuditIndex(force: true)
         let seconds = Date().timeIntervalSince(started)
         let statistics = try target.auditIndexStatistics()
         if json {
