@@ -50,7 +50,6 @@ extension Store {
         let seqsDatabase = try auxiliary(.auditSeqs)
         var projection = try auditProjection(at: through)
         var tracker = AuditTargets(startingFrom: projection)
-        var keys = Set<AuditTargets.Key>()
         // Spaced snapshots (Options.snapshotSpacing) are written here when the history has
         // none in a run of seqs (a bulk ingest takes one snapshot at its end): the first
         // record of each run ends a chunk, and the state after it is stored.
@@ -59,20 +58,11 @@ extension Store {
         let snapshots = try auxiliary(.snapshots)
         while through < last {
             var snapshotDue = false
-            var windows: [AuditIndexKey: (first: UInt64, last: UInt64)] = [:]
-            var seqs: [NameKey: [UInt64]] = [:]
+            var entries = AuditIndexEntries()
             var chunkEnd = through
             var count = 0
             try forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
-                let outcome = projection.apply(record.event, seq: record.seq)
-                keys.removeAll(keepingCapacity: true)
-                tracker.record(record.event, outcome: outcome, into: &keys)
-                let account = AuditIndex.accountHash(record.event.account)
-                for key in keys {
-                    let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
-                    windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
-                }
-                seqs[NameKey(record.event.account), default: []].append(record.seq)
+                entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
                 chunkEnd = record.seq
                 count += 1
                 if spacing > 0, record.seq / spacing > 0, !snapshotRuns.contains(record.seq / spacing) {
@@ -87,7 +77,7 @@ extension Store {
             if snapshotDue { snapshotRuns.insert(end / spacing) }
             try environment.write { txn in
                 if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
-                for (key, window) in windows.sorted(by: { $0.key < $1.key }) {
+                for (key, window) in entries.windows.sorted(by: { $0.key < $1.key }) {
                     let bytes = AuditIndex.targetKey(accountHash: key.account, targetHash: key.target)
                     var first = window.first
                     if let stored = try txn.get(targets, key: bytes) {
@@ -96,7 +86,7 @@ extension Store {
                     }
                     try txn.put(targets, key: bytes, value: AuditIndex.window(key: bytes, first: first, last: window.last))
                 }
-                for (account, accountSeqs) in seqs.sorted(by: { $0.key < $1.key }) {
+                for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
                     let hash = AuditIndex.accountHash(account.name)
                     let previous = try Self.lastIndexedSeq(of: account.name, hash: hash, seqsDatabase, txn)
                     let chunk = AuditIndex.SeqChunk(account: Array(account.name.utf8), previousLast: previous, seqs: accountSeqs)
@@ -150,21 +140,12 @@ extension Store {
         }
         var projection = Projection(configuration: .init(recordsChanges: true))
         var tracker = AuditTargets()
-        var keys = Set<AuditTargets.Key>()
-        var windows: [AuditIndexKey: (first: UInt64, last: UInt64)] = [:]
-        var seqs: [NameKey: [UInt64]] = [:]
+        var entries = AuditIndexEntries()
         try forEachRecord(includingArchive: true, from: 1, through: through) { record in
-            let outcome = projection.apply(record.event, seq: record.seq)
-            keys.removeAll(keepingCapacity: true)
-            tracker.record(record.event, outcome: outcome, into: &keys)
-            let account = AuditIndex.accountHash(record.event.account)
-            for key in keys {
-                let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
-                windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
-            }
-            seqs[NameKey(record.event.account), default: []].append(record.seq)
+            entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
             return true
         }
+        let (windows, seqs) = (entries.windows, entries.seqs)
         var stored = 0
         try environment.read { txn in
             try txn.withCursor(targets) { cursor in
@@ -471,6 +452,26 @@ extension Store {
                 return entry.flatMap { SeqKey(bytes: $0.key)?.seq }.flatMap { $0 <= seq ? $0 : nil }
             }
         }
+    }
+}
+
+/// The entries of the audit index for a run of records, as catching up writes them and
+/// `verify` rebuilds them: each target's window and each account's seqs.
+struct AuditIndexEntries {
+    var windows: [AuditIndexKey: (first: UInt64, last: UInt64)] = [:]
+    var seqs: [NameKey: [UInt64]] = [:]
+    private var keys = Set<AuditTargets.Key>()
+
+    /// Adds `record`, whose event had `outcome`, `tracker` following the history.
+    mutating func add(_ record: LogRecord, outcome: Outcome, tracker: inout AuditTargets) {
+        keys.removeAll(keepingCapacity: true)
+        tracker.record(record.event, outcome: outcome, into: &keys)
+        let account = AuditIndex.accountHash(record.event.account)
+        for key in keys {
+            let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
+            windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
+        }
+        seqs[NameKey(record.event.account), default: []].append(record.seq)
     }
 }
 
