@@ -77,7 +77,7 @@ index = json.loads(run(["index", "--json"])[2])
 accounts = sorted(stats["byAccount"].items(), key=lambda item: item[1])
 account, account_events = accounts[len(accounts) // 2]
 print(f"store: {records} records, {len(accounts)} accounts; audited account {account} ({account_events} events)")
-print(f"audit index: {index['targets']} targets, {index['seqChunks']} seq chunks, "
+print(f"audit index: {index['buckets']} buckets of target windows, {index['seqChunks']} seq chunks, "
       f"{index['bytes'] / 1048576:.1f} MiB = {index['bytes'] / records:.1f} B per record")
 
 # Targets evenly through the account's history: its notify events (objects), and the

@@ -40,6 +40,16 @@ extension Store {
     /// ``Options/auditIndexMinimum`` records.
     @discardableResult
     public func catchUpAuditIndex(force: Bool = false) throws -> UInt64 {
+        do {
+            return try catchUpAuditIndexOnce(force: force)
+        } catch is DamagedAuditIndex {
+            logger.warning("audit index damaged: rebuilding it from the history", metadata: ["path": "\(path)"])
+            try dropAuditIndex()
+            return try catchUpAuditIndexOnce(force: true)
+        }
+    }
+
+    private func catchUpAuditIndexOnce(force: Bool) throws -> UInt64 {
         try requireWritable()
         guard try auditIndexApplies else { return 0 }
         var through = try auditIndexThrough()
@@ -77,15 +87,7 @@ extension Store {
             if snapshotDue { snapshotRuns.insert(end / spacing) }
             try environment.write { txn in
                 if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
-                for (key, window) in entries.windows.sorted(by: { $0.key < $1.key }) {
-                    let bytes = AuditIndex.targetKey(accountHash: key.account, targetHash: key.target)
-                    var first = window.first
-                    if let stored = try txn.get(targets, key: bytes) {
-                        // A damaged entry is rewritten from what this chunk saw; `verify` says so.
-                        if let old = stored.withUnsafeBytes({ AuditIndex.window(key: bytes, value: $0) }) { first = min(first, old.first) }
-                    }
-                    try txn.put(targets, key: bytes, value: AuditIndex.window(key: bytes, first: first, last: window.last))
-                }
+                try Self.writeWindows(entries.windows, into: targets, txn)
                 for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
                     let hash = AuditIndex.accountHash(account.name)
                     let previous = try Self.lastIndexedSeq(of: account.name, hash: hash, seqsDatabase, txn)
@@ -99,12 +101,42 @@ extension Store {
         return through
     }
 
+    /// A bucket or seq chunk that a catch-up must extend is damaged: merging into it would
+    /// lose the windows it held, so the index is rebuilt instead.
+    struct DamagedAuditIndex: Error {}
+
+    /// Merges `windows` into their buckets of `auditTargets` (a window already stored keeps
+    /// its `first`; the new `last` is later than any stored). Throws ``DamagedAuditIndex``
+    /// when a bucket to extend fails its checks.
+    static func writeWindows(
+        _ windows: [AuditIndexKey: (first: UInt64, last: UInt64)], into targets: Database, _ txn: borrowing Transaction
+    ) throws {
+        let sorted = windows.sorted { $0.key < $1.key }
+        var start = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count, sorted[end].key.sameBucket(as: sorted[start].key) { end += 1 }
+            let key = AuditIndex.bucketKey(sorted[start].key)
+            var merged: [UInt64: (first: UInt64, last: UInt64)] = [:]
+            if let stored = try txn.get(targets, key: key) {
+                guard let entries = stored.withUnsafeBytes({ AuditIndex.decodeBucket(key: key, value: $0) }) else { throw DamagedAuditIndex() }
+                for entry in entries { merged[entry.id] = (entry.first, entry.last) }
+            }
+            for (slot, window) in sorted[start..<end] {
+                merged[slot.id] = (merged[slot.id]?.first ?? window.first, window.last)
+            }
+            let entries = merged.sorted { $0.key < $1.key }.map { (id: $0.key, first: $0.value.first, last: $0.value.last) }
+            try txn.put(targets, key: key, value: AuditIndex.encodeBucket(key: key, entries))
+            start = end
+        }
+    }
+
     /// What the audit index holds (`herald index`, `herald stats`).
     public struct AuditIndexStatistics: Hashable, Sendable {
         /// The last seq covered; 0 when there is no index.
         public var through: UInt64
-        /// Targets with a window (`auditTargets` entries).
-        public var targets: Int
+        /// Buckets of target windows (`auditTargets` entries, up to 128 targets each).
+        public var buckets: Int
         /// Chunks of account seqs (`auditSeqs` entries).
         public var seqChunks: Int
         /// Bytes of the pages both databases occupy.
@@ -119,7 +151,7 @@ extension Store {
         return try environment.read { txn in
             AuditIndexStatistics(
                 through: through,
-                targets: try targets.map { try txn.count($0) } ?? 0,
+                buckets: try targets.map { try txn.count($0) } ?? 0,
                 seqChunks: try seqs.map { try txn.count($0) } ?? 0,
                 bytes: (try targets.map { try txn.bytes($0) } ?? 0) + (try seqs.map { try txn.bytes($0) } ?? 0))
         }
@@ -151,23 +183,23 @@ extension Store {
             try txn.withCursor(targets) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
-                    stored += 1
                     let key = Array(current.key)
-                    var account: UInt64 = 0
-                    var target: UInt64 = 0
-                    if key.count == 16 {
+                    if let windowsStored = AuditIndex.decodeBucket(key: key, value: current.value) {
+                        var account: UInt64 = 0
+                        var scope: UInt64 = 0
                         for i in 0..<8 { account = account << 8 | UInt64(key[i]) }
-                        for i in 8..<16 { target = target << 8 | UInt64(key[i]) }
-                    }
-                    let expected = windows[AuditIndexKey(account: account, target: target)]
-                    if let window = AuditIndex.window(key: key, value: current.value) {
-                        if let expected, expected != window {
-                            problems.append(.init(.auditIndex, seq: window.first, "target window \(window.first)…\(window.last) should be \(expected.first)…\(expected.last) \(advice)"))
-                        } else if expected == nil {
-                            problems.append(.init(.auditIndex, seq: window.first, "a target window \(window.first)…\(window.last) that no event gives \(advice)"))
+                        for i in 9..<17 { scope = scope << 8 | UInt64(key[i]) }
+                        for window in windowsStored {
+                            stored += 1
+                            let expected = windows[AuditIndexKey(account: account, tag: key[8], scope: scope, id: window.id)]
+                            if let expected, expected != (window.first, window.last) {
+                                problems.append(.init(.auditIndex, seq: window.first, "target window \(window.first)…\(window.last) should be \(expected.first)…\(expected.last) \(advice)"))
+                            } else if expected == nil {
+                                problems.append(.init(.auditIndex, seq: window.first, "a target window \(window.first)…\(window.last) that no event gives \(advice)"))
+                            }
                         }
                     } else {
-                        problems.append(.init(.auditIndex, seq: expected?.first ?? 0, "a damaged target window (checksum, length or order) \(advice)"))
+                        problems.append(.init(.auditIndex, seq: 0, "a damaged bucket of target windows (checksum, length or order) \(advice)"))
                     }
                     entry = try cursor.next()
                 }
@@ -219,7 +251,7 @@ extension Store {
             let keys: [[UInt8]] = try txn.withCursor(database) { cursor in
                 var keys: [[UInt8]] = []
                 var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-                while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                while let current = entry, current.key.count >= 8, Self.hashPrefix(current.key) == hash {
                     keys.append(Array(current.key))
                     entry = try cursor.next()
                 }
@@ -284,11 +316,14 @@ extension Store {
     /// when the index has no sound entry for it.
     func auditWindow(account: String, target: AuditTrail.Target) throws -> (first: UInt64, last: UInt64)? {
         guard let database = try existingAuxiliary(.auditTargets) else { return nil }
-        let key = AuditIndex.targetKey(
-            accountHash: AuditIndex.accountHash(account), targetHash: AuditIndex.targetHash(AuditTargets.Key(target)))
+        let slot = AuditIndex.slot(account: AuditIndex.accountHash(account), AuditTargets.Key(target))
+        let key = AuditIndex.bucketKey(slot)
         return try environment.read { txn in
             try key.withUnsafeBytes { bytes in
-                try txn.get(database, key: bytes).flatMap { AuditIndex.window(key: key, value: $0) }
+                guard let value = try txn.get(database, key: bytes),
+                    let entry = AuditIndex.decodeBucket(key: key, value: value)?.first(where: { $0.id == slot.id })
+                else { return nil }
+                return (entry.first, entry.last)
             }
         }
     }
@@ -468,20 +503,28 @@ struct AuditIndexEntries {
         tracker.record(record.event, outcome: outcome, into: &keys)
         let account = AuditIndex.accountHash(record.event.account)
         for key in keys {
-            let indexKey = AuditIndexKey(account: account, target: AuditIndex.targetHash(key))
-            windows[indexKey] = (windows[indexKey]?.first ?? record.seq, record.seq)
+            let slot = AuditIndex.slot(account: account, key)
+            windows[slot] = (windows[slot]?.first ?? record.seq, record.seq)
         }
         seqs[NameKey(record.event.account), default: []].append(record.seq)
     }
 }
 
-/// An `auditTargets` key as two integers (sorting them costs no reference counting, and
-/// their order is the bytes' order).
+/// Where one target's window lives (``AuditIndex/slot(account:_:)``): its bucket is all but
+/// the low ``AuditIndex/bucketShift`` bits of `id`. Ordered as the bucket keys' bytes, then
+/// by id.
 struct AuditIndexKey: Hashable, Comparable {
     var account: UInt64
-    var target: UInt64
+    var tag: UInt8
+    var scope: UInt64
+    var id: UInt64
 
-    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.account, lhs.target) < (rhs.account, rhs.target) }
+    func sameBucket(as other: Self) -> Bool {
+        account == other.account && tag == other.tag && scope == other.scope
+            && id >> AuditIndex.bucketShift == other.id >> AuditIndex.bucketShift
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.account, lhs.tag, lhs.scope, lhs.id) < (rhs.account, rhs.tag, rhs.scope, rhs.id) }
 }
 
 extension Collection {

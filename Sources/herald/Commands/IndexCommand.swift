@@ -31,7 +31,7 @@ struct IndexCommand: ParsableCommand {
     @Flag(name: .long, help: "Drop the index and build it again from the whole history.")
     var rebuild = false
 
-    @Flag(name: .long, help: "Print {\"through\":…,\"targets\":…,\"seqChunks\":…,\"bytes\":…,\"milliseconds\":…} instead of a sentence.")
+    @Flag(name: .long, help: "Print {\"through\":…,\"buckets\":…,\"seqChunks\":…,\"bytes\":…,\"milliseconds\":…} instead of a sentence.")
     var json = false
 
     func run() throws {
@@ -50,7 +50,7 @@ struct IndexCommand: ParsableCommand {
             var writer = JSONWriter()
             writer.objectStart()
             writer.key("through"); writer.int(statistics.through)
-            writer.key("targets"); writer.int(statistics.targets)
+            writer.key("buckets"); writer.int(statistics.buckets)
             writer.key("seqChunks"); writer.int(statistics.seqChunks)
             writer.key("bytes"); writer.int(statistics.bytes)
             writer.key("milliseconds"); writer.int(Int((seconds * 1000).rounded()))
@@ -61,7 +61,7 @@ struct IndexCommand: ParsableCommand {
         let records = try target.recordCount()
         let perEvent = records > 0 ? String(format: "%.1f", Double(statistics.bytes) / Double(records)) : "0"
         Terminal.line(
-            "audit index of \(target.path) covers seqs 1…\(statistics.through): \(statistics.targets) targets, \(statistics.seqChunks) seq chunks, "
+            "audit index of \(target.path) covers seqs 1…\(statistics.through): \(statistics.buckets) buckets of target windows, \(statistics.seqChunks) seq chunks, "
                 + String(format: "%.2f MiB (%@ B per record)", Double(statistics.bytes) / 1_048_576, perEvent)
                 + String(format: "; %.2f s", seconds))
     }
