@@ -68,11 +68,6 @@ extension Store {
         /// ``Store/projection(at:account:useSnapshots:)``). False: always replay, as
         /// `herald audit --no-index` does to check an answer without trusting the index.
         public var usesAuditIndex = true
-        /// ``Store/catchUpAuditIndex(force:)`` starts an index only once the log holds this many
-        /// records (an index that exists is always kept up): below, a replay of the whole
-        /// history takes well under a second, and it also counts every event that merely named
-        /// an audited target. `herald index` starts one whatever the size.
-        public var auditIndexMinimum: UInt64 = 100_000
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

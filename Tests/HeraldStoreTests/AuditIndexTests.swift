@@ -60,11 +60,11 @@ struct AuditIndexTests {
             try store.appendBatch(events[start..<min(start + 100, events.count)].map { ($0, .library) })
             if start == 700 || start == 1_300 {
                 store.waitForBackgroundSnapshot()
-                try store.catchUpAuditIndex(force: true)
+                try store.catchUpAuditIndex(starting: true)
             }
         }
         store.waitForBackgroundSnapshot()
-        #expect(try store.catchUpAuditIndex(force: true) == UInt64(events.count))
+        #expect(try store.catchUpAuditIndex(starting: true) == UInt64(events.count))
         return store
     }
 
@@ -170,7 +170,7 @@ struct AuditIndexTests {
         #expect(indexed > 50)
         // Appends after the purge are indexed from where it stood.
         try store.appendBatch([(Event(account: "tg:1", .notify(.init(chat: "user:1", kind: .call, id: 9_999, date: 1_800_000_000))), .library)])
-        #expect(try store.catchUpAuditIndex(force: true) == UInt64(events.count + 1))
+        #expect(try store.catchUpAuditIndex(starting: true) == UInt64(events.count + 1))
         let fast = try store.auditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999), listingUnchanged: false)
         #expect(!fast.listsEveryUnchangedEvent && fast.lines.count == 1)
     }
@@ -224,7 +224,7 @@ struct AuditIndexTests {
         do {
             let store = try Store(path: dir.path)
             try store.dropAuditIndex()
-            try store.catchUpAuditIndex(force: true)
+            try store.catchUpAuditIndex(starting: true)
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
         try environment.write { txn in
@@ -239,7 +239,7 @@ struct AuditIndexTests {
         do {
             let store = try Store(path: dir.path)
             try store.dropAuditIndex()
-            try store.catchUpAuditIndex(force: true)
+            try store.catchUpAuditIndex(starting: true)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 1_000)), .library)])
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(fast.listsEveryUnchangedEvent)
