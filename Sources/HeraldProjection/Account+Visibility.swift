@@ -55,19 +55,6 @@ extension Account {
         return low
     }
 
-    /// The ids `group` showed before the event (SEMANTICS §8).
-    @inline(__always)
-    func shownBefore(_ group: Int) -> ArraySlice<Int64> {
-        let dirtyIndex = Int(groups[group].dirtyIndex)
-        if dirtyIndex >= 0 {
-            let entry = dirty[dirtyIndex]
-            return savedShown[Int(entry.shownStart)..<Int(entry.shownEnd)]
-        }
-        guard groups[group].isVisible else { return [] }
-        let active = groups[group].active
-        return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
-    }
-
     /// Moves the visible list on in place for the common events, where one group changed:
     /// it became the top candidate (it moves to the front, maybe pushing the last one out), or
     /// it stays out of view. Returns `handled: false` when the general recomputation is needed.
@@ -192,7 +179,7 @@ extension Account {
     }
 
     /// Ends the event: updates candidates and the visible view, and returns the updates of
-    /// SEMANTICS §9 (allocating only when there are some).
+    /// SEMANTICS §9 (allocating only when there are some, each array at its final size).
     mutating func finishEvent() -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
         var candidatesChanged = optionsChanged
@@ -219,7 +206,6 @@ extension Account {
             }
             if groupSizeMax != previousGroupSizeMax { reported.append(contentsOf: nextVisible) }
         }
-        let visibleAfter = general ? nextVisible : visible
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
@@ -229,64 +215,54 @@ extension Account {
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard groups[group].isVisible && !visibleAfter.contains(g) else { continue }
+            guard groups[group].isVisible && !isVisibleAfter(g, general: general) else { continue }
+            let shown = shownBeforeRange(group)
             if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: totalCount(of: group),
-                        isSilent: true, added: [], removedIds: Array(shownBefore(group)))))
+                        isSilent: true, added: [], removedIds: Array(savedShown[shown]))))
         }
         // 2. Groups visible after the event whose visible set or total changed.
         previous = -1
-        var contentUpdate: Update?
+        var contentGroup = -1
+        var contentIndex = -1
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard visibleAfter.contains(g) else { continue }
-            let before = shownBefore(group)
-            let active = groups[group].active
-            let afterStart = max(0, active.count - groupSizeMax)
-            var added: [HeraldNotification] = []
-            var removed: [Int64] = []
-            var a = before.startIndex
-            var b = afterStart
-            while a < before.endIndex || b < active.count {
-                if b == active.count || (a < before.endIndex && before[a] < active[b].id) {
-                    removed.append(before[a]); a += 1
-                } else if a == before.endIndex || active[b].id < before[a] {
-                    if added.isEmpty { added.reserveCapacity(active.count - b) }
-                    added.append(publicValue(of: active[b])); b += 1
-                } else {
-                    if active[b].id == contentChangedId && groups[group].isVisible {
-                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: publicValue(of: active[b])))
-                    }
-                    a += 1; b += 1
-                }
+            guard isVisibleAfter(g, general: general) else { continue }
+            let changes = visibleChanges(of: group, before: shownBeforeRange(group))
+            if changes.contentIndex >= 0 && groups[group].isVisible {
+                contentGroup = group
+                contentIndex = changes.contentIndex
             }
             let dirtyIndex = Int(groups[group].dirtyIndex)
             let totalBefore = dirtyIndex >= 0 ? Int(dirty[dirtyIndex].totalBefore) : totalCount(of: group)
             let total = totalCount(of: group)
-            guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
-            let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
+            guard !changes.added.isEmpty || !changes.removed.isEmpty || total != totalBefore else { continue }
+            let isSilent = createdId == 0 || createdSilent || !changes.addsCreated
             if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: total,
-                        isSilent: isSilent, added: added, removedIds: removed)))
+                        isSilent: isSilent, added: changes.added, removedIds: changes.removed)))
         }
         // 3. The notification whose content changed, when visible before and after.
-        if let contentUpdate {
+        if contentGroup >= 0 {
             if updates.isEmpty { updates.reserveCapacity(1) }
-            updates.append(contentUpdate)
+            updates.append(
+                .notification(
+                    NotificationUpdate(
+                        groupId: groups[contentGroup].id, notification: publicValue(of: groups[contentGroup].active[contentIndex]))))
         }
 
         // The view after the event becomes the view.
         if candidatesChanged {
-            for g in reported { groups[Int(g)].isVisible = visibleAfter.contains(g) }
+            for g in reported { groups[Int(g)].isVisible = isVisibleAfter(g, general: general) }
         }
         if general {
             swap(&visible, &nextVisible)
@@ -304,6 +280,85 @@ extension Account {
         optionsChanged = false
         previousGroupSizeMax = groupSizeMax
         return updates
+    }
+
+    /// Whether group `g` is visible after the event: in ``nextVisible`` after the general
+    /// recomputation, else in ``visible`` (moved on in place).
+    @inline(__always)
+    private func isVisibleAfter(_ g: Int32, general: Bool) -> Bool {
+        general ? nextVisible.contains(g) : visible.contains(g)
+    }
+
+    /// Where in ``savedShown`` the ids `group` showed before the event are (SEMANTICS §8):
+    /// saved by ``touch(_:)`` for a group the event changed; for another, saved now (its
+    /// notifications are as they were, under the `groupSizeMax` of before the event).
+    @inline(__always)
+    private mutating func shownBeforeRange(_ group: Int) -> Range<Int> {
+        let dirtyIndex = Int(groups[group].dirtyIndex)
+        if dirtyIndex >= 0 { return Int(dirty[dirtyIndex].shownStart)..<Int(dirty[dirtyIndex].shownEnd) }
+        guard groups[group].isVisible else { return 0..<0 }
+        let start = savedShown.count
+        let count = groups[group].active.count
+        for i in max(0, count - previousGroupSizeMax)..<count { savedShown.append(groups[group].active[i].id) }
+        return start..<savedShown.count
+    }
+
+    /// What `group` shows after the event against the ids it showed before
+    /// (`savedShown[before]`, ascending): the notifications that became visible and the ids
+    /// that stopped being, each array allocated at its size; the position in ``NotificationGroup/active``
+    /// of ``contentChangedId`` when it is shown before and after, or -1; and whether
+    /// ``createdId`` is among the added.
+    private mutating func visibleChanges(
+        of group: Int, before: Range<Int>
+    ) -> (added: [HeraldNotification], removed: [Int64], contentIndex: Int, addsCreated: Bool) {
+        // Mutating, and plain loops: a non-mutating method (or closures) here made the
+        // caller copy the whole account, retaining every array in it, at each call.
+        let active = groups[group].active
+        let afterStart = max(0, active.count - groupSizeMax)
+        // One merge to count, then the arrays are filled at their size.
+        var addedCount = 0
+        var removedCount = 0
+        var contentIndex = -1
+        var addsCreated = false
+        var a = before.lowerBound
+        var b = afterStart
+        while a < before.upperBound || b < active.count {
+            if b == active.count || (a < before.upperBound && savedShown[a] < active[b].id) {
+                removedCount += 1
+                a += 1
+            } else if a == before.upperBound || active[b].id < savedShown[a] {
+                if active[b].id == createdId { addsCreated = true }
+                addedCount += 1
+                b += 1
+            } else {
+                if active[b].id == contentChangedId { contentIndex = b }
+                a += 1
+                b += 1
+            }
+        }
+        var added: [HeraldNotification] = []
+        if addedCount > 0 {
+            added.reserveCapacity(addedCount)
+            a = before.lowerBound
+            for b in afterStart..<active.count {
+                let id = active[b].id
+                while a < before.upperBound && savedShown[a] < id { a += 1 }
+                if a < before.upperBound && savedShown[a] == id { continue }
+                added.append(publicValue(of: active[b]))
+            }
+        }
+        var removed: [Int64] = []
+        if removedCount > 0 {
+            removed.reserveCapacity(removedCount)
+            b = afterStart
+            for a in before {
+                let id = savedShown[a]
+                while b < active.count && active[b].id < id { b += 1 }
+                if b < active.count && active[b].id == id { continue }
+                removed.append(id)
+            }
+        }
+        return (added, removed, contentIndex, addsCreated)
     }
 
     /// Fills `nextVisible` with the `groupCountMax` best candidates, best first (the
