@@ -190,10 +190,15 @@ extension Account {
         // The visible list is short (at most 25) and contiguous: membership tests scan it
         // rather than touching every visible group's storage.
         var general = false
+        // After the quick path, the only groups whose visibility changes are these two.
+        var entered: Int32 = -1
+        var left: Int32 = -1
         if candidatesChanged {
             let quick = advanceViewQuickly()
             if quick.handled {
                 if quick.left >= 0 { reported.append(quick.left) }
+                entered = quick.entered
+                left = quick.left
             } else {
                 general = true
             }
@@ -215,7 +220,7 @@ extension Account {
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard groups[group].isVisible && !isVisibleAfter(g, general: general) else { continue }
+            guard groups[group].isVisible && !isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
             let shown = shownBeforeRange(group)
             if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
@@ -232,7 +237,7 @@ extension Account {
         for g in reported where g != previous {
             previous = g
             let group = Int(g)
-            guard isVisibleAfter(g, general: general) else { continue }
+            guard isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
             let changes = visibleChanges(of: group, before: shownBeforeRange(group))
             if changes.contentIndex >= 0 && groups[group].isVisible {
                 contentGroup = group
@@ -262,7 +267,7 @@ extension Account {
 
         // The view after the event becomes the view.
         if candidatesChanged {
-            for g in reported { groups[Int(g)].isVisible = isVisibleAfter(g, general: general) }
+            for g in reported { groups[Int(g)].isVisible = isVisibleAfter(g, general: general, entered: entered, left: left) }
         }
         if general {
             swap(&visible, &nextVisible)
@@ -283,10 +288,14 @@ extension Account {
     }
 
     /// Whether group `g` is visible after the event: in ``nextVisible`` after the general
-    /// recomputation, else in ``visible`` (moved on in place).
+    /// recomputation; otherwise as before the event (its ``NotificationGroup/isVisible``
+    /// flag, not yet moved on), unless it is the group the quick path brought in or pushed out.
     @inline(__always)
-    private func isVisibleAfter(_ g: Int32, general: Bool) -> Bool {
-        general ? nextVisible.contains(g) : visible.contains(g)
+    private func isVisibleAfter(_ g: Int32, general: Bool, entered: Int32, left: Int32) -> Bool {
+        if general { return nextVisible.contains(g) }
+        if g == entered { return true }
+        if g == left { return false }
+        return groups[Int(g)].isVisible
     }
 
     /// Where in ``savedShown`` the ids `group` showed before the event are (SEMANTICS §8):
