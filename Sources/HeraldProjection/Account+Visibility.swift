@@ -32,7 +32,30 @@ extension Account {
                 if candidates[j] == key { position = j; break }
                 j -= 1
             }
-            candidates.remove(at: position >= 0 ? position : candidatePosition(key))
+            if position < 0 { position = candidatePosition(key) }
+            if let newDate {
+                // The key moves: shift the keys between its old and new places by one, in
+                // one move, instead of removing it (shifting everything above down) and
+                // inserting it again (shifting back up).
+                let moved = CandidateKey(date: newDate, group: Int32(group))
+                let insertion = candidatePosition(moved)
+                candidates.withUnsafeMutableBufferPointer { list in
+                    let base = list.baseAddress.unsafelyUnwrapped
+                    let stride = MemoryLayout<CandidateKey>.stride
+                    if insertion > position {
+                        UnsafeMutableRawPointer(base + position).copyMemory(
+                            from: base + position + 1, byteCount: (insertion - 1 - position) * stride)
+                        base[insertion - 1] = moved
+                    } else {
+                        UnsafeMutableRawPointer(base + insertion + 1).copyMemory(
+                            from: base + insertion, byteCount: (position - insertion) * stride)
+                        base[insertion] = moved
+                    }
+                }
+                groups[group].candidateDate = newDate
+                return true
+            }
+            candidates.remove(at: position)
         }
         if let newDate {
             let key = CandidateKey(date: newDate, group: Int32(group))
