@@ -132,8 +132,8 @@ extension Account {
             nextVisible.removeAll(keepingCapacity: true)
         }
         for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
-        dirty.removeAll(keepingCapacity: true)
-        savedShown.removeAll(keepingCapacity: true)
+        dirty.removeAll()
+        savedShown.removeAll()
         createdId = 0
         createdSilent = false
         contentChangedId = 0
@@ -208,7 +208,7 @@ extension Account {
         var candidatesChanged = optionsChanged
         for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
 
-        reported.removeAll(keepingCapacity: true)
+        reported.removeAll()
         for entry in dirty { reported.append(entry.group) }
         // The visible list is short (at most 25) and contiguous: membership tests scan it
         // rather than touching every visible group's storage.
@@ -232,7 +232,7 @@ extension Account {
                 for g in visible where !nextVisible.contains(g) { reported.append(g) }
                 for g in nextVisible where !visible.contains(g) { reported.append(g) }
             }
-            if groupSizeMax != previousGroupSizeMax { reported.append(contentsOf: nextVisible) }
+            if groupSizeMax != previousGroupSizeMax { for g in nextVisible { reported.append(g) } }
         }
         if reported.count > 1 { reported.sort() }
 
@@ -251,7 +251,7 @@ extension Account {
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: totalCount(of: group),
-                        isSilent: true, added: [], removedIds: Array(savedShown[shown]))))
+                        isSilent: true, added: [], removedIds: savedShown.array(shown))))
         }
         // 2. Groups visible after the event whose visible set or total changed.
         previous = -1
@@ -297,9 +297,9 @@ extension Account {
             nextVisible.removeAll(keepingCapacity: true)
         }
         for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
-        dirty.removeAll(keepingCapacity: true)
-        savedShown.removeAll(keepingCapacity: true)
-        reported.removeAll(keepingCapacity: true)
+        dirty.removeAll()
+        savedShown.removeAll()
+        reported.removeAll()
         createdId = 0
         createdSilent = false
         createdTitle = nil

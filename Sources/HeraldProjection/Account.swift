@@ -59,16 +59,16 @@ struct Account: Hashable, Sendable {
     // Scratch state of the event being applied; empty (or neutral) between events, except
     // `dirty` while `viewIsStale`.
     /// Groups touched by the event (or, while the view is stale, since it was last settled).
-    var dirty: [DirtyGroup] = []
+    var dirty = ScratchList<DirtyGroup>()
     /// The ids each dirty group showed before the event.
-    var savedShown: [Int64] = []
+    var savedShown = ScratchList<Int64>()
     /// Whether ``touch(_:)`` saves what a group showed: only updates need it, so replays
     /// without updates skip it. True between events.
     var savesShownBefore = true
     /// The visible groups being computed.
     var nextVisible: [Int32] = []
     /// Groups whose updates are being computed.
-    var reported: [Int32] = []
+    var reported = ScratchList<Int32>()
     /// The notification the event created, or 0.
     var createdId: Int64 = 0
     /// Whether that notification is silent.
