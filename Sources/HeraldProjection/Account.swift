@@ -152,9 +152,9 @@ struct Account: Hashable, Sendable {
 
     /// The public value of active notification `notification`.
     func publicValue(of notification: StoredNotification) -> HeraldNotification {
-        notification.id == createdId
-            ? notification.publicValue(title: createdTitle, texts: createdTexts)
-            : notification.publicValue(title: texts.title(notification.textSlot), texts: texts.texts(notification.textSlot))
+        if notification.id == createdId { return notification.publicValue(title: createdTitle, texts: createdTexts) }
+        let (title, packed) = texts.contents(notification.textSlot)
+        return notification.publicValue(title: title, texts: packed)
     }
 
     /// Where notification `id` is: its group, whether it is active, and its position.
