@@ -9,8 +9,9 @@ extension Account {
         groups[group].dirtyIndex = Int32(dirty.count)
         let start = savedShown.count
         if savesShownBefore && groups[group].isVisible {
-            let active = groups[group].active
-            for i in max(0, active.count - groupSizeMax)..<active.count { savedShown.append(active[i].id) }
+            // Indexing in place: a copy of the list would retain and release it.
+            let count = groups[group].active.count
+            for i in max(0, count - groupSizeMax)..<count { savedShown.append(groups[group].active[i].id) }
         }
         dirty.append(
             DirtyGroup(
@@ -131,7 +132,7 @@ extension Account {
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
         }
-        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
+        for i in 0..<dirty.count { groups[Int(dirty[i].group)].dirtyIndex = -1 }
         dirty.removeAll()
         savedShown.removeAll()
         createdId = 0
@@ -159,7 +160,7 @@ extension Account {
         viewIsStale = false
         var candidatesChanged = optionsChanged
         if dirty.count <= 4 {
-            for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+            for i in 0..<dirty.count where refreshCandidate(Int(dirty[i].group)) { candidatesChanged = true }
         } else if refreshCandidatesTogether() {
             candidatesChanged = true
         }
@@ -205,11 +206,12 @@ extension Account {
     /// SEMANTICS §9 (allocating only when there are some, each array at its final size).
     mutating func finishEvent() -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
+        // Index loops over the scratch lists: `for … in` would retain their storage.
         var candidatesChanged = optionsChanged
-        for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+        for i in 0..<dirty.count where refreshCandidate(Int(dirty[i].group)) { candidatesChanged = true }
 
         reported.removeAll()
-        for entry in dirty { reported.append(entry.group) }
+        for i in 0..<dirty.count { reported.append(dirty[i].group) }
         // The visible list is short (at most 25) and contiguous: membership tests scan it
         // rather than touching every visible group's storage.
         var general = false
@@ -240,7 +242,8 @@ extension Account {
         let expectedUpdates = reported.count + (contentChangedId != 0 ? 1 : 0)
         // 1. Groups that left the view, by ascending group id.
         var previous: Int32 = -1
-        for g in reported where g != previous {
+        for i in 0..<reported.count where reported[i] != previous {
+            let g = reported[i]
             previous = g
             let group = Int(g)
             guard groups[group].isVisible && !isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
@@ -257,7 +260,8 @@ extension Account {
         previous = -1
         var contentGroup = -1
         var contentIndex = -1
-        for g in reported where g != previous {
+        for i in 0..<reported.count where reported[i] != previous {
+            let g = reported[i]
             previous = g
             let group = Int(g)
             guard isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
@@ -289,21 +293,23 @@ extension Account {
         }
 
         // The view after the event becomes the view.
-        if candidatesChanged {
-            for g in reported { groups[Int(g)].isVisible = isVisibleAfter(g, general: general, entered: entered, left: left) }
+        // Reported groups include the dirty ones: one access to each ends its event.
+        for i in 0..<reported.count {
+            let g = reported[i]
+            let isVisible = candidatesChanged ? isVisibleAfter(g, general: general, entered: entered, left: left) : groups[Int(g)].isVisible
+            groups[Int(g)].endEvent(isVisible: isVisible)
         }
         if general {
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
         }
-        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
         dirty.removeAll()
         savedShown.removeAll()
         reported.removeAll()
         createdId = 0
         createdSilent = false
         createdTitle = nil
-        createdTexts = .none
+        createdTexts = nil
         contentChangedId = 0
         optionsChanged = false
         previousGroupSizeMax = groupSizeMax

@@ -76,7 +76,7 @@ struct Account: Hashable, Sendable {
     /// Its title and texts, kept while updates are computed so that reporting it does not
     /// copy them back out of ``texts``.
     var createdTitle: String?
-    var createdTexts = PackedTexts.none
+    var createdTexts: PackedTexts?
     /// The notification whose content the event changed, or 0.
     var contentChangedId: Int64 = 0
     /// Whether the event changed the view options in effect.
@@ -152,7 +152,7 @@ struct Account: Hashable, Sendable {
 
     /// The public value of active notification `notification`.
     func publicValue(of notification: StoredNotification) -> HeraldNotification {
-        if notification.id == createdId { return notification.publicValue(title: createdTitle, texts: createdTexts) }
+        if notification.id == createdId { return notification.publicValue(title: createdTitle, texts: createdTexts ?? .none) }
         let (title, packed) = texts.contents(notification.textSlot)
         return notification.publicValue(title: title, texts: packed)
     }

@@ -31,6 +31,14 @@ struct NotificationGroup: Hashable, Sendable {
         self.chat = chat
     }
 
+    /// Ends the current event for the group: sets whether it is visible, and that it is no
+    /// longer dirty.
+    @inline(__always)
+    mutating func endEvent(isVisible: Bool) {
+        self.isVisible = isVisible
+        dirtyIndex = -1
+    }
+
     /// The group's `totalCount` (SEMANTICS §7).
     @inline(__always)
     var totalCount: Int { type.countsDismissed ? active.count + dismissed.count : active.count }
