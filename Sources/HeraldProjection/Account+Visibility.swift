@@ -248,13 +248,13 @@ extension Account {
             let group = Int(g)
             guard groups[group].isVisible && !isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
             let shown = shownBeforeRange(group)
-            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: totalCount(of: group),
-                        isSilent: true, added: [], removedIds: savedShown.array(shown))))
+                        isSilent: true, added: [], removedIds: savedShown.array(shown))),
+                reservingIfEmpty: expectedUpdates)
         }
         // 2. Groups visible after the event whose visible set or total changed.
         previous = -1
@@ -275,21 +275,21 @@ extension Account {
             let total = totalCount(of: group)
             guard !changes.added.isEmpty || !changes.removed.isEmpty || total != totalBefore else { continue }
             let isSilent = createdId == 0 || createdSilent || !changes.addsCreated
-            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: total,
-                        isSilent: isSilent, added: changes.added, removedIds: changes.removed)))
+                        isSilent: isSilent, added: changes.added, removedIds: changes.removed)),
+                reservingIfEmpty: expectedUpdates)
         }
         // 3. The notification whose content changed, when visible before and after.
         if contentGroup >= 0 {
-            if updates.isEmpty { updates.reserveCapacity(1) }
             updates.append(
                 .notification(
                     NotificationUpdate(
-                        groupId: groups[contentGroup].id, notification: publicValue(of: groups[contentGroup].active[contentIndex]))))
+                        groupId: groups[contentGroup].id, notification: publicValue(of: groups[contentGroup].active[contentIndex]))),
+                reservingIfEmpty: 1)
         }
 
         // The view after the event becomes the view.
@@ -376,13 +376,12 @@ extension Account {
         }
         var added: [HeraldNotification] = []
         if addedCount > 0 {
-            added.reserveCapacity(addedCount)
             a = before.lowerBound
             for b in afterStart..<active.count {
                 let id = active[b].id
                 while a < before.upperBound && savedShown[a] < id { a += 1 }
                 if a < before.upperBound && savedShown[a] == id { continue }
-                added.append(publicValue(of: active[b]))
+                added.append(publicValue(of: active[b]), reservingIfEmpty: addedCount)
             }
         }
         var removed: [Int64] = []
