@@ -89,7 +89,8 @@ extension Account {
         let countMax = groupCountMax
         if countMax == 0 { return (true, -1, -1) }
         if let top = candidates.last, top.group == g {
-            if let p = visible.firstIndex(of: g) {
+            // The group's flag says whether the list holds it: no search when it does not.
+            if groups[Int(g)].isVisible, let p = visible.firstIndex(of: g) {
                 if p > 0 {
                     visible.withUnsafeMutableBufferPointer { list in
                         var j = p
@@ -102,9 +103,17 @@ extension Account {
                 }
                 return (true, -1, -1)
             }
+            // In at the front, in one shift: the last group falls out of a full list.
             var left: Int32 = -1
-            if visible.count == countMax { left = visible.removeLast() }
-            visible.insert(g, at: 0)
+            if visible.count == countMax { left = visible[countMax - 1] } else { visible.append(g) }
+            visible.withUnsafeMutableBufferPointer { list in
+                var j = list.count - 1
+                while j > 0 {
+                    list[j] = list[j - 1]
+                    j -= 1
+                }
+                list[0] = g
+            }
             return (true, g, left)
         }
         if !groups[Int(g)].isVisible, visible.count == countMax, let last = visible.last,
