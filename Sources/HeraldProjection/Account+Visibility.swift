@@ -19,51 +19,47 @@ extension Account {
                 shownStart: Int32(start), shownEnd: Int32(savedShown.count)))
     }
 
-    /// Moves `group` to its place in ``candidates``; returns whether its key changed.
+    /// Gives `group` its current candidate key in ``candidates``, leaving the old one stale;
+    /// returns whether the key changed. Afterwards the top key is live.
     mutating func refreshCandidate(_ group: Int) -> Bool {
         let newDate = groups[group].active.last?.date
         let oldDate = groups[group].candidateDate
         if newDate == oldDate { return false }
-        if let oldDate {
-            let key = CandidateKey(date: oldDate, group: Int32(group))
-            // Busy groups sit near the top: look there first.
-            var position = -1
-            var j = candidates.count - 1
-            while j >= 0 && j >= candidates.count - 8 {
-                if candidates[j] == key { position = j; break }
-                j -= 1
-            }
-            if position < 0 { position = candidatePosition(key) }
-            if let newDate {
-                // The key moves: shift the keys between its old and new places by one, in
-                // one move, instead of removing it (shifting everything above down) and
-                // inserting it again (shifting back up).
-                let moved = CandidateKey(date: newDate, group: Int32(group))
-                let insertion = candidatePosition(moved)
-                candidates.withUnsafeMutableBufferPointer { list in
-                    let base = list.baseAddress.unsafelyUnwrapped
-                    let stride = MemoryLayout<CandidateKey>.stride
-                    if insertion > position {
-                        UnsafeMutableRawPointer(base + position).copyMemory(
-                            from: base + position + 1, byteCount: (insertion - 1 - position) * stride)
-                        base[insertion - 1] = moved
-                    } else {
-                        UnsafeMutableRawPointer(base + insertion + 1).copyMemory(
-                            from: base + insertion, byteCount: (position - insertion) * stride)
-                        base[insertion] = moved
-                    }
-                }
-                groups[group].candidateDate = newDate
-                return true
-            }
-            candidates.remove(at: position)
-        }
+        groups[group].candidateDate = newDate
+        if oldDate != nil { candidateList.stale += 1 }
         if let newDate {
             let key = CandidateKey(date: newDate, group: Int32(group))
-            candidates.insertOrAppend(key, at: candidatePosition(key))
+            let position = candidatePosition(key)
+            if position < candidates.count && candidates[position] == key {
+                // A stale key of the group's with this very date is live again.
+                candidateList.stale -= 1
+            } else {
+                candidates.insertOrAppend(key, at: position)
+            }
         }
-        groups[group].candidateDate = newDate
+        dropStaleCandidates()
         return true
+    }
+
+    /// Drops the stale keys at the top of ``candidates``, and all of them when they make up
+    /// more than a quarter of the list (plus 16).
+    @inline(__always)
+    mutating func dropStaleCandidates() {
+        while let last = candidates.last, !isLive(last) {
+            candidates.removeLast()
+            candidateList.stale -= 1
+        }
+        guard candidateList.stale * 4 > candidates.count + 64 else { return }
+        var kept = 0
+        for i in 0..<candidates.count {
+            let key = candidates[i]
+            if isLive(key) {
+                candidates[kept] = key
+                kept += 1
+            }
+        }
+        candidates.removeLast(candidates.count - kept)
+        candidateList.stale = 0
     }
 
     /// The position of `key` in ``candidates``, or where it would go.
@@ -199,7 +195,7 @@ extension Account {
         var merged: [CandidateKey] = []
         merged.reserveCapacity(candidates.count + fresh.count)
         var next = 0
-        for key in candidates where groups[Int(key.group)].dirtyIndex < 0 {
+        for key in candidates where groups[Int(key.group)].dirtyIndex < 0 && isLive(key) {
             while next < fresh.count && fresh[next] < key {
                 merged.append(fresh[next])
                 next += 1
@@ -208,6 +204,7 @@ extension Account {
         }
         merged.append(contentsOf: fresh[next...])
         candidates = merged
+        candidateList.stale = 0
         return true
     }
 
@@ -413,7 +410,7 @@ extension Account {
         nextVisible.removeAll(keepingCapacity: true)
         var i = candidates.count - 1
         while nextVisible.count < groupCountMax && i >= 0 {
-            nextVisible.append(candidates[i].group)
+            if isLive(candidates[i]) { nextVisible.append(candidates[i].group) }
             i -= 1
         }
     }

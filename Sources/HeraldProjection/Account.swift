@@ -46,8 +46,9 @@ struct Account: Hashable, Sendable {
     var live = NotificationIndex()
     /// Ids deleted by a `delete` without `chat`.
     var deletedEverywhere = IdSet()
-    /// The candidate groups (SEMANTICS §8), ascending.
-    var candidates: [CandidateKey] = []
+    /// The candidate groups (SEMANTICS §8), ascending, with stale keys among them
+    /// (``CandidateList``).
+    var candidateList = CandidateList()
     /// The visible groups, in visible order.
     var visible: [Int32] = []
     /// Whether ``candidates`` and ``visible`` lag behind the groups: a replay without updates
@@ -99,6 +100,16 @@ struct Account: Hashable, Sendable {
         @inline(__always) _read { yield groupStore.groups }
         @inline(__always) _modify { yield &groupStore.groups }
     }
+
+    /// The keys of ``candidateList``, stale ones included.
+    var candidates: [CandidateKey] {
+        @inline(__always) _read { yield candidateList.keys }
+        @inline(__always) _modify { yield &candidateList.keys }
+    }
+
+    /// Whether `key` is a group's current candidate key (not a stale one).
+    @inline(__always)
+    func isLive(_ key: CandidateKey) -> Bool { groups[Int(key.group)].candidateDate == key.date }
 
     /// The texts of the live notifications.
     var texts: TextArena {

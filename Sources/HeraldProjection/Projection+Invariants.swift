@@ -11,7 +11,8 @@ extension Account {
         precondition(nextNotificationId >= 1)
         guard !viewIsStale else { return }
         precondition(visible.count <= groupCountMax, "too many visible groups")
-        precondition(visible.count == min(groupCountMax, candidates.count), "visible groups are not the first candidates")
+        precondition(visible.count == min(groupCountMax, candidates.count - candidateList.stale), "visible groups are not the first candidates")
+        precondition(candidates.last.map(isLive) ?? true, "stale key at the top of the candidates")
         var previous: CandidateKey?
         for g in visible {
             let group = groups[Int(g)]
@@ -77,7 +78,8 @@ extension Account {
         }
         precondition(liveCount == live.count, "live index out of step")
         precondition(texts.count == liveCount, "text slots out of step with the live notifications")
-        precondition(candidateCount == candidates.count)
+        precondition(candidateCount == candidates.count - candidateList.stale)
+        precondition(candidateList.stale == candidates.count { !isLive($0) }, "stale candidate count out of step")
         precondition(zip(candidates, candidates.dropFirst()).allSatisfy { $0 < $1 }, "candidates not ascending")
     }
 }
