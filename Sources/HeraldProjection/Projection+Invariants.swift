@@ -11,7 +11,9 @@ extension Account {
         precondition(nextNotificationId >= 1)
         guard !viewIsStale else { return }
         precondition(visible.count <= groupCountMax, "too many visible groups")
-        precondition(visible.count == min(groupCountMax, candidates.count - candidateList.stale), "visible groups are not the first candidates")
+        precondition(
+            visible.count == min(groupCountMax, candidates.count - candidateList.stale),
+            "visible groups are not the first candidates")
         precondition(candidates.last.map(isLive) ?? true, "stale key at the top of the candidates")
         var previous: CandidateKey?
         for g in visible {

@@ -1,7 +1,8 @@
 import HeraldEvents
-@testable import HeraldProjection
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldProjection
 
 /// ``CandidateList`` leaves a group's old candidate key in place, stale: with many groups per
 /// account (so that stale keys pile up past the compaction threshold), the updates still
