@@ -209,7 +209,15 @@ struct TextArena: Sendable {
 
     /// The title and the packed texts stored in `slot`, read in one visit of the slot.
     func contents(_ slot: UInt32) -> (title: String?, texts: PackedTexts) {
-        withTexts(slot) { title, packed in (title.map { String(decoding: $0, as: UTF8.self) }, PackedTexts(packed: packed)) }
+        withTexts(slot) { title, packed in
+            let string = title.map { bytes in
+                String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                    _ = buffer.initialize(fromContentsOf: bytes)
+                    return bytes.count
+                }
+            }
+            return (string, PackedTexts(packed: packed))
+        }
     }
 
     /// Calls `body` with the title (`nil` for none) and packed texts of `slot`, in place.
