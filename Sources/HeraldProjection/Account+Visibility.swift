@@ -9,8 +9,9 @@ extension Account {
         groups[group].dirtyIndex = Int32(dirty.count)
         let start = savedShown.count
         if savesShownBefore && groups[group].isVisible {
-            let active = groups[group].active
-            for i in max(0, active.count - groupSizeMax)..<active.count { savedShown.append(active[i].id) }
+            // Indexing in place: a copy of the list would retain and release it.
+            let count = groups[group].active.count
+            for i in max(0, count - groupSizeMax)..<count { savedShown.append(groups[group].active[i].id) }
         }
         dirty.append(
             DirtyGroup(
@@ -18,28 +19,47 @@ extension Account {
                 shownStart: Int32(start), shownEnd: Int32(savedShown.count)))
     }
 
-    /// Moves `group` to its place in ``candidates``; returns whether its key changed.
+    /// Gives `group` its current candidate key in ``candidates``, leaving the old one stale;
+    /// returns whether the key changed. Afterwards the top key is live.
     mutating func refreshCandidate(_ group: Int) -> Bool {
         let newDate = groups[group].active.last?.date
         let oldDate = groups[group].candidateDate
         if newDate == oldDate { return false }
-        if let oldDate {
-            let key = CandidateKey(date: oldDate, group: Int32(group))
-            // Busy groups sit near the top: look there first.
-            var position = -1
-            var j = candidates.count - 1
-            while j >= 0 && j >= candidates.count - 8 {
-                if candidates[j] == key { position = j; break }
-                j -= 1
-            }
-            candidates.remove(at: position >= 0 ? position : candidatePosition(key))
-        }
+        groups[group].candidateDate = newDate
+        if oldDate != nil { candidateList.stale += 1 }
         if let newDate {
             let key = CandidateKey(date: newDate, group: Int32(group))
-            candidates.insertOrAppend(key, at: candidatePosition(key))
+            let position = candidatePosition(key)
+            if position < candidates.count && candidates[position] == key {
+                // A stale key of the group's with this very date is live again.
+                candidateList.stale -= 1
+            } else {
+                candidates.insertOrAppend(key, at: position)
+            }
         }
-        groups[group].candidateDate = newDate
+        dropStaleCandidates()
         return true
+    }
+
+    /// Drops the stale keys at the top of ``candidates``, and all of them when they make up
+    /// more than a quarter of the list (plus 16).
+    @inline(__always)
+    mutating func dropStaleCandidates() {
+        while let last = candidates.last, !isLive(last) {
+            candidates.removeLast()
+            candidateList.stale -= 1
+        }
+        guard candidateList.stale * 4 > candidates.count + 64 else { return }
+        var kept = 0
+        for i in 0..<candidates.count {
+            let key = candidates[i]
+            if isLive(key) {
+                candidates[kept] = key
+                kept += 1
+            }
+        }
+        candidates.removeLast(candidates.count - kept)
+        candidateList.stale = 0
     }
 
     /// The position of `key` in ``candidates``, or where it would go.
@@ -55,19 +75,6 @@ extension Account {
         return low
     }
 
-    /// The ids `group` showed before the event (SEMANTICS §8).
-    @inline(__always)
-    func shownBefore(_ group: Int) -> ArraySlice<Int64> {
-        let dirtyIndex = Int(groups[group].dirtyIndex)
-        if dirtyIndex >= 0 {
-            let entry = dirty[dirtyIndex]
-            return savedShown[Int(entry.shownStart)..<Int(entry.shownEnd)]
-        }
-        guard groups[group].isVisible else { return [] }
-        let active = groups[group].active
-        return ArraySlice(active[max(0, active.count - previousGroupSizeMax)...].map(\.id))
-    }
-
     /// Moves the visible list on in place for the common events, where one group changed:
     /// it became the top candidate (it moves to the front, maybe pushing the last one out), or
     /// it stays out of view. Returns `handled: false` when the general recomputation is needed.
@@ -78,7 +85,8 @@ extension Account {
         let countMax = groupCountMax
         if countMax == 0 { return (true, -1, -1) }
         if let top = candidates.last, top.group == g {
-            if let p = visible.firstIndex(of: g) {
+            // The group's flag says whether the list holds it: no search when it does not.
+            if groups[Int(g)].isVisible, let p = visible.firstIndex(of: g) {
                 if p > 0 {
                     visible.withUnsafeMutableBufferPointer { list in
                         var j = p
@@ -91,9 +99,17 @@ extension Account {
                 }
                 return (true, -1, -1)
             }
+            // In at the front, in one shift: the last group falls out of a full list.
             var left: Int32 = -1
-            if visible.count == countMax { left = visible.removeLast() }
-            visible.insert(g, at: 0)
+            if visible.count == countMax { left = visible[countMax - 1] } else { visible.append(g) }
+            visible.withUnsafeMutableBufferPointer { list in
+                var j = list.count - 1
+                while j > 0 {
+                    list[j] = list[j - 1]
+                    j -= 1
+                }
+                list[0] = g
+            }
             return (true, g, left)
         }
         if !groups[Int(g)].isVisible, visible.count == countMax, let last = visible.last,
@@ -121,9 +137,9 @@ extension Account {
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
         }
-        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
-        dirty.removeAll(keepingCapacity: true)
-        savedShown.removeAll(keepingCapacity: true)
+        for i in 0..<dirty.count { groups[Int(dirty[i].group)].dirtyIndex = -1 }
+        dirty.removeAll()
+        savedShown.removeAll()
         createdId = 0
         createdSilent = false
         contentChangedId = 0
@@ -149,7 +165,7 @@ extension Account {
         viewIsStale = false
         var candidatesChanged = optionsChanged
         if dirty.count <= 4 {
-            for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+            for i in 0..<dirty.count where refreshCandidate(Int(dirty[i].group)) { candidatesChanged = true }
         } else if refreshCandidatesTogether() {
             candidatesChanged = true
         }
@@ -179,7 +195,7 @@ extension Account {
         var merged: [CandidateKey] = []
         merged.reserveCapacity(candidates.count + fresh.count)
         var next = 0
-        for key in candidates where groups[Int(key.group)].dirtyIndex < 0 {
+        for key in candidates where groups[Int(key.group)].dirtyIndex < 0 && isLive(key) {
             while next < fresh.count && fresh[next] < key {
                 merged.append(fresh[next])
                 next += 1
@@ -188,25 +204,32 @@ extension Account {
         }
         merged.append(contentsOf: fresh[next...])
         candidates = merged
+        candidateList.stale = 0
         return true
     }
 
     /// Ends the event: updates candidates and the visible view, and returns the updates of
-    /// SEMANTICS §9 (allocating only when there are some).
+    /// SEMANTICS §9 (allocating only when there are some, each array at its final size).
     mutating func finishEvent() -> [Update] {
         guard !dirty.isEmpty || optionsChanged else { return [] }
+        // Index loops over the scratch lists: `for … in` would retain their storage.
         var candidatesChanged = optionsChanged
-        for entry in dirty where refreshCandidate(Int(entry.group)) { candidatesChanged = true }
+        for i in 0..<dirty.count where refreshCandidate(Int(dirty[i].group)) { candidatesChanged = true }
 
-        reported.removeAll(keepingCapacity: true)
-        for entry in dirty { reported.append(entry.group) }
+        reported.removeAll()
+        for i in 0..<dirty.count { reported.append(dirty[i].group) }
         // The visible list is short (at most 25) and contiguous: membership tests scan it
         // rather than touching every visible group's storage.
         var general = false
+        // After the quick path, the only groups whose visibility changes are these two.
+        var entered: Int32 = -1
+        var left: Int32 = -1
         if candidatesChanged {
             let quick = advanceViewQuickly()
             if quick.handled {
                 if quick.left >= 0 { reported.append(quick.left) }
+                entered = quick.entered
+                left = quick.left
             } else {
                 general = true
             }
@@ -217,93 +240,168 @@ extension Account {
                 for g in visible where !nextVisible.contains(g) { reported.append(g) }
                 for g in nextVisible where !visible.contains(g) { reported.append(g) }
             }
-            if groupSizeMax != previousGroupSizeMax { reported.append(contentsOf: nextVisible) }
+            if groupSizeMax != previousGroupSizeMax { for g in nextVisible { reported.append(g) } }
         }
-        let visibleAfter = general ? nextVisible : visible
         if reported.count > 1 { reported.sort() }
 
         var updates: [Update] = []
         let expectedUpdates = reported.count + (contentChangedId != 0 ? 1 : 0)
         // 1. Groups that left the view, by ascending group id.
         var previous: Int32 = -1
-        for g in reported where g != previous {
+        for i in 0..<reported.count where reported[i] != previous {
+            let g = reported[i]
             previous = g
             let group = Int(g)
-            guard groups[group].isVisible && !visibleAfter.contains(g) else { continue }
-            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
+            guard groups[group].isVisible && !isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
+            let shown = shownBeforeRange(group)
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: totalCount(of: group),
-                        isSilent: true, added: [], removedIds: Array(shownBefore(group)))))
+                        isSilent: true, added: [], removedIds: savedShown.array(shown))),
+                reservingIfEmpty: expectedUpdates)
         }
         // 2. Groups visible after the event whose visible set or total changed.
         previous = -1
-        var contentUpdate: Update?
-        for g in reported where g != previous {
+        var contentGroup = -1
+        var contentIndex = -1
+        for i in 0..<reported.count where reported[i] != previous {
+            let g = reported[i]
             previous = g
             let group = Int(g)
-            guard visibleAfter.contains(g) else { continue }
-            let before = shownBefore(group)
-            let active = groups[group].active
-            let afterStart = max(0, active.count - groupSizeMax)
-            var added: [HeraldNotification] = []
-            var removed: [Int64] = []
-            var a = before.startIndex
-            var b = afterStart
-            while a < before.endIndex || b < active.count {
-                if b == active.count || (a < before.endIndex && before[a] < active[b].id) {
-                    removed.append(before[a]); a += 1
-                } else if a == before.endIndex || active[b].id < before[a] {
-                    if added.isEmpty { added.reserveCapacity(active.count - b) }
-                    added.append(publicValue(of: active[b])); b += 1
-                } else {
-                    if active[b].id == contentChangedId && groups[group].isVisible {
-                        contentUpdate = .notification(NotificationUpdate(groupId: groups[group].id, notification: publicValue(of: active[b])))
-                    }
-                    a += 1; b += 1
-                }
+            guard isVisibleAfter(g, general: general, entered: entered, left: left) else { continue }
+            let changes = visibleChanges(of: group, before: shownBeforeRange(group))
+            if changes.contentIndex >= 0 && groups[group].isVisible {
+                contentGroup = group
+                contentIndex = changes.contentIndex
             }
             let dirtyIndex = Int(groups[group].dirtyIndex)
             let totalBefore = dirtyIndex >= 0 ? Int(dirty[dirtyIndex].totalBefore) : totalCount(of: group)
             let total = totalCount(of: group)
-            guard !added.isEmpty || !removed.isEmpty || total != totalBefore else { continue }
-            let isSilent = createdId == 0 || createdSilent || !added.contains { $0.id == createdId }
-            if updates.isEmpty { updates.reserveCapacity(expectedUpdates) }
+            guard !changes.added.isEmpty || !changes.removed.isEmpty || total != totalBefore else { continue }
+            let isSilent = createdId == 0 || createdSilent || !changes.addsCreated
             updates.append(
                 .group(
                     GroupUpdate(
                         groupId: groups[group].id, type: groups[group].type,
                         chat: chats[Int(groups[group].chat)].name, totalCount: total,
-                        isSilent: isSilent, added: added, removedIds: removed)))
+                        isSilent: isSilent, added: changes.added, removedIds: changes.removed)),
+                reservingIfEmpty: expectedUpdates)
         }
         // 3. The notification whose content changed, when visible before and after.
-        if let contentUpdate {
-            if updates.isEmpty { updates.reserveCapacity(1) }
-            updates.append(contentUpdate)
+        if contentGroup >= 0 {
+            updates.append(
+                .notification(
+                    NotificationUpdate(
+                        groupId: groups[contentGroup].id, notification: publicValue(of: groups[contentGroup].active[contentIndex]))),
+                reservingIfEmpty: 1)
         }
 
         // The view after the event becomes the view.
-        if candidatesChanged {
-            for g in reported { groups[Int(g)].isVisible = visibleAfter.contains(g) }
+        // Reported groups include the dirty ones: one access to each ends its event.
+        for i in 0..<reported.count {
+            let g = reported[i]
+            let isVisible = candidatesChanged ? isVisibleAfter(g, general: general, entered: entered, left: left) : groups[Int(g)].isVisible
+            groups[Int(g)].endEvent(isVisible: isVisible)
         }
         if general {
             swap(&visible, &nextVisible)
             nextVisible.removeAll(keepingCapacity: true)
         }
-        for entry in dirty { groups[Int(entry.group)].dirtyIndex = -1 }
-        dirty.removeAll(keepingCapacity: true)
-        savedShown.removeAll(keepingCapacity: true)
-        reported.removeAll(keepingCapacity: true)
+        dirty.removeAll()
+        savedShown.removeAll()
+        reported.removeAll()
         createdId = 0
         createdSilent = false
         createdTitle = nil
-        createdTexts = .none
+        createdTexts = nil
         contentChangedId = 0
         optionsChanged = false
         previousGroupSizeMax = groupSizeMax
         return updates
+    }
+
+    /// Whether group `g` is visible after the event: in ``nextVisible`` after the general
+    /// recomputation; otherwise as before the event (its ``NotificationGroup/isVisible``
+    /// flag, not yet moved on), unless it is the group the quick path brought in or pushed out.
+    @inline(__always)
+    private func isVisibleAfter(_ g: Int32, general: Bool, entered: Int32, left: Int32) -> Bool {
+        if general { return nextVisible.contains(g) }
+        if g == entered { return true }
+        if g == left { return false }
+        return groups[Int(g)].isVisible
+    }
+
+    /// Where in ``savedShown`` the ids `group` showed before the event are (SEMANTICS §8):
+    /// saved by ``touch(_:)`` for a group the event changed; for another, saved now (its
+    /// notifications are as they were, under the `groupSizeMax` of before the event).
+    @inline(__always)
+    private mutating func shownBeforeRange(_ group: Int) -> Range<Int> {
+        let dirtyIndex = Int(groups[group].dirtyIndex)
+        if dirtyIndex >= 0 { return Int(dirty[dirtyIndex].shownStart)..<Int(dirty[dirtyIndex].shownEnd) }
+        guard groups[group].isVisible else { return 0..<0 }
+        let start = savedShown.count
+        let count = groups[group].active.count
+        for i in max(0, count - previousGroupSizeMax)..<count { savedShown.append(groups[group].active[i].id) }
+        return start..<savedShown.count
+    }
+
+    /// What `group` shows after the event against the ids it showed before
+    /// (`savedShown[before]`, ascending): the notifications that became visible and the ids
+    /// that stopped being, each array allocated at its size; the position in ``NotificationGroup/active``
+    /// of ``contentChangedId`` when it is shown before and after, or -1; and whether
+    /// ``createdId`` is among the added.
+    private mutating func visibleChanges(
+        of group: Int, before: Range<Int>
+    ) -> (added: [HeraldNotification], removed: [Int64], contentIndex: Int, addsCreated: Bool) {
+        // Mutating, and plain loops: a non-mutating method (or closures) here made the
+        // caller copy the whole account, retaining every array in it, at each call.
+        let active = groups[group].active
+        let afterStart = max(0, active.count - groupSizeMax)
+        // One merge to count, then the arrays are filled at their size.
+        var addedCount = 0
+        var removedCount = 0
+        var contentIndex = -1
+        var addsCreated = false
+        var a = before.lowerBound
+        var b = afterStart
+        while a < before.upperBound || b < active.count {
+            if b == active.count || (a < before.upperBound && savedShown[a] < active[b].id) {
+                removedCount += 1
+                a += 1
+            } else if a == before.upperBound || active[b].id < savedShown[a] {
+                if active[b].id == createdId { addsCreated = true }
+                addedCount += 1
+                b += 1
+            } else {
+                if active[b].id == contentChangedId { contentIndex = b }
+                a += 1
+                b += 1
+            }
+        }
+        var added: [HeraldNotification] = []
+        if addedCount > 0 {
+            a = before.lowerBound
+            for b in afterStart..<active.count {
+                let id = active[b].id
+                while a < before.upperBound && savedShown[a] < id { a += 1 }
+                if a < before.upperBound && savedShown[a] == id { continue }
+                added.append(publicValue(of: active[b]), reservingIfEmpty: addedCount)
+            }
+        }
+        var removed: [Int64] = []
+        if removedCount > 0 {
+            removed.reserveCapacity(removedCount)
+            b = afterStart
+            for a in before {
+                let id = savedShown[a]
+                while b < active.count && active[b].id < id { b += 1 }
+                if b < active.count && active[b].id == id { continue }
+                removed.append(id)
+            }
+        }
+        return (added, removed, contentIndex, addsCreated)
     }
 
     /// Fills `nextVisible` with the `groupCountMax` best candidates, best first (the
@@ -312,7 +410,7 @@ extension Account {
         nextVisible.removeAll(keepingCapacity: true)
         var i = candidates.count - 1
         while nextVisible.count < groupCountMax && i >= 0 {
-            nextVisible.append(candidates[i].group)
+            if isLive(candidates[i]) { nextVisible.append(candidates[i].group) }
             i -= 1
         }
     }

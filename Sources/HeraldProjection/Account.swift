@@ -46,8 +46,9 @@ struct Account: Hashable, Sendable {
     var live = NotificationIndex()
     /// Ids deleted by a `delete` without `chat`.
     var deletedEverywhere = IdSet()
-    /// The candidate groups (SEMANTICS §8), ascending.
-    var candidates: [CandidateKey] = []
+    /// The candidate groups (SEMANTICS §8), ascending, with stale keys among them
+    /// (``CandidateList``).
+    var candidateList = CandidateList()
     /// The visible groups, in visible order.
     var visible: [Int32] = []
     /// Whether ``candidates`` and ``visible`` lag behind the groups: a replay without updates
@@ -59,16 +60,16 @@ struct Account: Hashable, Sendable {
     // Scratch state of the event being applied; empty (or neutral) between events, except
     // `dirty` while `viewIsStale`.
     /// Groups touched by the event (or, while the view is stale, since it was last settled).
-    var dirty: [DirtyGroup] = []
+    var dirty = ScratchList<DirtyGroup>()
     /// The ids each dirty group showed before the event.
-    var savedShown: [Int64] = []
+    var savedShown = ScratchList<Int64>()
     /// Whether ``touch(_:)`` saves what a group showed: only updates need it, so replays
     /// without updates skip it. True between events.
     var savesShownBefore = true
     /// The visible groups being computed.
     var nextVisible: [Int32] = []
     /// Groups whose updates are being computed.
-    var reported: [Int32] = []
+    var reported = ScratchList<Int32>()
     /// The notification the event created, or 0.
     var createdId: Int64 = 0
     /// Whether that notification is silent.
@@ -76,7 +77,7 @@ struct Account: Hashable, Sendable {
     /// Its title and texts, kept while updates are computed so that reporting it does not
     /// copy them back out of ``texts``.
     var createdTitle: String?
-    var createdTexts = PackedTexts.none
+    var createdTexts: PackedTexts?
     /// The notification whose content the event changed, or 0.
     var contentChangedId: Int64 = 0
     /// Whether the event changed the view options in effect.
@@ -99,6 +100,16 @@ struct Account: Hashable, Sendable {
         @inline(__always) _read { yield groupStore.groups }
         @inline(__always) _modify { yield &groupStore.groups }
     }
+
+    /// The keys of ``candidateList``, stale ones included.
+    var candidates: [CandidateKey] {
+        @inline(__always) _read { yield candidateList.keys }
+        @inline(__always) _modify { yield &candidateList.keys }
+    }
+
+    /// Whether `key` is a group's current candidate key (not a stale one).
+    @inline(__always)
+    func isLive(_ key: CandidateKey) -> Bool { groups[Int(key.group)].candidateDate == key.date }
 
     /// The texts of the live notifications.
     var texts: TextArena {
@@ -152,9 +163,9 @@ struct Account: Hashable, Sendable {
 
     /// The public value of active notification `notification`.
     func publicValue(of notification: StoredNotification) -> HeraldNotification {
-        notification.id == createdId
-            ? notification.publicValue(title: createdTitle, texts: createdTexts)
-            : notification.publicValue(title: texts.title(notification.textSlot), texts: texts.texts(notification.textSlot))
+        if notification.id == createdId { return notification.publicValue(title: createdTitle, texts: createdTexts ?? .none) }
+        let (title, packed) = texts.contents(notification.textSlot)
+        return notification.publicValue(title: title, texts: packed)
     }
 
     /// Where notification `id` is: its group, whether it is active, and its position.

@@ -31,6 +31,14 @@ struct NotificationGroup: Hashable, Sendable {
         self.chat = chat
     }
 
+    /// Ends the current event for the group: sets whether it is visible, and that it is no
+    /// longer dirty.
+    @inline(__always)
+    mutating func endEvent(isVisible: Bool) {
+        self.isVisible = isVisible
+        dirtyIndex = -1
+    }
+
     /// The group's `totalCount` (SEMANTICS §7).
     @inline(__always)
     var totalCount: Int { type.countsDismissed ? active.count + dismissed.count : active.count }
@@ -95,7 +103,41 @@ struct CandidateKey: Hashable, Sendable, Comparable {
     }
 }
 
+/// The candidate keys of an account's groups (SEMANTICS §8), ascending and each once, with
+/// stale keys among them: a group whose key changes gets its new key, and its old one stays
+/// where it is until it reaches the top or the stale keys outnumber a quarter of the list.
+/// A key is live when it is its group's ``NotificationGroup/candidateDate`` (``Account/isLive(_:)``).
+///
+/// Leaving the old key in place spares a search for it and a shift of every key above it at
+/// each event; readers skip stale keys. The list is an index of the groups' candidate
+/// dates, which the groups themselves hold: it compares equal to any other and hashes to
+/// nothing, like ``InternedIndexes``.
+struct CandidateList: Hashable, Sendable {
+    /// The keys, ascending, stale ones included.
+    var keys: [CandidateKey] = []
+    /// How many of ``keys`` are stale.
+    var stale = 0
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+}
+
 extension Array {
+    /// Appends `element`, first making room for `capacity` elements when the array is empty.
+    /// One element goes in as an array literal, which allocates its buffer directly, where
+    /// `reserveCapacity` on an empty array takes the general growth path (~60 instructions more).
+    @inline(__always)
+    mutating func append(_ element: Element, reservingIfEmpty capacity: Int) {
+        if isEmpty {
+            if capacity <= 1 {
+                self = [element]
+                return
+            }
+            reserveCapacity(capacity)
+        }
+        append(element)
+    }
+
     /// Inserts `element` at `index`, appending when it goes at the end (the common case for
     /// ids that mostly grow), which skips the general insertion's range replacement.
     @inline(__always)

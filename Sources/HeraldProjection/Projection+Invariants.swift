@@ -11,7 +11,10 @@ extension Account {
         precondition(nextNotificationId >= 1)
         guard !viewIsStale else { return }
         precondition(visible.count <= groupCountMax, "too many visible groups")
-        precondition(visible.count == min(groupCountMax, candidates.count), "visible groups are not the first candidates")
+        precondition(
+            visible.count == min(groupCountMax, candidates.count - candidateList.stale),
+            "visible groups are not the first candidates")
+        precondition(candidates.last.map(isLive) ?? true, "stale key at the top of the candidates")
         var previous: CandidateKey?
         for g in visible {
             let group = groups[Int(g)]
@@ -25,7 +28,7 @@ extension Account {
             let shown = group.active.suffix(groupSizeMax)
             precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
         }
-        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && createdTitle == nil && createdTexts == .none && contentChangedId == 0 && !optionsChanged)
+        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && createdTitle == nil && createdTexts == nil && contentChangedId == 0 && !optionsChanged)
         precondition(previousGroupSizeMax == groupSizeMax)
         #endif
     }
@@ -77,7 +80,8 @@ extension Account {
         }
         precondition(liveCount == live.count, "live index out of step")
         precondition(texts.count == liveCount, "text slots out of step with the live notifications")
-        precondition(candidateCount == candidates.count)
+        precondition(candidateCount == candidates.count - candidateList.stale)
+        precondition(candidateList.stale == candidates.count { !isLive($0) }, "stale candidate count out of step")
         precondition(zip(candidates, candidates.dropFirst()).allSatisfy { $0 < $1 }, "candidates not ascending")
     }
 }

@@ -58,13 +58,21 @@ public struct Projection: Sendable {
     ///
     /// `seq` must be greater than ``seq`` (gaps are fine: compaction and purges leave them).
     public mutating func apply(_ event: Event, seq: UInt64) -> Outcome {
+        apply(event, seq: seq, names: .none)
+    }
+
+    /// ``apply(_:seq:)`` of an event whose account and chat a ``NameInterner`` has interned
+    /// (`names`, from ``NameInterner/names(of:)`` on the same event): the account and chat
+    /// are found by their ids, as in ``replay(_:seq:names:)``. The updates, changes and state
+    /// are exactly those of ``apply(_:seq:)``.
+    public mutating func apply(_ event: Event, seq: UInt64, names: InternedNames) -> Outcome {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         if !staleAccounts.isEmpty { settleView() }
         self.seq = seq
         let configuration = self.configuration
         var outcome = Outcome()
-        withAccount(event.account, configuration: configuration) { account in
-            outcome.updates = account.apply(event.payload)
+        accountsByName.modify(at: accountIndex(of: event, names: names)) { account in
+            outcome.updates = account.apply(event.payload, names: names)
             if configuration.recordsChanges {
                 swap(&outcome.changes, &account.changes)
             }
@@ -73,6 +81,19 @@ public struct Projection: Sendable {
             #endif
         }
         return outcome
+    }
+
+    /// The index in ``accountsByName`` of `event`'s account, found by its interned id when
+    /// `names` has one the projection has seen, else by name (adding the account when new).
+    @inline(__always)
+    private mutating func accountIndex(of event: Event, names: InternedNames) -> Int {
+        var index = internedAccounts.index(of: names.account, token: names.token)
+        if index < 0 {
+            let configuration = self.configuration
+            index = accountsByName.intern(event.account, default: { Account(configuration: configuration) })
+            if names.token != 0 { internedAccounts.record(index, for: names.account, token: names.token) }
+        }
+        return index
     }
 
     /// Applies one validated event without computing its updates or changes: the state ends
@@ -94,12 +115,7 @@ public struct Projection: Sendable {
     public mutating func replay(_ event: Event, seq: UInt64, names: InternedNames) {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
-        var index = internedAccounts.index(of: names.account, token: names.token)
-        if index < 0 {
-            let configuration = self.configuration
-            index = accountsByName.intern(event.account, default: { Account(configuration: configuration) })
-            if names.token != 0 { internedAccounts.record(index, for: names.account, token: names.token) }
-        }
+        let index = accountIndex(of: event, names: names)
         accountsByName.modify(at: index) { account in
             if account.replay(event.payload, names: names) { staleAccounts.append(index) }
         }
@@ -119,13 +135,6 @@ public struct Projection: Sendable {
         var copy = self
         copy.settleView()
         return copy
-    }
-
-    @inline(__always)
-    private mutating func withAccount(
-        _ name: String, configuration: Configuration, _ body: (inout Account) -> Void
-    ) {
-        accountsByName.modify(name, default: { Account(configuration: configuration) }) { account, _ in body(&account) }
     }
 
     /// Every account named by an event (and not removed), in ascending byte order.

@@ -207,6 +207,19 @@ struct TextArena: Sendable {
         withTexts(slot) { _, packed in PackedTexts(packed: packed) }
     }
 
+    /// The title and the packed texts stored in `slot`, read in one visit of the slot.
+    func contents(_ slot: UInt32) -> (title: String?, texts: PackedTexts) {
+        withTexts(slot) { title, packed in
+            let string = title.map { bytes in
+                String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                    _ = buffer.initialize(fromContentsOf: bytes)
+                    return bytes.count
+                }
+            }
+            return (string, PackedTexts(packed: packed))
+        }
+    }
+
     /// Calls `body` with the title (`nil` for none) and packed texts of `slot`, in place.
     func withTexts<R>(_ slot: UInt32, _ body: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>) -> R) -> R {
         let span = spans[Int(slot)]
