@@ -14,16 +14,20 @@
 #             against the C limit ($HERALD_BASELINES/limit, see "The limit" below).
 #   --limit   only the comparison with the C limit (projection replay and apply on
 #             projection-bench's streams, full rebuild of a 1 M-event store vs its export).
+#   --audit [Tools/audit-bench.sh options]
+#             only audits and state --at with the audit index on a 10 M-event store, against
+#             a replay of the whole history in the same run (Tools/audit-bench.sh).
 # Temporary stores go under ${TMPDIR:-/tmp} and are removed at the end.
 # Needs: gcc, liblmdb-dev, libsodium-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 baselines=${HERALD_BASELINES:-$root/../shared/bench}
+if [ "${1:-}" = --audit ]; then shift; exec "$(dirname "$0")/audit-bench.sh" "$@"; fi
 args=()
 limit_only=false
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     --limit) limit_only=true ;;
     *) args+=("$arg") ;;
   esac
