@@ -26,7 +26,8 @@ public struct NameKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        for byte in name.utf8 { hasher.combine(byte) }
+        var name = name
+        name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(0xFF as UInt8)  // no name's UTF-8 holds 0xFF: ends the name
     }
 

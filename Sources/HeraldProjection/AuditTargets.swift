@@ -53,8 +53,9 @@ public struct AuditTargets: Sendable {
     /// The targets of `event`'s account that its `outcome` changed, added to `keys`.
     public mutating func record(_ event: Event, outcome: Outcome, into keys: inout Set<Key>) {
         let account = NameKey(event.account)
-        var notifications = live[account] ?? [:]
-        var chats = groupChats[account] ?? [:]
+        // Taken out and put back, so that they are mutated in place, not copied per event.
+        var notifications = live.removeValue(forKey: account) ?? [:]
+        var chats = groupChats.removeValue(forKey: account) ?? [:]
         defer {
             live[account] = notifications
             groupChats[account] = chats
