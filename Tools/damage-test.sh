@@ -13,11 +13,12 @@
 #
 # It builds four base stores with the CLI from Tools/workload.sh's workload: one with
 # automatic snapshots, a Telegram key and a quarantined line; one compacted with --archive
-# and then ingested further; one compacted without an archive; one with an account purged.
+# and then ingested further, with an audit index; one compacted without an archive; one with
+# an account purged after its audit index was built.
 # Each trial copies one, damages it one way (truncate a data file, flip a bit in a log key, a
 # value, a page header or a meta page, zero a page, overwrite bytes, swap the meta pages, copy
 # the older meta page over the newer, delete or empty files), runs every reading command on it
-# (verify, state, state --no-snapshots, state --at, export, replay, audit, stats, quarantine
+# (verify, state, state --no-snapshots, state --at, state --at --account, export, replay, audit, stats, quarantine
 # list, keys list), salvage (whose new store's state must match when it reports no loss) and
 # then ingest, each with a timeout, and compares exit-0 outputs with the
 # undamaged store's. Prints the figures; exits 1 when any trial had a signal, a hang or a
@@ -111,6 +112,8 @@ archived = base("archived")
 must(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "first.jsonl")], archived, snap_env)
 must(["snapshot", "--store", "store"], archived)
 first_that_works([["compact", "--store", "store", "--archive"], ["compact", "--store", "store", "--yes"]], archived)
+# With an audit index (when this herald has `index`), kept up by the next ingest.
+first_that_works([["index", "--store", "store"], ["stats", "--store", "store"]], archived)
 must(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "second.jsonl")], archived, snap_env)
 assert os.path.isdir(os.path.join(archived, "store", "archive")), "the archived base store has no archive/"
 bases["archived"] = archived
@@ -125,6 +128,7 @@ bases["compacted"] = compacted
 purged = base("purged")
 must(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "first.jsonl")], purged, snap_env)
 other = next(json.loads(l)["account"] for l in lines if json.loads(l)["account"] != account)
+first_that_works([["index", "--store", "store"], ["stats", "--store", "store"]], purged)
 first_that_works([["purge", "--store", "store", "--account", other, "--yes"], ["purge", "--store", "store", "--account", other]], purged)
 must(["ingest", "--store", "store", "--format", "herald", os.path.join(work, "second.jsonl")], purged, snap_env)
 bases["purged"] = purged
@@ -133,7 +137,8 @@ def commands(last_seq):
     return [
         ["verify"], ["verify", "--no-snapshots"], ["state", "--json"], ["state", "--json", "--no-snapshots"],
         ["state", "--json", "--at", str(max(1, last_seq // 2))], ["export"], ["replay", "--updates"],
-        ["audit", "--account", account, "--chat", chat], ["stats"], ["quarantine", "list"], ["keys", "list"],
+        ["audit", "--account", account, "--chat", chat], ["state", "--json", "--account", account, "--at", str(max(1, last_seq // 3))],
+        ["stats"], ["quarantine", "list"], ["keys", "list"],
     ]
 
 def normalise(command, out):
