@@ -11,7 +11,9 @@ struct SnapshotCommand: ParsableCommand {
         discussion: """
             The store also takes one by itself every 250,000 events (herald ingest takes
             it once, at its end, when that many follow the newest snapshot) and keeps the
-            newest three. Needs the writer lock: run it when no ingest is running.
+            newest three, and the oldest of each million seqs (after the first million), so
+            that state --at and audits start near any point. Needs the writer lock: run it
+            when no ingest is running.
 
             Example:
               herald snapshot --store ./herald.db
