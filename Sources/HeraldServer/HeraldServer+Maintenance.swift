@@ -22,9 +22,6 @@ extension HeraldServer {
             return MaintenanceReport(compaction: compaction, retention: expired)
         }
         logger.notice("compacted", metadata: ["base": "\(report.compaction.base)", "archived": "\(report.compaction.recordsArchived)"])
-        // An audit index the store has is brought up to the log (none is started here).
-        let indexed = try await host.run { store in try store.catchUpAuditIndex() }
-        if indexed > 0 { logger.info("audit index caught up", metadata: ["through": "\(indexed)"]) }
         if let retention = report.retention {
             metrics.archiveRecordBytes.set(Double(retention.archiveBytesAfter))
             if let range = retention.expiredRange {
@@ -36,6 +33,9 @@ extension HeraldServer {
                     metadata: ["first": "\(range.lowerBound)", "last": "\(range.upperBound)", "file": "\(retention.exportFile ?? "")"])
             }
         }
+        // An audit index the store has is brought up to the log (none is started here).
+        let indexed = try await host.run { store in try store.catchUpAuditIndex() }
+        if indexed > 0 { logger.info("audit index caught up", metadata: ["through": "\(indexed)"]) }
         return report
     }
 

@@ -56,7 +56,7 @@ extension Store {
         try requireWritable()
         guard try auditIndexApplies else { return 0 }
         var through = try auditIndexThrough()
-        let last = try committedLastSeq()
+        let last = try highWaterSeq()
         guard through < last else { return through }
         if through == 0, !starting { return 0 }
         let targets = try auxiliary(.auditTargets)
@@ -311,7 +311,7 @@ extension Store {
     private func auditIndexIsCurrent() throws -> Bool {
         guard options.usesAuditIndex, try auditIndexApplies, snapshotsFitConfiguration else { return false }
         let through = try auditIndexThrough()
-        let last = try committedLastSeq()
+        let last = try highWaterSeq()
         return through > 0 && through >= last
     }
 
