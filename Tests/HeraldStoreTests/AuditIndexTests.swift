@@ -245,6 +245,17 @@ struct AuditIndexTests {
             #expect(fast.listsEveryUnchangedEvent)
             let full = try store.auditReport(account: account, target: target)
             #expect(Self.changing(fast) == Self.changing(full))
+            try store.snapshot()
+        }
+        // Still stale after a compaction moved every record, the new one too, into the archive
+        // (the log is empty): the index is behind the highest seq, not the log's last key.
+        try Store.compact(path: dir.path)
+        do {
+            let store = try Store(path: dir.path)
+            #expect(try store.committedLastSeq() == 0)
+            #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
+            #expect(try store.catchUpAuditIndex() == UInt64(events.count + 2))
+            #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
     }
 }
