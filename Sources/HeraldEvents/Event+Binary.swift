@@ -127,15 +127,46 @@ extension Event {
 
     /// Decodes one event from `reader`, then validates it; damaged bytes throw, never trap.
     public init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
+        try self.init(from: &reader, knownNames: nil)
+    }
+
+    /// The account and chat names of an encoded event, already decoded and validated by the
+    /// caller (``init(from:knownNames:)``).
+    package struct KnownNames {
+        /// The account, as ``init(from:)`` would decode it.
+        package var account: String
+        /// The chat, as ``init(from:)`` would decode it; `nil` when the event names none.
+        package var chat: String?
+
+        /// Names whose bytes are those ``encodedNames(_:)`` gives for the event.
+        package init(account: String, chat: String?) {
+            self.account = account
+            self.chat = chat
+        }
+    }
+
+    /// ``init(from:)``, with the event's account and chat names given instead of decoded
+    /// (`nil`: decoded): their bytes are skipped, neither turned into strings nor checked
+    /// again. For a decoder that has met the same name bytes (``encodedNames(_:)``) in an
+    /// event it decoded and validated before, and kept the names: the event is the one
+    /// ``init(from:)`` decodes, and bytes it would reject throw here too.
+    package init(from reader: inout ByteReader, knownNames: KnownNames?) throws(ByteReader.Malformed) {
         let tagOffset = reader.offset
         guard let tag = Tag(rawValue: try reader.byte()) else {
             throw ByteReader.Malformed(offset: tagOffset, reason: "unknown event tag")
         }
-        let account = try reader.string()
+        // A name: the known one, its bytes skipped, or decoded.
+        func name(_ known: String?) throws(ByteReader.Malformed) -> String {
+            guard let known else { return try reader.string() }
+            try reader.skipString()
+            return known
+        }
+        let account = try name(knownNames?.account)
+        let knownChat = knownNames?.chat
         let payload: Payload
         switch tag {
         case .notify:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
             let id = try Self.decodeId(&reader)
             let date = try reader.signedVarint()
@@ -151,7 +182,7 @@ extension Event {
                 chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
                 title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread)))
         case .edit:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
             let id = try Self.decodeId(&reader)
             let flags = try reader.byte()
@@ -162,16 +193,16 @@ extension Event {
                 body: flags & 8 != 0 ? try reader.string() : nil,
                 partial: flags & 2 != 0))
         case .read:
-            payload = .read(chat: try reader.string(), maxId: try Self.decodeId(&reader))
+            payload = .read(chat: try name(knownChat), maxId: try Self.decodeId(&reader))
         case .delete:
             let hasChat = try reader.byte()
             guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            let chat = hasChat == 1 ? try reader.string() : nil
+            let chat = hasChat == 1 ? try name(knownChat) : nil
             payload = .delete(ids: try Self.decodeIds(&reader), chat: chat)
         case .readReactions:
-            payload = .readReactions(chat: try reader.string(), ids: try Self.decodeIds(&reader))
+            payload = .readReactions(chat: try name(knownChat), ids: try Self.decodeIds(&reader))
         case .endCall:
-            payload = .endCall(chat: try reader.string(), id: try Self.decodeId(&reader))
+            payload = .endCall(chat: try name(knownChat), id: try Self.decodeId(&reader))
         case .dismiss:
             payload = .dismiss(notificationId: try Self.decodeId(&reader))
         case .dismissGroup:
@@ -186,7 +217,7 @@ extension Event {
                 groupCountMax: flags & 1 != 0 ? try reader.count(limit: 255) : nil,
                 groupSizeMax: flags & 2 != 0 ? try reader.count(limit: 255) : nil)
         case .chatSettings:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let flags = try reader.byte()
             func setting(_ shift: UInt8) throws(ByteReader.Malformed) -> Bool? {
                 switch (flags >> shift) & 3 {
@@ -210,7 +241,7 @@ extension Event {
         }
         self.init(account: account, payload)
         do {
-            try validate()
+            try validate(checkingNames: knownNames == nil)
         } catch {
             throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid: \(error)")
         }

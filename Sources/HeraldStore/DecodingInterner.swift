@@ -13,4 +13,12 @@ final class DecodingInterner: @unchecked Sendable {
     func names(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) -> InternedNames {
         interner.names(account: account, chat: chat)
     }
+
+    /// The ids and names of an event's account and chat when both were interned before
+    /// (``NameInterner/knownNames(account:chat:)``); `nil` otherwise.
+    func knownNames(
+        account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?
+    ) -> (ids: InternedNames, account: String, chat: String?)? {
+        interner.knownNames(account: account, chat: chat)
+    }
 }

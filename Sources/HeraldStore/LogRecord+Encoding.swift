@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldProjection
 
 /// The value bytes of a log record; `schema/log-format.md` documents every byte.
 extension LogRecord {
@@ -71,6 +72,27 @@ extension LogRecord {
         } catch {
             throw Damage(reason: "undecodable: \(error)")
         }
+    }
+
+    /// ``decodeEvent(_:names:)`` with the names interned by `interner`. An event whose account
+    /// and chat the interner has met before (in an event decoded before, which checked them)
+    /// is decoded with the names it keeps (``Event/init(from:knownNames:)``), neither made
+    /// into strings nor checked again. Any other record, or one that does not decode that
+    /// way, goes through ``decodeEvent(_:names:)``: new names are interned there, and damage
+    /// is reported exactly as there.
+    static func decodeEvent(_ bytes: UnsafeRawBufferPointer, interner: DecodingInterner) throws(Damage) -> (event: Event, names: InternedNames) {
+        if bytes.count >= 6, (try? verifyChecksum(bytes)) != nil {
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+            if (try? skipHeader(&reader)) != nil,
+                let encoded = try? Event.encodedNames(reader),
+                let known = interner.knownNames(account: encoded.account, chat: encoded.chat),
+                let event = try? Event(from: &reader, knownNames: .init(account: known.account, chat: known.chat)),
+                reader.isAtEnd
+            {
+                return (event, known.ids)
+            }
+        }
+        return try decodeEvent(bytes) { account, chat in interner.names(account: account, chat: chat) }
     }
 
     /// Whether stored record bytes hold an event of `account` (names compare byte for byte),
