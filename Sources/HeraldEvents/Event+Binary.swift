@@ -149,7 +149,8 @@ extension Event {
     /// (`nil`: decoded): their bytes are skipped, neither turned into strings nor checked
     /// again. For a decoder that has met the same name bytes (``encodedNames(_:)``) in an
     /// event it decoded and validated before, and kept the names: the event is the one
-    /// ``init(from:)`` decodes, and bytes it would reject throw here too.
+    /// ``init(from:)`` decodes, and bytes it would reject throw here too, though not always
+    /// with the same error (a caller that reports one decodes again with ``init(from:)``).
     package init(from reader: inout ByteReader, knownNames: KnownNames?) throws(ByteReader.Malformed) {
         let tagOffset = reader.offset
         guard let tag = Tag(rawValue: try reader.byte()) else {
@@ -163,7 +164,10 @@ extension Event {
         }
         let account = try name(knownNames?.account)
         let knownChat = knownNames?.chat
-        let payload: Payload
+        // What `validate()` checks besides the names, worked out from the decoded fields
+        // (keep the two in step): with known names, it stands for `validate()`, which
+        // copies the payload to look at it.
+        let fieldsValid: Bool
         switch tag {
         case .notify:
             let chat = try name(knownChat)
@@ -178,44 +182,62 @@ extension Event {
             let body = flags & 8 != 0 ? try reader.utf8() : nil
             let sender = flags & 16 != 0 ? try reader.utf8() : nil
             let thread = flags & 32 != 0 ? try reader.utf8() : nil
-            payload = .notify(Notify(
+            fieldsValid = id > 0 && date >= 0
+            self.init(account: account, .notify(Notify(
                 chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread)))
+                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))))
         case .edit:
             let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
             let id = try Self.decodeId(&reader)
             let flags = try reader.byte()
             guard flags & ~0x0E == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .edit(Edit(
+            fieldsValid = id > 0
+            self.init(account: account, .edit(Edit(
                 chat: chat, kind: kind, id: id,
                 title: flags & 4 != 0 ? try reader.string() : nil,
                 body: flags & 8 != 0 ? try reader.string() : nil,
-                partial: flags & 2 != 0))
+                partial: flags & 2 != 0)))
         case .read:
-            payload = .read(chat: try name(knownChat), maxId: try Self.decodeId(&reader))
+            let chat = try name(knownChat)
+            let maxId = try Self.decodeId(&reader)
+            fieldsValid = maxId > 0
+            self.init(account: account, .read(chat: chat, maxId: maxId))
         case .delete:
             let hasChat = try reader.byte()
             guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
             let chat = hasChat == 1 ? try name(knownChat) : nil
-            payload = .delete(ids: try Self.decodeIds(&reader), chat: chat)
+            let ids = try Self.decodeIds(&reader)
+            fieldsValid = Self.idsValid(ids)
+            self.init(account: account, .delete(ids: ids, chat: chat))
         case .readReactions:
-            payload = .readReactions(chat: try name(knownChat), ids: try Self.decodeIds(&reader))
+            let chat = try name(knownChat)
+            let ids = try Self.decodeIds(&reader)
+            fieldsValid = Self.idsValid(ids)
+            self.init(account: account, .readReactions(chat: chat, ids: ids))
         case .endCall:
-            payload = .endCall(chat: try name(knownChat), id: try Self.decodeId(&reader))
+            let chat = try name(knownChat)
+            let id = try Self.decodeId(&reader)
+            fieldsValid = id > 0
+            self.init(account: account, .endCall(chat: chat, id: id))
         case .dismiss:
-            payload = .dismiss(notificationId: try Self.decodeId(&reader))
+            let notificationId = try Self.decodeId(&reader)
+            fieldsValid = notificationId > 0
+            self.init(account: account, .dismiss(notificationId: notificationId))
         case .dismissGroup:
             let groupId = try Self.decodeId(&reader)
             let hasMax = try reader.byte()
             guard hasMax <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .dismissGroup(groupId: groupId, maxNotificationId: hasMax == 1 ? try Self.decodeId(&reader) : nil)
+            let maxNotificationId = hasMax == 1 ? try Self.decodeId(&reader) : nil
+            fieldsValid = groupId > 0 && (maxNotificationId ?? 1) > 0
+            self.init(account: account, .dismissGroup(groupId: groupId, maxNotificationId: maxNotificationId))
         case .options:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .options(
-                groupCountMax: flags & 1 != 0 ? try reader.count(limit: 255) : nil,
-                groupSizeMax: flags & 2 != 0 ? try reader.count(limit: 255) : nil)
+            let countMax = flags & 1 != 0 ? try reader.count(limit: 255) : nil
+            let sizeMax = flags & 2 != 0 ? try reader.count(limit: 255) : nil
+            fieldsValid = (countMax.map(Self.groupCountMaxRange.contains) ?? true) && (sizeMax.map(Self.groupSizeMaxRange.contains) ?? true)
+            self.init(account: account, .options(groupCountMax: countMax, groupSizeMax: sizeMax))
         case .chatSettings:
             let chat = try name(knownChat)
             let flags = try reader.byte()
@@ -228,20 +250,26 @@ extension Event {
                 }
             }
             guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .chatSettings(ChatSettings(
-                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4)))
+            fieldsValid = true
+            self.init(account: account, .chatSettings(ChatSettings(
+                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4))))
         case .revoke:
-            payload = .revoke
+            fieldsValid = true
+            self.init(account: account, .revoke)
         case .note:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .note(
+            fieldsValid = true
+            self.init(account: account, .note(
                 source: flags & 1 != 0 ? try reader.string() : nil,
-                reason: flags & 2 != 0 ? try reader.string() : nil)
+                reason: flags & 2 != 0 ? try reader.string() : nil))
         }
-        self.init(account: account, payload)
+        guard knownNames == nil else {
+            if !fieldsValid { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
+            return
+        }
         do {
-            try validate(checkingNames: knownNames == nil)
+            try validate()
         } catch {
             throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid: \(error)")
         }
@@ -275,6 +303,11 @@ extension Event {
 
     private static func decodeId(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
         Int64(bitPattern: try reader.varint())
+    }
+
+    /// Whether `ids` pass `validate()`: at least one, each positive.
+    private static func idsValid(_ ids: [Int64]) -> Bool {
+        !ids.isEmpty && !ids.contains { $0 <= 0 }
     }
 
     private static func encodeIds(_ ids: [Int64], to writer: inout ByteWriter) {

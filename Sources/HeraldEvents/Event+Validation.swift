@@ -6,35 +6,26 @@ extension Event {
 
     /// Checks the event against SEMANTICS §1 and throws an error naming the first bad field.
     public func validate() throws(EventError) {
-        try validate(checkingNames: true)
-    }
-
-    /// ``validate()``, leaving out the checks of the account and chat names when
-    /// `checkingNames` is false (names known to pass them).
-    func validate(checkingNames: Bool) throws(EventError) {
-        func requireName(_ value: String, _ field: String) throws(EventError) {
-            if checkingNames { try Self.requireNonEmpty(value, field) }
-        }
-        try requireName(account, "account")
+        try Self.requireNonEmpty(account, "account")
         switch payload {
         case .notify(let n):
-            try requireName(n.chat, "chat")
+            try Self.requireNonEmpty(n.chat, "chat")
             try Self.requirePositive(n.id, "id")
             if n.date < 0 { throw EventError(field: "date", reason: "must be >= 0 (Unix seconds)") }
         case .edit(let e):
-            try requireName(e.chat, "chat")
+            try Self.requireNonEmpty(e.chat, "chat")
             try Self.requirePositive(e.id, "id")
         case .read(let chat, let maxId):
-            try requireName(chat, "chat")
+            try Self.requireNonEmpty(chat, "chat")
             try Self.requirePositive(maxId, "maxId")
         case .delete(let ids, let chat):
-            if let chat { try requireName(chat, "chat") }
+            if let chat { try Self.requireNonEmpty(chat, "chat") }
             try Self.requireIds(ids, "ids")
         case .readReactions(let chat, let ids):
-            try requireName(chat, "chat")
+            try Self.requireNonEmpty(chat, "chat")
             try Self.requireIds(ids, "ids")
         case .endCall(let chat, let id):
-            try requireName(chat, "chat")
+            try Self.requireNonEmpty(chat, "chat")
             try Self.requirePositive(id, "id")
         case .dismiss(let notificationId):
             try Self.requirePositive(notificationId, "notificationId")
@@ -49,7 +40,7 @@ extension Event {
                 throw EventError(field: "groupSizeMax", reason: "must be in 1...25, got \(sizeMax)")
             }
         case .chatSettings(let s):
-            try requireName(s.chat, "chat")
+            try Self.requireNonEmpty(s.chat, "chat")
         case .revoke, .note:
             break
         }
