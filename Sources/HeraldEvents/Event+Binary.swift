@@ -127,47 +127,37 @@ extension Event {
 
     /// Decodes one event from `reader`, then validates it; damaged bytes throw, never trap.
     public init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
-        try self.init(from: &reader, knownNames: nil)
-    }
-
-    /// The account and chat names of an encoded event, already decoded and validated by the
-    /// caller (``init(from:knownNames:)``).
-    package struct KnownNames {
-        /// The account, as ``init(from:)`` would decode it.
-        package var account: String
-        /// The chat, as ``init(from:)`` would decode it; `nil` when the event names none.
-        package var chat: String?
-
-        /// Names whose bytes are those ``encodedNames(_:)`` gives for the event.
-        package init(account: String, chat: String?) {
-            self.account = account
-            self.chat = chat
-        }
+        try self.init(from: &reader, knownAccount: nil, knownChat: nil)
     }
 
     /// ``init(from:)``, with the event's account and chat names given instead of decoded
-    /// (`nil`: decoded): their bytes are skipped, neither turned into strings nor checked
-    /// again. For a decoder that has met the same name bytes (``encodedNames(_:)``) in an
+    /// (`nil`: decoded; `knownChat` is ignored when the event names no chat): their bytes
+    /// are skipped, neither turned into strings nor checked again. For a decoder that has met the same name bytes (``encodedNames(_:)``) in an
     /// event it decoded and validated before, and kept the names: the event is the one
     /// ``init(from:)`` decodes, and bytes it would reject throw here too, though not always
     /// with the same error (a caller that reports one decodes again with ``init(from:)``).
-    package init(from reader: inout ByteReader, knownNames: KnownNames?) throws(ByteReader.Malformed) {
+    package init(from reader: inout ByteReader, knownAccount: String?, knownChat: String?) throws(ByteReader.Malformed) {
         let tagOffset = reader.offset
         guard let tag = Tag(rawValue: try reader.byte()) else {
             throw ByteReader.Malformed(offset: tagOffset, reason: "unknown event tag")
         }
+        // Whether every name was given, none decoded: then `require` checks the fields
+        // that `validate()` checks besides the names (keep the two in step) before the event
+        // is built, instead of `validate()`, which copies the payload to look at it.
+        var namesKnown = true
         // A name: the known one, its bytes skipped, or decoded.
         func name(_ known: String?) throws(ByteReader.Malformed) -> String {
-            guard let known else { return try reader.string() }
-            try reader.skipString()
-            return known
+            if let known {
+                try reader.skipString()
+                return known
+            }
+            namesKnown = false
+            return try reader.string()
         }
-        let account = try name(knownNames?.account)
-        let knownChat = knownNames?.chat
-        // What `validate()` checks besides the names, worked out from the decoded fields
-        // (keep the two in step): with known names, it stands for `validate()`, which
-        // copies the payload to look at it.
-        let fieldsValid: Bool
+        func require(_ fieldsValid: Bool) throws(ByteReader.Malformed) {
+            if namesKnown && !fieldsValid { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
+        }
+        let account = try name(knownAccount)
         switch tag {
         case .notify:
             let chat = try name(knownChat)
@@ -182,7 +172,7 @@ extension Event {
             let body = flags & 8 != 0 ? try reader.utf8() : nil
             let sender = flags & 16 != 0 ? try reader.utf8() : nil
             let thread = flags & 32 != 0 ? try reader.utf8() : nil
-            fieldsValid = id > 0 && date >= 0
+            try require(id > 0 && date >= 0)
             self.init(account: account, .notify(Notify(
                 chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
                 title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))))
@@ -192,7 +182,7 @@ extension Event {
             let id = try Self.decodeId(&reader)
             let flags = try reader.byte()
             guard flags & ~0x0E == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            fieldsValid = id > 0
+            try require(id > 0)
             self.init(account: account, .edit(Edit(
                 chat: chat, kind: kind, id: id,
                 title: flags & 4 != 0 ? try reader.string() : nil,
@@ -201,42 +191,42 @@ extension Event {
         case .read:
             let chat = try name(knownChat)
             let maxId = try Self.decodeId(&reader)
-            fieldsValid = maxId > 0
+            try require(maxId > 0)
             self.init(account: account, .read(chat: chat, maxId: maxId))
         case .delete:
             let hasChat = try reader.byte()
             guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
             let chat = hasChat == 1 ? try name(knownChat) : nil
             let ids = try Self.decodeIds(&reader)
-            fieldsValid = Self.idsValid(ids)
+            try require(Self.idsValid(ids))
             self.init(account: account, .delete(ids: ids, chat: chat))
         case .readReactions:
             let chat = try name(knownChat)
             let ids = try Self.decodeIds(&reader)
-            fieldsValid = Self.idsValid(ids)
+            try require(Self.idsValid(ids))
             self.init(account: account, .readReactions(chat: chat, ids: ids))
         case .endCall:
             let chat = try name(knownChat)
             let id = try Self.decodeId(&reader)
-            fieldsValid = id > 0
+            try require(id > 0)
             self.init(account: account, .endCall(chat: chat, id: id))
         case .dismiss:
             let notificationId = try Self.decodeId(&reader)
-            fieldsValid = notificationId > 0
+            try require(notificationId > 0)
             self.init(account: account, .dismiss(notificationId: notificationId))
         case .dismissGroup:
             let groupId = try Self.decodeId(&reader)
             let hasMax = try reader.byte()
             guard hasMax <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
             let maxNotificationId = hasMax == 1 ? try Self.decodeId(&reader) : nil
-            fieldsValid = groupId > 0 && (maxNotificationId ?? 1) > 0
+            try require(groupId > 0 && (maxNotificationId ?? 1) > 0)
             self.init(account: account, .dismissGroup(groupId: groupId, maxNotificationId: maxNotificationId))
         case .options:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
             let countMax = flags & 1 != 0 ? try reader.count(limit: 255) : nil
             let sizeMax = flags & 2 != 0 ? try reader.count(limit: 255) : nil
-            fieldsValid = (countMax.map(Self.groupCountMaxRange.contains) ?? true) && (sizeMax.map(Self.groupSizeMaxRange.contains) ?? true)
+            try require((countMax.map(Self.groupCountMaxRange.contains) ?? true) && (sizeMax.map(Self.groupSizeMaxRange.contains) ?? true))
             self.init(account: account, .options(groupCountMax: countMax, groupSizeMax: sizeMax))
         case .chatSettings:
             let chat = try name(knownChat)
@@ -250,24 +240,18 @@ extension Event {
                 }
             }
             guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            fieldsValid = true
             self.init(account: account, .chatSettings(ChatSettings(
                 chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4))))
         case .revoke:
-            fieldsValid = true
             self.init(account: account, .revoke)
         case .note:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            fieldsValid = true
             self.init(account: account, .note(
                 source: flags & 1 != 0 ? try reader.string() : nil,
                 reason: flags & 2 != 0 ? try reader.string() : nil))
         }
-        guard knownNames == nil else {
-            if !fieldsValid { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
-            return
-        }
+        guard !namesKnown else { return }
         do {
             try validate()
         } catch {

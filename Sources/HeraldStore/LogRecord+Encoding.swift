@@ -86,7 +86,7 @@ extension LogRecord {
             if (try? skipHeader(&reader)) != nil,
                 let encoded = try? Event.encodedNames(reader),
                 let known = interner.knownNames(account: encoded.account, chat: encoded.chat),
-                let event = try? Event(from: &reader, knownNames: .init(account: known.account, chat: known.chat)),
+                let event = try? Event(from: &reader, knownAccount: known.account, knownChat: known.chat),
                 reader.isAtEnd
             {
                 return (event, known.ids)
