@@ -115,8 +115,13 @@ public struct ByteReader {
         let start = offset
         let slice = try utf8Slice()
         if Self.isASCII(slice) {
-            // Every byte below 0x80 is valid UTF-8 on its own: skip the general validation.
-            return String(decoding: slice, as: UTF8.self)
+            // Every byte below 0x80 is valid UTF-8 on its own. `String(decoding:as:)` would
+            // validate and repair them all the same; this initializer takes a cheaper path,
+            // and builds a short string in place.
+            return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: slice)
+                return slice.count
+            }
         }
         guard let value = String(validating: slice, as: UTF8.self) else {
             position = start
