@@ -145,12 +145,26 @@ public struct ByteReader {
     /// Reads a length-prefixed run of bytes without checking them.
     @inlinable @inline(__always)
     mutating func utf8Slice() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
-        let start = offset
+        let length = try stringLength()
+        // In bounds (checked by `stringLength`), and a varint was read, so there is a base.
+        let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress.unsafelyUnwrapped + position, count: length)
+        position &+= length
+        return bytes.bindMemory(to: UInt8.self)
+    }
+
+    /// Reads the length prefix of a string and checks that its bytes are all there.
+    @inlinable @inline(__always)
+    mutating func stringLength() throws(Malformed) -> Int {
+        let start = position
         let raw = try varint()
-        guard raw <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(raw) bytes overruns the buffer") }
-        let length = Int(raw)
-        defer { position += length }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]).bindMemory(to: UInt8.self)
+        guard raw <= UInt64(buffer.count &- position) else { throw Self.overrun(raw, at: start) }
+        return Int(truncatingIfNeeded: raw)
+    }
+
+    /// The error for a string longer than the bytes left (out of line, as ``unexpectedEnd(at:)``).
+    @usableFromInline @inline(never)
+    static func overrun(_ length: UInt64, at offset: Int) -> Malformed {
+        Malformed(offset: offset, reason: "string of \(length) bytes overruns the buffer")
     }
 
     /// Whether every byte is below 0x80, checked eight bytes at a time.
@@ -178,14 +192,14 @@ public struct ByteReader {
     }
 
     /// Passes over a length-prefixed string without decoding it.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skipString() throws(Malformed) {
-        _ = try utf8Slice()
+        position &+= try stringLength()
     }
 
     /// Reads a length-prefixed string's bytes without validating them, borrowed from the
     /// reader's buffer: for bytes already decoded (and validated) once.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func unvalidatedUTF8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
         try utf8Slice()
     }

@@ -132,10 +132,11 @@ extension Event {
 
     /// ``init(from:)``, with the event's account and chat names given instead of decoded
     /// (`nil`: decoded; `knownChat` is ignored when the event names no chat): their bytes
-    /// are skipped, neither turned into strings nor checked again. For a decoder that has met the same name bytes (``encodedNames(_:)``) in an
-    /// event it decoded and validated before, and kept the names: the event is the one
-    /// ``init(from:)`` decodes, and bytes it would reject throw here too, though not always
-    /// with the same error (a caller that reports one decodes again with ``init(from:)``).
+    /// are skipped, neither turned into strings nor checked again. For a decoder that has
+    /// met the same name bytes (``encodedNames(_:)``) in an event it decoded and validated
+    /// before, and kept the names: the event is the one ``init(from:)`` decodes, and bytes
+    /// it would reject throw here too, though not always with the same error (a caller that
+    /// reports one decodes again with ``init(from:)``).
     package init(from reader: inout ByteReader, knownAccount: String?, knownChat: String?) throws(ByteReader.Malformed) {
         let tagOffset = reader.offset
         guard let tag = Tag(rawValue: try reader.byte()) else {
