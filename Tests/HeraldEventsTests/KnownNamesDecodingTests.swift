@@ -5,6 +5,57 @@ import Testing
 /// it has met before, against `init(from:)`: the same event, or both throw.
 @Suite("Decoding with known names")
 struct KnownNamesDecodingTests {
+    /// Decodes `bytes` both ways, the names known as those of `names` (a valid event), when
+    /// the bytes name them; expects the same outcome.
+    static func expectSameOutcome(_ bytes: [UInt8], names: Event) {
+        bytes.withUnsafeBytes { buffer in
+            let plain = try? Event(exactly: buffer)
+            guard let encoded = try? Event.encodedNames(ByteReader(buffer)),
+                encoded.account.elementsEqual(names.account.utf8),
+                (encoded.chat.map { Array($0) }) == names.chat.map({ Array($0.utf8) })
+            else { return }
+            #expect(decodeKnown(bytes, account: names.account, chat: names.chat) == plain, "\(bytes)")
+        }
+    }
+
+    /// The event that `bytes` hold exactly, decoded with the names given; `nil` when refused.
+    static func decodeKnown(_ bytes: [UInt8], account: String, chat: String?) -> Event? {
+        bytes.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer)
+            guard let event = try? Event(from: &reader, knownAccount: account, knownChat: chat), reader.isAtEnd else { return nil }
+            return event
+        }
+    }
+
+    @Test("valid events decode to the same event", arguments: Samples.everyType)
+    func validEvents(event: Event) {
+        #expect(Self.decodeKnown(event.binary, account: event.account, chat: event.chat) == event)
+        Self.expectSameOutcome(event.binary, names: event)
+    }
+
+    @Test("invalid fields throw both ways", arguments: Samples.invalidFields)
+    func invalidFields(event: Event) {
+        #expect(throws: ByteReader.Malformed.self) { try Event(binary: event.binary) }
+        Self.expectSameOutcome(event.binary, names: event)
+    }
+
+    @Test("truncated and damaged bytes: the same outcome both ways")
+    func damaged() {
+        var rng = SystemRandomNumberGenerator()
+        for event in Samples.everyType + Samples.invalidFields {
+            let bytes = event.binary
+            for length in 0..<bytes.count { Self.expectSameOutcome(Array(bytes[..<length]), names: event) }
+            Self.expectSameOutcome(bytes + [0], names: event)
+            for _ in 0..<300 {
+                var damaged = bytes
+                damaged[Int.random(in: 0..<damaged.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
+                Self.expectSameOutcome(damaged, names: event)
+            }
+        }
+    }
+}
+
+extension Samples {
     /// Events that encode but do not validate: every field `validate()` checks besides the
     /// names, out of its range.
     static let invalidFields: [Event] = [
@@ -25,51 +76,4 @@ struct KnownNamesDecodingTests {
         Event(account: Samples.account, .options(groupCountMax: nil, groupSizeMax: 0)),
         Event(account: Samples.account, .options(groupCountMax: 3, groupSizeMax: 26)),
     ]
-
-    /// Decodes `bytes` both ways, the names known as those of `names` (a valid event), when
-    /// the bytes name them; expects the same outcome.
-    static func expectSameOutcome(_ bytes: [UInt8], names: Event) {
-        bytes.withUnsafeBytes { buffer in
-            let plain = try? Event(exactly: buffer)
-            guard let encoded = try? Event.encodedNames(ByteReader(buffer)),
-                encoded.account.elementsEqual(names.account.utf8),
-                (encoded.chat.map { Array($0) }) == names.chat.map({ Array($0.utf8) })
-            else { return }
-            var reader = ByteReader(buffer)
-            var known = try? Event(from: &reader, knownAccount: names.account, knownChat: names.chat)
-            if !reader.isAtEnd { known = nil }
-            #expect(known == plain, "\(bytes)")
-        }
-    }
-
-    @Test("valid events decode to the same event", arguments: Samples.everyType)
-    func validEvents(event: Event) throws {
-        try event.binary.withUnsafeBytes { buffer in
-            var reader = ByteReader(buffer)
-            #expect(try Event(from: &reader, knownAccount: event.account, knownChat: event.chat) == event)
-            #expect(reader.isAtEnd)
-        }
-        Self.expectSameOutcome(event.binary, names: event)
-    }
-
-    @Test("invalid fields throw both ways", arguments: KnownNamesDecodingTests.invalidFields)
-    func invalidFields(event: Event) {
-        #expect(throws: ByteReader.Malformed.self) { try Event(binary: event.binary) }
-        Self.expectSameOutcome(event.binary, names: event)
-    }
-
-    @Test("truncated and damaged bytes: the same outcome both ways")
-    func damaged() {
-        var rng = SystemRandomNumberGenerator()
-        for event in Samples.everyType + Self.invalidFields {
-            let bytes = event.binary
-            for length in 0..<bytes.count { Self.expectSameOutcome(Array(bytes[..<length]), names: event) }
-            Self.expectSameOutcome(bytes + [0], names: event)
-            for _ in 0..<300 {
-                var damaged = bytes
-                damaged[Int.random(in: 0..<damaged.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
-                Self.expectSameOutcome(damaged, names: event)
-            }
-        }
-    }
 }

@@ -32,14 +32,8 @@ struct InternedDecodingTests {
             _ = seenBytes.withUnsafeBytes { try? LogRecord.decodeEvent($0, interner: fast) }
             _ = seenBytes.withUnsafeBytes { try? LogRecord.decodeEvent($0) { plain.names(account: $0, chat: $1) } }
         }
-        let expected = Result { () throws(LogRecord.Damage) in
-            try bytes.withUnsafeBytes { buffer throws(LogRecord.Damage) in
-                try LogRecord.decodeEvent(buffer) { plain.names(account: $0, chat: $1) }
-            }
-        }
-        let got = Result { () throws(LogRecord.Damage) in
-            try bytes.withUnsafeBytes { buffer throws(LogRecord.Damage) in try LogRecord.decodeEvent(buffer, interner: fast) }
-        }
+        let expected = Self.outcome { try bytes.withUnsafeBytes { try LogRecord.decodeEvent($0) { plain.names(account: $0, chat: $1) } } }
+        let got = Self.outcome { try bytes.withUnsafeBytes { try LogRecord.decodeEvent($0, interner: fast) } }
         switch (expected, got) {
         case (.success(let a), .success(let b)):
             #expect(a.event == b.event, "\(bytes)")
@@ -48,6 +42,19 @@ struct InternedDecodingTests {
             #expect(a == b, "\(bytes)")
         default:
             Issue.record("one way decoded, the other refused: \(expected) / \(got) for \(bytes)")
+        }
+    }
+
+    /// What `decode` returned, or the damage it threw.
+    static func outcome(
+        _ decode: () throws -> (event: Event, names: InternedNames)
+    ) -> Result<(event: Event, names: InternedNames), LogRecord.Damage> {
+        do {
+            return .success(try decode())
+        } catch let damage as LogRecord.Damage {
+            return .failure(damage)
+        } catch {
+            preconditionFailure("a decoder threw something else than Damage: \(error)")
         }
     }
 
