@@ -60,6 +60,23 @@ public struct ByteReader {
         return try longVarint(first: first, at: start)
     }
 
+    /// Passes over a varint without decoding it; throws where ``varint()`` throws.
+    @inlinable @inline(__always)
+    public mutating func skipVarint() throws(Malformed) {
+        let start = position
+        if buffer.count &- start >= 8 {
+            // The first eight bytes hold its last byte (the first without its high bit):
+            // a varint of at most eight bytes, which cannot overflow.
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                position = start &+ ((ends.trailingZeroBitCount &+ 1) >> 3)
+                return
+            }
+        }
+        _ = try varint()
+    }
+
     /// The rest of a varint of more than one byte, whose first byte `first` is at `start`.
     @usableFromInline
     mutating func longVarint(first: UInt8, at start: Int) throws(Malformed) -> UInt64 {

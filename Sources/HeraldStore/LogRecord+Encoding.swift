@@ -38,8 +38,7 @@ extension LogRecord {
     public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(Damage) {
         guard bytes.count >= 6 else { throw Damage(reason: "record of \(bytes.count) bytes is too short") }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-        var stored: UInt32 = 0
-        for byte in bytes[(bytes.count - 4)...] { stored = stored << 8 | UInt32(byte) }
+        let stored = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
         let computed = CRC32C.checksum(body)
         guard stored == computed else {
             throw Damage(reason: "checksum mismatch (stored \(hex(stored)), computed \(hex(computed)))")
@@ -118,7 +117,7 @@ extension LogRecord {
         guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
         let flags = try reader.byte()
         guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
-        _ = try reader.varint()
+        try reader.skipVarint()
         try reader.skipString()
         if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
     }
