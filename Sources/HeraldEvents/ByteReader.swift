@@ -1,9 +1,14 @@
 /// Reads the primitives written by ``ByteWriter`` from borrowed bytes, never trusting them:
 /// every read checks bounds and throws ``ByteReader/Malformed`` instead of trapping.
 public struct ByteReader {
-    private let buffer: UnsafeRawBufferPointer
+    // The small reads are inlinable, so that other modules' decoders (a log record's
+    // header) inline them as this module's do.
+    @usableFromInline let buffer: UnsafeRawBufferPointer
     /// The offset of the next byte to read.
-    public private(set) var offset: Int = 0
+    @usableFromInline var position: Int = 0
+
+    /// The offset of the next byte to read.
+    @inlinable public var offset: Int { position }
 
     /// Why bytes could not be decoded, and at which offset.
     public struct Malformed: Error, Hashable, Sendable, CustomStringConvertible {
@@ -22,41 +27,59 @@ public struct ByteReader {
     }
 
     /// The number of bytes not read yet.
-    public var remaining: Int { buffer.count - offset }
+    @inlinable public var remaining: Int { buffer.count - offset }
 
     /// Whether every byte has been read.
-    public var isAtEnd: Bool { offset == buffer.count }
+    @inlinable public var isAtEnd: Bool { offset == buffer.count }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func byte() throws(Malformed) -> UInt8 {
         let at = offset
         guard at < buffer.count else { throw Self.unexpectedEnd(at: at) }
-        offset = at + 1
+        position = at + 1
         return buffer.load(fromByteOffset: at, as: UInt8.self)
     }
 
     /// The error for bytes that end at `offset` in the middle of a value, for every read (out
     /// of line: it is the cold path of the small reads inlined at every call).
-    @inline(never)
-    private static func unexpectedEnd(at offset: Int) -> Malformed {
+    @usableFromInline @inline(never)
+    static func unexpectedEnd(at offset: Int) -> Malformed {
         Malformed(offset: offset, reason: "unexpected end")
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func varint() throws(Malformed) -> UInt64 {
         // Most varints are one byte (lengths, counts, flags): that case reads and returns.
         let start = offset
         guard start < buffer.count else { throw Self.unexpectedEnd(at: start) }
         let first = buffer.load(fromByteOffset: start, as: UInt8.self)
         if first < 0x80 {
-            offset = start + 1
+            position = start + 1
             return UInt64(first)
         }
         return try longVarint(first: first, at: start)
     }
 
+    /// Passes over a varint without decoding it; throws where ``varint()`` throws.
+    @inlinable @inline(__always)
+    public mutating func skipVarint() throws(Malformed) {
+        let start = position
+        if buffer.count &- start >= 8 {
+            // The first eight bytes hold its last byte (the first without its high bit):
+            // a varint of at most eight bytes, which cannot overflow.
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                position = start &+ ((ends.trailingZeroBitCount &+ 1) >> 3)
+                return
+            }
+        }
+        _ = try varint()
+    }
+
     /// The rest of a varint of more than one byte, whose first byte `first` is at `start`.
-    private mutating func longVarint(first: UInt8, at start: Int) throws(Malformed) -> UInt64 {
+    @usableFromInline
+    mutating func longVarint(first: UInt8, at start: Int) throws(Malformed) -> UInt64 {
         if buffer.count - start >= 8 {
             // Eight bytes at once: find the last byte (the first without its high bit), keep
             // the bytes up to it, and pack their 7-bit groups together in three steps.
@@ -68,7 +91,7 @@ public struct ByteReader {
                 x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
                 x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
                 x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
-                offset = start + length
+                position = start + length
                 return x
             }
         }
@@ -82,12 +105,12 @@ public struct ByteReader {
             if shift == 63 && b > 1 { throw Malformed(offset: start, reason: "varint overflows 64 bits") }
             result |= UInt64(b & 0x7F) << shift
             if b < 0x80 {
-                offset = index
+                position = index
                 return result
             }
             shift += 7
         }
-        offset = end
+        position = end
         throw Self.unexpectedEnd(at: end)
     }
 
@@ -109,11 +132,16 @@ public struct ByteReader {
         let start = offset
         let slice = try utf8Slice()
         if Self.isASCII(slice) {
-            // Every byte below 0x80 is valid UTF-8 on its own: skip the general validation.
-            return String(decoding: slice, as: UTF8.self)
+            // Every byte below 0x80 is valid UTF-8 on its own. `String(decoding:as:)` would
+            // validate and repair them all the same; this initializer takes a cheaper path,
+            // and builds a short string in place.
+            return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: slice)
+                return slice.count
+            }
         }
         guard let value = String(validating: slice, as: UTF8.self) else {
-            offset = start
+            position = start
             throw Malformed(offset: start, reason: "invalid UTF-8")
         }
         return value
@@ -125,21 +153,35 @@ public struct ByteReader {
         let start = offset
         let slice = try utf8Slice()
         guard Self.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil else {
-            offset = start
+            position = start
             throw Malformed(offset: start, reason: "invalid UTF-8")
         }
         return slice
     }
 
     /// Reads a length-prefixed run of bytes without checking them.
-    @inline(__always)
-    private mutating func utf8Slice() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
-        let start = offset
+    @inlinable @inline(__always)
+    mutating func utf8Slice() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+        let length = try stringLength()
+        // In bounds (checked by `stringLength`), and a varint was read, so there is a base.
+        let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress.unsafelyUnwrapped + position, count: length)
+        position &+= length
+        return bytes.bindMemory(to: UInt8.self)
+    }
+
+    /// Reads the length prefix of a string and checks that its bytes are all there.
+    @inlinable @inline(__always)
+    mutating func stringLength() throws(Malformed) -> Int {
+        let start = position
         let raw = try varint()
-        guard raw <= UInt64(remaining) else { throw Malformed(offset: start, reason: "string of \(raw) bytes overruns the buffer") }
-        let length = Int(raw)
-        defer { offset += length }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]).bindMemory(to: UInt8.self)
+        guard raw <= UInt64(buffer.count &- position) else { throw Self.overrun(raw, at: start) }
+        return Int(truncatingIfNeeded: raw)
+    }
+
+    /// The error for a string longer than the bytes left (out of line, as ``unexpectedEnd(at:)``).
+    @usableFromInline @inline(never)
+    static func overrun(_ length: UInt64, at offset: Int) -> Malformed {
+        Malformed(offset: offset, reason: "string of \(length) bytes overruns the buffer")
     }
 
     /// Whether every byte is below 0x80, checked eight bytes at a time.
@@ -160,39 +202,42 @@ public struct ByteReader {
     }
 
     /// Passes over `count` bytes.
+    @inlinable
     public mutating func skip(_ count: Int) throws(Malformed) {
         guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
-        offset += count
+        position += count
     }
 
     /// Passes over a length-prefixed string without decoding it.
+    @inlinable @inline(__always)
     public mutating func skipString() throws(Malformed) {
-        _ = try utf8Slice()
+        position &+= try stringLength()
     }
 
     /// Reads a length-prefixed string's bytes without validating them, borrowed from the
     /// reader's buffer: for bytes already decoded (and validated) once.
+    @inlinable @inline(__always)
     public mutating func unvalidatedUTF8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
         try utf8Slice()
     }
 
     public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
         guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
-        defer { offset += count }
+        defer { position += count }
         return Array(buffer[offset..<(offset + count)])
     }
 
     public mutating func uint64BigEndian() throws(Malformed) -> UInt64 {
         guard remaining >= 8 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt64 = 0
-        for _ in 0..<8 { value = value << 8 | UInt64(buffer[offset]); offset += 1 }
+        for _ in 0..<8 { value = value << 8 | UInt64(buffer[offset]); position += 1 }
         return value
     }
 
     public mutating func uint32BigEndian() throws(Malformed) -> UInt32 {
         guard remaining >= 4 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt32 = 0
-        for _ in 0..<4 { value = value << 8 | UInt32(buffer[offset]); offset += 1 }
+        for _ in 0..<4 { value = value << 8 | UInt32(buffer[offset]); position += 1 }
         return value
     }
 }

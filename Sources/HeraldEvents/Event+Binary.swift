@@ -127,15 +127,41 @@ extension Event {
 
     /// Decodes one event from `reader`, then validates it; damaged bytes throw, never trap.
     public init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
+        try self.init(from: &reader, knownAccount: nil, knownChat: nil)
+    }
+
+    /// ``init(from:)``, with the event's account and chat names given instead of decoded
+    /// (`nil`: decoded; `knownChat` is ignored when the event names no chat): their bytes
+    /// are skipped, neither turned into strings nor checked again. For a decoder that has
+    /// met the same name bytes (``encodedNames(_:)``) in an event it decoded and validated
+    /// before, and kept the names: the event is the one ``init(from:)`` decodes, and bytes
+    /// it would reject throw here too, though not always with the same error (a caller that
+    /// reports one decodes again with ``init(from:)``).
+    package init(from reader: inout ByteReader, knownAccount: String?, knownChat: String?) throws(ByteReader.Malformed) {
         let tagOffset = reader.offset
         guard let tag = Tag(rawValue: try reader.byte()) else {
             throw ByteReader.Malformed(offset: tagOffset, reason: "unknown event tag")
         }
-        let account = try reader.string()
-        let payload: Payload
+        // Whether every name was given, none decoded: then `require` checks the fields
+        // that `validate()` checks besides the names (keep the two in step) before the event
+        // is built, instead of `validate()`, which copies the payload to look at it.
+        var namesKnown = true
+        // A name: the known one, its bytes skipped, or decoded.
+        func name(_ known: String?) throws(ByteReader.Malformed) -> String {
+            if let known {
+                try reader.skipString()
+                return known
+            }
+            namesKnown = false
+            return try reader.string()
+        }
+        func require(_ fieldsValid: Bool) throws(ByteReader.Malformed) {
+            if namesKnown && !fieldsValid { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
+        }
+        let account = try name(knownAccount)
         switch tag {
         case .notify:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
             let id = try Self.decodeId(&reader)
             let date = try reader.signedVarint()
@@ -147,46 +173,64 @@ extension Event {
             let body = flags & 8 != 0 ? try reader.utf8() : nil
             let sender = flags & 16 != 0 ? try reader.utf8() : nil
             let thread = flags & 32 != 0 ? try reader.utf8() : nil
-            payload = .notify(Notify(
+            try require(id > 0 && date >= 0)
+            self.init(account: account, .notify(Notify(
                 chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread)))
+                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))))
         case .edit:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
             let id = try Self.decodeId(&reader)
             let flags = try reader.byte()
             guard flags & ~0x0E == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .edit(Edit(
+            try require(id > 0)
+            self.init(account: account, .edit(Edit(
                 chat: chat, kind: kind, id: id,
                 title: flags & 4 != 0 ? try reader.string() : nil,
                 body: flags & 8 != 0 ? try reader.string() : nil,
-                partial: flags & 2 != 0))
+                partial: flags & 2 != 0)))
         case .read:
-            payload = .read(chat: try reader.string(), maxId: try Self.decodeId(&reader))
+            let chat = try name(knownChat)
+            let maxId = try Self.decodeId(&reader)
+            try require(maxId > 0)
+            self.init(account: account, .read(chat: chat, maxId: maxId))
         case .delete:
             let hasChat = try reader.byte()
             guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            let chat = hasChat == 1 ? try reader.string() : nil
-            payload = .delete(ids: try Self.decodeIds(&reader), chat: chat)
+            let chat = hasChat == 1 ? try name(knownChat) : nil
+            let ids = try Self.decodeIds(&reader)
+            try require(Self.idsValid(ids))
+            self.init(account: account, .delete(ids: ids, chat: chat))
         case .readReactions:
-            payload = .readReactions(chat: try reader.string(), ids: try Self.decodeIds(&reader))
+            let chat = try name(knownChat)
+            let ids = try Self.decodeIds(&reader)
+            try require(Self.idsValid(ids))
+            self.init(account: account, .readReactions(chat: chat, ids: ids))
         case .endCall:
-            payload = .endCall(chat: try reader.string(), id: try Self.decodeId(&reader))
+            let chat = try name(knownChat)
+            let id = try Self.decodeId(&reader)
+            try require(id > 0)
+            self.init(account: account, .endCall(chat: chat, id: id))
         case .dismiss:
-            payload = .dismiss(notificationId: try Self.decodeId(&reader))
+            let notificationId = try Self.decodeId(&reader)
+            try require(notificationId > 0)
+            self.init(account: account, .dismiss(notificationId: notificationId))
         case .dismissGroup:
             let groupId = try Self.decodeId(&reader)
             let hasMax = try reader.byte()
             guard hasMax <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .dismissGroup(groupId: groupId, maxNotificationId: hasMax == 1 ? try Self.decodeId(&reader) : nil)
+            let maxNotificationId = hasMax == 1 ? try Self.decodeId(&reader) : nil
+            try require(groupId > 0 && (maxNotificationId ?? 1) > 0)
+            self.init(account: account, .dismissGroup(groupId: groupId, maxNotificationId: maxNotificationId))
         case .options:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .options(
-                groupCountMax: flags & 1 != 0 ? try reader.count(limit: 255) : nil,
-                groupSizeMax: flags & 2 != 0 ? try reader.count(limit: 255) : nil)
+            let countMax = flags & 1 != 0 ? try reader.count(limit: 255) : nil
+            let sizeMax = flags & 2 != 0 ? try reader.count(limit: 255) : nil
+            try require((countMax.map(Self.groupCountMaxRange.contains) ?? true) && (sizeMax.map(Self.groupSizeMaxRange.contains) ?? true))
+            self.init(account: account, .options(groupCountMax: countMax, groupSizeMax: sizeMax))
         case .chatSettings:
-            let chat = try reader.string()
+            let chat = try name(knownChat)
             let flags = try reader.byte()
             func setting(_ shift: UInt8) throws(ByteReader.Malformed) -> Bool? {
                 switch (flags >> shift) & 3 {
@@ -197,18 +241,18 @@ extension Event {
                 }
             }
             guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .chatSettings(ChatSettings(
-                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4)))
+            self.init(account: account, .chatSettings(ChatSettings(
+                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4))))
         case .revoke:
-            payload = .revoke
+            self.init(account: account, .revoke)
         case .note:
             let flags = try reader.byte()
             guard flags & ~0x03 == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            payload = .note(
+            self.init(account: account, .note(
                 source: flags & 1 != 0 ? try reader.string() : nil,
-                reason: flags & 2 != 0 ? try reader.string() : nil)
+                reason: flags & 2 != 0 ? try reader.string() : nil))
         }
-        self.init(account: account, payload)
+        guard !namesKnown else { return }
         do {
             try validate()
         } catch {
@@ -244,6 +288,11 @@ extension Event {
 
     private static func decodeId(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
         Int64(bitPattern: try reader.varint())
+    }
+
+    /// Whether `ids` pass `validate()`: at least one, each positive.
+    private static func idsValid(_ ids: [Int64]) -> Bool {
+        !ids.isEmpty && !ids.contains { $0 <= 0 }
     }
 
     private static func encodeIds(_ ids: [Int64], to writer: inout ByteWriter) {

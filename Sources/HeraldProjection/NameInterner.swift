@@ -42,4 +42,23 @@ public struct NameInterner: Sendable {
         let index = chats.withUnsafeMutableBufferPointer { $0[account].intern(bytes: chat).index }
         return InternedNames(token: token, account: Int32(account), chat: Int32(index))
     }
+
+    /// ``names(account:chat:)`` for names interned before, interning nothing: their ids and
+    /// the names themselves (as first interned), or `nil` when either is new. A decoder that
+    /// interned them from an event it decoded takes the names from here instead of making
+    /// strings from the bytes again.
+    package func knownNames(
+        account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?
+    ) -> (ids: InternedNames, account: String, chat: String?)? {
+        guard let accountIndex = accounts.index(ofBytes: account) else { return nil }
+        let accountName = accounts.names[accountIndex]
+        guard let chat else {
+            return (InternedNames(token: token, account: Int32(accountIndex), chat: -1), accountName, nil)
+        }
+        return chats.withUnsafeBufferPointer { chats in
+            let table = chats[accountIndex]
+            guard let chatIndex = table.index(ofBytes: chat) else { return nil }
+            return (InternedNames(token: token, account: Int32(accountIndex), chat: Int32(chatIndex)), accountName, table.names[chatIndex])
+        }
+    }
 }

@@ -148,6 +148,12 @@ struct NameTable: Sendable {
         return (add(String(decoding: bytes, as: UTF8.self), hash: hash), true)
     }
 
+    /// The index of the name whose UTF-8 is `bytes`, or `nil`; adds nothing.
+    @inline(__always)
+    func index(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        find(hash: Self.hash(bytes: UnsafeRawBufferPointer(bytes))) { Self.sameBytes($0, bytes) }
+    }
+
     /// Adds `name`, whose hash is `hash`, with the next index, and returns it.
     private mutating func add(_ name: String, hash: UInt64) -> Int {
         let index = names.count

@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldProjection
 
 /// The value bytes of a log record; `schema/log-format.md` documents every byte.
 extension LogRecord {
@@ -37,8 +38,7 @@ extension LogRecord {
     public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(Damage) {
         guard bytes.count >= 6 else { throw Damage(reason: "record of \(bytes.count) bytes is too short") }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-        var stored: UInt32 = 0
-        for byte in bytes[(bytes.count - 4)...] { stored = stored << 8 | UInt32(byte) }
+        let stored = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
         let computed = CRC32C.checksum(body)
         guard stored == computed else {
             throw Damage(reason: "checksum mismatch (stored \(hex(stored)), computed \(hex(computed)))")
@@ -73,6 +73,27 @@ extension LogRecord {
         }
     }
 
+    /// ``decodeEvent(_:names:)`` with the names interned by `interner`. An event whose account
+    /// and chat the interner has met before (in an event decoded before, which checked them)
+    /// is decoded with the names it keeps (``Event/init(from:knownNames:)``), neither made
+    /// into strings nor checked again. Any other record, or one that does not decode that
+    /// way, goes through ``decodeEvent(_:names:)``: new names are interned there, and damage
+    /// is reported exactly as there.
+    static func decodeEvent(_ bytes: UnsafeRawBufferPointer, interner: DecodingInterner) throws(Damage) -> (event: Event, names: InternedNames) {
+        if bytes.count >= 6, (try? verifyChecksum(bytes)) != nil {
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
+            if (try? skipHeader(&reader)) != nil,
+                let encoded = try? Event.encodedNames(reader),
+                let known = interner.knownNames(account: encoded.account, chat: encoded.chat),
+                let event = try? Event(from: &reader, knownAccount: known.account, knownChat: known.chat),
+                reader.isAtEnd
+            {
+                return (event, known.ids)
+            }
+        }
+        return try decodeEvent(bytes) { account, chat in interner.names(account: account, chat: chat) }
+    }
+
     /// Whether stored record bytes hold an event of `account` (names compare byte for byte),
     /// checking the checksum first but decoding only the event's account name: a read of one
     /// account's records skips the others' without materialising them, and still refuses a
@@ -96,7 +117,7 @@ extension LogRecord {
         guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
         let flags = try reader.byte()
         guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
-        _ = try reader.varint()
+        try reader.skipVarint()
         try reader.skipString()
         if flags & hasDigest != 0 { try reader.skip(Source.digestLength) }
     }

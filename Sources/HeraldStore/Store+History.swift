@@ -186,9 +186,7 @@ extension Store {
             includingArchive: true, from: seq + 1, through: .max,
             decode: { seq, bytes, location in
                 do {
-                    let (event, names) = try LogRecord.decodeEvent(bytes) { account, chat in
-                        interner.names(account: account, chat: chat)
-                    }
+                    let (event, names) = try LogRecord.decodeEvent(bytes, interner: interner)
                     return (seq: seq, event: event, names: names)
                 } catch let damage as LogRecord.Damage {
                     throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
