@@ -269,16 +269,17 @@ extension Store {
         [try existingAuxiliary(.auditTargets), try existingAuxiliary(.auditSeqs)].compactMap { $0 }
     }
 
-    /// The last seq indexed for `account` in `auditSeqs` (0 when none).
+    /// The last seq indexed for `account` in `auditSeqs` (0 when none); throws
+    /// ``DamagedAuditIndex`` when a chunk under the account's hash fails its checks.
     private static func lastIndexedSeq(of account: String, hash: UInt64, _ database: Database, _ txn: borrowing Transaction) throws -> UInt64 {
         let name = Array(account.utf8)
         var last: UInt64 = 0
         try txn.withCursor(database) { cursor in
             var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
             while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
-                if let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value), chunk.account == name {
-                    last = max(last, chunk.seqs[chunk.seqs.count - 1])
-                }
+                // A damaged chunk would break the account's chain for good: rebuild instead.
+                guard let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value) else { throw DamagedAuditIndex() }
+                if chunk.account == name { last = max(last, chunk.seqs[chunk.seqs.count - 1]) }
                 entry = try cursor.next()
             }
         }

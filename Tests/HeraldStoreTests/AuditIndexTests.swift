@@ -257,5 +257,24 @@ struct AuditIndexTests {
             #expect(try store.catchUpAuditIndex() == UInt64(events.count + 2))
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
+        // Damaged chunks of account seqs: the next catch-up rebuilds rather than chaining past them.
+        try environment.write { txn in
+            let chunks: [([UInt8], [UInt8])] = try txn.withCursor(seqs) { cursor in
+                var all: [([UInt8], [UInt8])] = []
+                var entry = try cursor.first()
+                while let current = entry { all.append((Array(current.key), Array(current.value))); entry = try cursor.next() }
+                return all
+            }
+            for (key, var value) in chunks {
+                value[value.count - 1] ^= 0x01
+                try txn.put(seqs, key: key, value: value)
+            }
+        }
+        do {
+            let store = try Store(path: dir.path)
+            try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 2_000)), .library)])
+            #expect(try store.catchUpAuditIndex() == UInt64(events.count + 3))
+            #expect(try store.verify().isClean)
+        }
     }
 }
