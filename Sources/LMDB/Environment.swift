@@ -225,8 +225,10 @@ public final class Environment: @unchecked Sendable {
             var line = [CChar](repeating: 0, count: 4096)
             while fgets(&line, Int32(line.count), maps) != nil {
                 let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: true)
+                // Only a shared, read-only mapping, as LMDB's is: dropping the pages of a
+                // private mapping (a library's relocated data, say) would discard its changes.
                 guard fields.count >= 6, let inode = UInt64(fields[4]), inode == identity.inode,
-                    fields[1].hasPrefix("r"), !fields[1].contains("w")
+                    fields[1] == "r--s"
                 else { continue }
                 let range = fields[0].split(separator: "-")
                 guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
