@@ -93,37 +93,63 @@ extension Store {
     /// replay of the history: every event that named the target is listed.
     public func auditReport(account: String, target: AuditTrail.Target) throws -> AuditReport {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
-        var projection = initial
-        var trail = AuditTrail(account: account, target: target, startingFrom: initial, at: start)
-        var notificationIds = Set<Int64>()
-        var groupIds = Set<Int64>()
-        let state = initial.account(account)
-        var records: [UInt64: LogRecord] = [:]
+        var fold = AuditFold(account: account, target: target, startingFrom: initial, at: start)
         var named = initial.accounts.contains { $0.isSameName(as: account) }
         let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
         var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat.isSameName(as: chat) } ?? false } ?? true
         try forEachRecord(includingArchive: true, from: start + 1, account: account) { record in
             named = true
             if !chatNamed, let named = record.event.chat, let chat, named.isSameName(as: chat) { chatNamed = true }
-            let outcome = projection.apply(record.event, seq: record.seq)
-            for case .created(let notificationId, let groupId, _, _, _) in outcome.changes {
-                notificationIds.insert(notificationId)
-                groupIds.insert(groupId)
-            }
-            let before = trail.entries.count
-            trail.record(seq: record.seq, event: record.event, outcome: outcome)
-            if trail.entries.count > before { records[record.seq] = record }
+            fold.add(record)
             return true
         }
         guard named else { throw StoreError.unknownAccount(path: path, account: account) }
         guard chatNamed else {
-            let chats = projection.account(account)?.chats.map(\.chat) ?? []
+            let chats = fold.projection.account(account)?.chats.map(\.chat) ?? []
             throw StoreError.unknownChat(path: path, account: account, chat: chat!, chats: chats)
         }
-        return AuditReport(
-            lines: trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) },
-            baseSeq: start, atBase: trail.atBase,
+        return fold.report(baseSeq: start, listsEveryUnchangedEvent: true)
+    }
+}
+
+/// An audit's replay: each record applied with its lifecycle changes and fed to the trail,
+/// the notification and group ids the account gave out collected, and the records of the
+/// trail's entries kept for its lines. Shared by the full replay and the indexed one.
+struct AuditFold {
+    private(set) var projection: Projection
+    private(set) var trail: AuditTrail
+    /// The account's state where the fold starts, for the ids given out before it.
+    private let state: AccountState?
+    private var notificationIds = Set<Int64>()
+    private var groupIds = Set<Int64>()
+    private var records: [UInt64: LogRecord] = [:]
+
+    /// Starts from `projection`, the state after `seq` (0: the empty state).
+    init(account: String, target: AuditTrail.Target, startingFrom projection: Projection, at seq: UInt64) {
+        self.projection = projection
+        trail = AuditTrail(account: account, target: target, startingFrom: projection, at: seq)
+        state = projection.account(account)
+    }
+
+    /// Applies `record` (one of the account's, in log order) and feeds the trail.
+    mutating func add(_ record: LogRecord) {
+        let outcome = projection.apply(record.event, seq: record.seq)
+        for case .created(let notificationId, let groupId, _, _, _) in outcome.changes {
+            notificationIds.insert(notificationId)
+            groupIds.insert(groupId)
+        }
+        let before = trail.entries.count
+        trail.record(seq: record.seq, event: record.event, outcome: outcome)
+        if trail.entries.count > before { records[record.seq] = record }
+    }
+
+    /// The report of what was folded, the history starting at `baseSeq`.
+    func report(baseSeq: UInt64, listsEveryUnchangedEvent: Bool) -> Store.AuditReport {
+        Store.AuditReport(
+            lines: trail.entries.map { Store.AuditLine(record: records[$0.seq]!, effects: $0.effects) },
+            baseSeq: baseSeq, atBase: trail.atBase,
             notificationIdsBeforeBase: state?.nextNotificationId ?? 1, notificationIds: notificationIds.sorted(),
-            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted())
+            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted(),
+            listsEveryUnchangedEvent: listsEveryUnchangedEvent)
     }
 }

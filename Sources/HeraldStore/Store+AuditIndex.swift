@@ -56,9 +56,9 @@ extension Store {
         try requireWritable()
         guard try auditIndexApplies else { return 0 }
         var through = try auditIndexThrough()
+        if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
         let last = try highWaterSeq()
         guard through < last else { return through }
-        if through == 0, !starting { return 0 }
         let targets = try auxiliary(.auditTargets)
         let seqsDatabase = try auxiliary(.auditSeqs)
         var projection = try auditProjection(at: through)
@@ -423,31 +423,13 @@ extension Store {
             environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
         }
         guard let seqs = try indexedSeqs(of: account, after: start, through: window.last), seqs.last == window.last else { return nil }
-        let state = projection.account(account)
-        var trail = AuditTrail(account: account, target: target, startingFrom: projection, at: 0)
+        var fold = AuditFold(account: account, target: target, startingFrom: projection, at: 0)
         // The target did not exist before its first change: were it in the snapshot, the
         // trail would start from it, which the replay from seq 1 does not.
-        guard trail.atBase.isEmpty else { return nil }
-        var notificationIds = Set<Int64>()
-        var groupIds = Set<Int64>()
-        var records: [UInt64: LogRecord] = [:]
-        let matched = try forEachIndexedRecord(seqs, account: account) { record in
-            let outcome = projection.apply(record.event, seq: record.seq)
-            for case .created(let notificationId, let groupId, _, _, _) in outcome.changes {
-                notificationIds.insert(notificationId)
-                groupIds.insert(groupId)
-            }
-            let before = trail.entries.count
-            trail.record(seq: record.seq, event: record.event, outcome: outcome)
-            if trail.entries.count > before { records[record.seq] = record }
-        }
-        guard matched, !trail.entries.isEmpty else { return nil }
-        return AuditReport(
-            lines: trail.entries.map { AuditLine(record: records[$0.seq]!, effects: $0.effects) },
-            baseSeq: 0, atBase: [],
-            notificationIdsBeforeBase: state?.nextNotificationId ?? 1, notificationIds: notificationIds.sorted(),
-            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted(),
-            listsEveryUnchangedEvent: false)
+        guard fold.trail.atBase.isEmpty else { return nil }
+        let matched = try forEachIndexedRecord(seqs, account: account) { fold.add($0) }
+        guard matched, !fold.trail.entries.isEmpty else { return nil }
+        return fold.report(baseSeq: 0, listsEveryUnchangedEvent: false)
     }
 
     /// ``projection(at:account:useSnapshots:)`` from the index: the newest snapshot at or
@@ -475,19 +457,18 @@ extension Store {
 
     /// The seq of the last record (log or archive) at or before `seq`; `nil` when none.
     func lastRecordSeq(atOrBelow seq: UInt64) throws -> UInt64? {
-        let inLog: UInt64? = try environment.read { txn in
-            try txn.withCursor(databases.log) { cursor in
-                let next = try cursor.seek(atLeast: SeqKey(seq &+ 1).bytes)
-                let entry = seq == .max ? try cursor.last() : (next == nil ? try cursor.last() : try cursor.previous())
-                return entry.flatMap { SeqKey(bytes: $0.key)?.seq }.flatMap { $0 <= seq ? $0 : nil }
-            }
-        }
-        if let inLog { return inLog }
+        if let inLog = try Self.lastKey(atOrBelow: seq, of: databases.log, in: environment) { return inLog }
         guard let archive = try archive() else { return nil }
-        return try archive.environment.read { txn in
-            try txn.withCursor(archive.log) { cursor in
-                let next = try cursor.seek(atLeast: SeqKey(seq &+ 1).bytes)
-                let entry = seq == .max ? try cursor.last() : (next == nil ? try cursor.last() : try cursor.previous())
+        return try Self.lastKey(atOrBelow: seq, of: archive.log, in: archive.environment)
+    }
+
+    /// The last seq key at or before `seq` in `database`.
+    private static func lastKey(atOrBelow seq: UInt64, of database: Database, in environment: Environment) throws -> UInt64? {
+        try environment.read { txn in
+            try txn.withCursor(database) { cursor in
+                // The entry before the first key above `seq`, or the last one when none is above.
+                let above = seq == .max ? nil : try cursor.seek(atLeast: SeqKey(seq + 1).bytes)
+                let entry = above == nil ? try cursor.last() : try cursor.previous()
                 return entry.flatMap { SeqKey(bytes: $0.key)?.seq }.flatMap { $0 <= seq ? $0 : nil }
             }
         }
