@@ -290,6 +290,13 @@ private struct Walker {
     static func precedes(_ a: [UInt8], _ aRange: Range<Int>, _ b: [UInt8], _ bRange: Range<Int>) -> Bool {
         a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
+                if aRange.count == 8 && bRange.count == 8 {
+                    // Herald's seq keys: two big-endian loads compare as memcmp would, without
+                    // the call (the walk compares every key of every page with the one before).
+                    let x = UInt64(bigEndian: UnsafeRawPointer(a.baseAddress! + aRange.lowerBound).loadUnaligned(as: UInt64.self))
+                    let y = UInt64(bigEndian: UnsafeRawPointer(b.baseAddress! + bRange.lowerBound).loadUnaligned(as: UInt64.self))
+                    return x < y
+                }
                 let common = min(aRange.count, bRange.count)
                 let order = common == 0 ? 0 : memcmp(a.baseAddress! + aRange.lowerBound, b.baseAddress! + bRange.lowerBound, common)
                 return order < 0 || (order == 0 && aRange.count < bRange.count)

@@ -50,17 +50,22 @@ public final class DataFile {
     /// `count` bytes at `offset`, or `nil` when the file ends (or a read fails) before them.
     func bytes(at offset: Int, count: Int) -> [UInt8]? {
         guard offset >= 0, count >= 0, offset + count <= size else { return nil }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let read = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
+        // Not zeroed first: every byte is read into, or the result is dropped.
+        var complete = false
+        let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            var done = 0
+            while done < count {
+                let read = pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
+                if read < 0 && errno == EINTR { continue }
+                guard read > 0 else { break }
+                done += read
             }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { return nil }
-            done += read
+            // Bytes are trivial: counting them all initialized is sound, and they are all
+            // written when the read completed.
+            initialized = count
+            complete = done == count
         }
-        return buffer
+        return complete ? buffer : nil
     }
 
     // MARK: Meta pages
@@ -210,6 +215,17 @@ public struct DataFileDamage: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(file): \(reason)" }
+}
+
+extension Array<UInt8> {
+    /// The little-endian integer of type `T` at `offset` (0 past the end): one unaligned load,
+    /// where the `Collection` version reads byte by byte through the generic subscript (a
+    /// third of the page walk's instructions).
+    @inline(__always)
+    func loadLittleEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
+        guard offset >= 0, offset <= count - MemoryLayout<T>.size else { return 0 }
+        return withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
 }
 
 extension Collection<UInt8> where Index == Int {
