@@ -82,7 +82,12 @@ extension Account {
             }
             // Rule 3.
             let isMention = event.kind == .mention
-            chats[chat].unread.insertOrAppend(UnreadMessage(id: event.id, notificationId: 0, isMention: isMention), at: position)
+            let message = UnreadMessage(id: event.id, notificationId: 0, isMention: isMention)
+            if position == chats[chat].unread.count {
+                chats[chat].unread.append(message, reservingIfEmpty: 3)
+            } else {
+                chats[chat].unread.insert(message, at: position)
+            }
             unread += 1
             if !chats[chat].muted { badge += 1 }
             if isMention {

@@ -5,11 +5,14 @@ import HeraldEvents
 /// Cleared notifications are dropped, not kept: only active and dismissed ones remain,
 /// each list in ascending id. Because ids grow in log order, a new notification is always
 /// appended at the end of ``active``.
+///
+/// 40 bytes: the fields are declared in an order that leaves no padding but the tail's, and
+/// the id is kept in 32 bits (group indexes are `Int32` throughout). Every group an account
+/// ever created is held, so each byte here is ~0.35 B per live notification on
+/// projection-bench's stream.
 struct NotificationGroup: Hashable, Sendable {
-    /// The group id (the group's index in ``Account/groups`` plus one).
-    let id: Int64
-    /// The group's type.
-    let type: GroupType
+    /// ``id``, which fits in 32 bits.
+    private let storedId: Int32
     /// The index of the group's chat in ``Account/chats``.
     let chat: Int32
     /// Active notifications, ascending id.
@@ -19,6 +22,8 @@ struct NotificationGroup: Hashable, Sendable {
     /// The `lastDate` of the group's candidate key (SEMANTICS §8) as stored in
     /// ``Account/candidates``; `nil` when the group has no active notification.
     var candidateDate: Int64?
+    /// The group's type.
+    let type: GroupType
     /// Whether the group is visible (among the first `groupCountMax` candidates).
     var isVisible = false
     /// During an event: the group's entry in ``Account/dirty``, or -1. Always -1 between events.
@@ -26,9 +31,15 @@ struct NotificationGroup: Hashable, Sendable {
 
     /// Creates an empty group.
     init(id: Int64, type: GroupType, chat: Int32) {
-        self.id = id
+        precondition(id > 0 && id <= Int64(Int32.max), "group id out of range")
+        storedId = Int32(id)
         self.type = type
         self.chat = chat
+    }
+
+    /// The group id (the group's index in ``Account/groups`` plus one).
+    var id: Int64 {
+        @inline(__always) get { Int64(storedId) }
     }
 
     /// Ends the current event for the group: sets whether it is visible, and that it is no

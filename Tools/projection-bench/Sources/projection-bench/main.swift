@@ -67,7 +67,7 @@ if only == nil || only == "memory" {
     projection.settleView()
     let stats = projection.statistics
     let used = (heapInUse() ?? 0) - before
-    print(String(format: "memory: %.1f MB in use after %d events; %d live notifications -> %.0f bytes each (chats %d, groups %d, remembered objects %d, deletions %d)",
+    print(String(format: "memory: %.1f MB in use after %d events; %d live notifications -> %.1f bytes each (chats %d, groups %d, remembered objects %d, deletions %d)",
         Double(used) / 1e6, count, stats.liveNotifications, Double(used) / Double(max(1, stats.liveNotifications)),
         stats.chats, stats.groups, stats.rememberedObjects, stats.rememberedDeletions))
 }
