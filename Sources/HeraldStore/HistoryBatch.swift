@@ -42,6 +42,9 @@ struct HistoryBatch: PipelineBatch, Sendable {
 
     var count: Int { entries.count }
 
+    /// How many records the batch keeps as packed notifies, not as events.
+    var packedCount: Int { entries.count - events.count }
+
     mutating func empty(reservingCapacity capacity: Int) {
         entries.removeAll(keepingCapacity: true)
         entries.reserveCapacity(capacity)
