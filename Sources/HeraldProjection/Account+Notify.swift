@@ -56,8 +56,8 @@ extension Account {
         return viewIsStale && !wasStale
     }
 
-    /// `notify` (SEMANTICS §4).
-    mutating func notify(_ event: Event.Notify, chat: Int) {
+    /// `notify` (SEMANTICS §4), of an ``Event/Notify`` or a ``PackedNotify``.
+    mutating func notify<Notify: NotifyContent>(_ event: Notify, chat: Int) {
         let objectClass = event.kind.objectClass
         var unreadIndex = -1
         if objectClass == .msg {
@@ -127,7 +127,7 @@ extension Account {
         groups[group].active.appendNewest(
             StoredNotification(
                 id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
-                partial: event.partial, textSlot: texts.store(title: event.title, texts: event.texts)))
+                partial: event.partial, textSlot: event.storeTexts(into: &texts)))
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent
@@ -160,7 +160,7 @@ extension Account {
 
     /// SEMANTICS §4 rule 1: a full `notify` upgrades an active partial notification in place;
     /// anything else about an object already named is a duplicate.
-    mutating func upgrade(_ notificationId: Int64, with event: Event.Notify, chat: Int) {
+    mutating func upgrade<Notify: NotifyContent>(_ notificationId: Int64, with event: Notify, chat: Int) {
         guard !event.partial, let (group, isActive, index) = locate(notificationId), isActive,
             groups[group].active[index].partial
         else {
@@ -169,7 +169,7 @@ extension Account {
         }
         touch(group)
         let before = groups[group].active[index]
-        let slot = texts.store(title: event.title, texts: event.texts)
+        let slot = event.storeTexts(into: &texts)
         groups[group].active[index].textSlot = slot
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false

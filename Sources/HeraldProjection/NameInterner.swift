@@ -43,6 +43,23 @@ public struct NameInterner: Sendable {
         return InternedNames(token: token, account: Int32(account), chat: Int32(index))
     }
 
+    /// The ids ``names(account:chat:)`` gives for names interned before, interning nothing;
+    /// `nil` when either is new. Makes and retains no `String`: for a decoder that needs the
+    /// ids alone (a `notify` decoded into a ``PackedNotify``).
+    package func knownIds(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>) -> InternedNames? {
+        guard let accountIndex = accounts.index(ofBytes: account) else { return nil }
+        return chats.withUnsafeBufferPointer { chats in
+            guard let chatIndex = chats[accountIndex].index(ofBytes: chat) else { return nil }
+            return InternedNames(token: token, account: Int32(accountIndex), chat: Int32(chatIndex))
+        }
+    }
+
+    /// The names of ids this interner gave, as first interned.
+    package func names(ids: InternedNames) -> (account: String, chat: String?) {
+        let account = Int(ids.account)
+        return (accounts.names[account], ids.chat < 0 ? nil : chats[account].names[Int(ids.chat)])
+    }
+
     /// ``names(account:chat:)`` for names interned before, interning nothing: their ids and
     /// the names themselves (as first interned), or `nil` when either is new. A decoder that
     /// interned them from an event it decoded takes the names from here instead of making

@@ -71,7 +71,7 @@ public struct Projection: Sendable {
         self.seq = seq
         let configuration = self.configuration
         var outcome = Outcome()
-        accountsByName.modify(at: accountIndex(of: event, names: names)) { account in
+        accountsByName.modify(at: accountIndex(names: names, name: event.account)) { account in
             outcome.updates = account.apply(event.payload, names: names)
             if configuration.recordsChanges {
                 swap(&outcome.changes, &account.changes)
@@ -83,14 +83,14 @@ public struct Projection: Sendable {
         return outcome
     }
 
-    /// The index in ``accountsByName`` of `event`'s account, found by its interned id when
-    /// `names` has one the projection has seen, else by name (adding the account when new).
+    /// The index in ``accountsByName`` of an event's account, found by its interned id when
+    /// `names` has one the projection has seen, else by `name` (adding the account when new).
     @inline(__always)
-    private mutating func accountIndex(of event: Event, names: InternedNames) -> Int {
+    mutating func accountIndex(names: InternedNames, name: @autoclosure () -> String) -> Int {
         var index = internedAccounts.index(of: names.account, token: names.token)
         if index < 0 {
             let configuration = self.configuration
-            index = accountsByName.intern(event.account, default: { Account(configuration: configuration) })
+            index = accountsByName.intern(name(), default: { Account(configuration: configuration) })
             if names.token != 0 { internedAccounts.record(index, for: names.account, token: names.token) }
         }
         return index
@@ -115,7 +115,7 @@ public struct Projection: Sendable {
     public mutating func replay(_ event: Event, seq: UInt64, names: InternedNames) {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
-        let index = accountIndex(of: event, names: names)
+        let index = accountIndex(names: names, name: event.account)
         accountsByName.modify(at: index) { account in
             if account.replay(event.payload, names: names) { staleAccounts.append(index) }
         }

@@ -99,6 +99,22 @@ struct TextArena: Sendable {
         return take(page: page, offset: offset, titleLength: title == nil ? .max : UInt32(titleCount), textsLength: textsCount)
     }
 
+    /// Stores a title and packed texts given as their bytes side by side (`bytes`: the title's
+    /// UTF-8, `titleLength` of them, `.max` for no title and then none, followed by the
+    /// canonical packing of ``PackedTexts``), and returns their slot: the layout a slot keeps,
+    /// so they go in with one copy.
+    mutating func store(titleAndPackedTexts bytes: UnsafeRawBufferPointer, titleLength: UInt32) -> UInt32 {
+        let count = bytes.count
+        let (page, offset) = reserve(count)
+        if count > 0 {
+            pages[page].withUnsafeMutableBytes { buffer in
+                (buffer.baseAddress.unsafelyUnwrapped + offset).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: count)
+            }
+        }
+        let textsLength = titleLength == .max ? count : count - Int(titleLength)
+        return take(page: page, offset: offset, titleLength: titleLength, textsLength: textsLength)
+    }
+
     /// Finds room for `size` bytes, adding a page when the tail page has too little, and
     /// returns where they go; ``take(page:offset:titleLength:textsLength:)`` then records
     /// them in a slot.

@@ -8,7 +8,10 @@ import Foundation
 /// consumer drains it and gives it back, and the producer empties it before filling it again.
 /// At most `bufferCount` batches exist at once, so memory stays flat however long the run, and
 /// the elements are released on the producer's thread, off the consumer's path.
-final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
+///
+/// A batch is an array of elements, or any ``PipelineBatch`` (one that also owns the bytes
+/// its elements refer to, say), which the producer fills in place.
+final class BatchPipeline<Batch: PipelineBatch & Sendable>: @unchecked Sendable {
     // @unchecked: `filled`, `drained`, `stopped` and `outcome` are only touched with
     // `condition` locked, and a buffer belongs to one thread at a time, handed over under it;
     // `producer` is set before the producer's thread starts and touched only by it after.
@@ -19,9 +22,9 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     /// after a replay closes at once, on the caller's thread.
     private var producer: Producer?
     /// Batches the producer filled, oldest first, waiting for the consumer.
-    private var filled: [[Element]] = []
+    private var filled: [Batch] = []
     /// Buffers the consumer drained, waiting for the producer.
-    private var drained: [[Element]]
+    private var drained: [Batch]
     /// Set when the consumer is done (finished, stopped early or threw): the producer stops
     /// at its next hand-off.
     private var stopped = false
@@ -29,27 +32,30 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     /// touches anything the caller owns.
     private var outcome: Result<Void, any Error>?
 
-    /// A producer: emits elements until `emit` returns false or it is done.
-    typealias Producer = @Sendable (_ emit: (consuming Element) -> Bool) throws -> Void
+    /// A producer: adds to the batch being filled through `emit` (one element per call, by
+    /// `add`; what `add` throws, `emit` rethrows, and the producer should then throw it) until
+    /// `emit` returns false or it is done.
+    typealias Producer = @Sendable (_ emit: (_ add: (inout Batch) throws -> Void) throws -> Bool) throws -> Void
 
     private init(bufferCount: Int, producer: @escaping Producer) {
-        drained = Array(repeating: [], count: bufferCount - 1)
+        drained = (1..<bufferCount).map { _ in Batch() }
         self.producer = producer
     }
 
     /// Runs `produce` on a new thread and calls `consume` on the calling thread with each
-    /// element it emits (lent in place: `consume` should not change it), in order, until
-    /// `consume` returns false or every element is consumed; then rethrows what `produce`
-    /// threw, after consuming every element emitted before. Returns once the producer has
-    /// returned.
+    /// batch it fills (lent in place: `consume` should not change its elements), in order,
+    /// until `consume` returns false or every batch is consumed; then rethrows what `produce`
+    /// threw, after consuming every batch filled before (the last one may be partly filled).
+    /// Returns once the producer has returned.
     ///
     /// `produce` gets an `emit` function that returns false once the consumer has stopped:
-    /// `produce` should then return. Elements reach the consumer `batchSize` at a time (the
-    /// last batch may be shorter); the producer runs ahead by at most `bufferCount - 1` batches.
+    /// `produce` should then return. Batches reach the consumer when they hold `batchSize`
+    /// elements (the last may hold fewer); the producer runs ahead by at most
+    /// `bufferCount - 1` batches.
     static func run(
         batchSize: Int, bufferCount: Int,
         produce: @escaping Producer,
-        consume: (inout Element) throws -> Bool
+        consumeBatch consume: (inout Batch) throws -> Bool
     ) throws {
         precondition(batchSize > 0 && bufferCount >= 2, "a pipeline needs a batch and two buffers")
         let pipeline = BatchPipeline(bufferCount: bufferCount, producer: produce)
@@ -58,15 +64,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
         thread.start()
         defer { pipeline.stopAndWait() }
         while var batch = pipeline.nextBatch() {
-            let going = try batch.withUnsafeMutableBufferPointer { elements in
-                // In place (`inout`), so each element is lent to `consume` rather than copied:
-                // a copy retains, on cache lines the producer's core wrote.
-                for index in elements.indices {
-                    guard try consume(&elements[index]) else { return false }
-                }
-                return true
-            }
-            guard going else { return }
+            guard try consume(&batch) else { return }
             pipeline.giveBack(consume batch)
         }
         try pipeline.producerOutcome()
@@ -74,21 +72,21 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
 
     /// The producer's thread: fills buffers with what `producer` emits and queues each full one.
     private func produce(batchSize: Int) {
-        var buffer: [Element] = []
-        buffer.reserveCapacity(batchSize)
+        var buffer = Batch()
+        buffer.empty(reservingCapacity: batchSize)
         let result: Result<Void, any Error>
         do {
             let produce = producer!
             producer = nil
             result = Result {
-                try produce { element in
-                    buffer.append(consume element)
+                try produce { add in
+                    try add(&buffer)
                     return buffer.count < batchSize || handOff(&buffer, capacity: batchSize)
                 }
             }
         }
         condition.lock()
-        if !buffer.isEmpty && !stopped { filled.append(buffer) }
+        if buffer.count > 0 && !stopped { filled.append(buffer) }
         outcome = result
         condition.broadcast()
         condition.unlock()
@@ -96,10 +94,10 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
 
     /// Queues the full `buffer` and replaces it with an emptied drained one, waiting for the
     /// consumer to give one back; false (and `buffer` left empty) once the consumer stopped.
-    private func handOff(_ buffer: inout [Element], capacity: Int) -> Bool {
+    private func handOff(_ buffer: inout Batch, capacity: Int) -> Bool {
         condition.lock()
         filled.append(buffer)
-        buffer = []
+        buffer = Batch()
         condition.broadcast()
         while drained.isEmpty && !stopped { condition.wait() }
         guard !stopped else {
@@ -109,14 +107,13 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
         buffer = drained.removeLast()
         condition.unlock()
         // Releases the consumed elements here, on the producer's thread.
-        buffer.removeAll(keepingCapacity: true)
-        buffer.reserveCapacity(capacity)
+        buffer.empty(reservingCapacity: capacity)
         return true
     }
 
     /// The next filled batch, waiting for one; `nil` when the producer has ended and every
     /// batch it queued was taken.
-    private func nextBatch() -> [Element]? {
+    private func nextBatch() -> Batch? {
         condition.lock()
         defer { condition.unlock() }
         while filled.isEmpty && outcome == nil { condition.wait() }
@@ -124,7 +121,7 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Returns a consumed batch to the producer, which empties and refills it.
-    private func giveBack(_ batch: consuming [Element]) {
+    private func giveBack(_ batch: consuming Batch) {
         condition.lock()
         drained.append(batch)
         condition.broadcast()
@@ -145,5 +142,22 @@ final class BatchPipeline<Element: Sendable>: @unchecked Sendable {
         condition.broadcast()
         while outcome == nil { condition.wait() }
         condition.unlock()
+    }
+}
+
+/// What a ``BatchPipeline`` hands over: elements the producer adds, emptied for reuse.
+protocol PipelineBatch {
+    /// An empty batch.
+    init()
+    /// How many elements it holds.
+    var count: Int { get }
+    /// Removes every element, keeping (at least) room for `capacity` of them.
+    mutating func empty(reservingCapacity capacity: Int)
+}
+
+extension Array: PipelineBatch {
+    mutating func empty(reservingCapacity capacity: Int) {
+        removeAll(keepingCapacity: true)
+        reserveCapacity(capacity)
     }
 }

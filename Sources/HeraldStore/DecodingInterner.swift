@@ -33,4 +33,15 @@ final class DecodingInterner: @unchecked Sendable {
     ) -> (ids: InternedNames, account: String, chat: String?)? {
         interner.pointee.knownNames(account: account, chat: chat)
     }
+
+    /// The ids of a `notify` event's account and chat when both were interned before
+    /// (``NameInterner/knownIds(account:chat:)``); `nil` otherwise.
+    func knownIds(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>) -> InternedNames? {
+        interner.pointee.knownIds(account: account, chat: chat)
+    }
+
+    /// The names of ids this interner gave (``NameInterner/names(ids:)``).
+    func knownNames(ids: InternedNames) -> (account: String, chat: String?) {
+        interner.pointee.names(ids: ids)
+    }
 }

@@ -175,25 +175,25 @@ extension Store {
             { decoded in try body(decoded.0, decoded.1) })
     }
 
-    /// Calls `body` with the seq and event of each record after `seq` of the history a
-    /// rebuild replays: the archive's records up to the base when the history is complete and
-    /// `seq` is below the base, then the log's records after the base. Decodes only events;
-    /// a long history is read and decoded on a second thread, which also interns each
-    /// event's account and chat names (`names`, for ``Projection/replay(_:seq:names:)``).
-    func forEachHistoryEvent(after seq: UInt64, _ body: (UInt64, Event, InternedNames) throws -> Void) throws {
+    /// Calls `body` with each record after `seq` of the history a rebuild replays (lent: valid
+    /// during the call): the archive's records up to the base when the history is complete
+    /// and `seq` is below the base, then the log's records after the base. Decodes only
+    /// events; a long history is read and decoded on a second thread, which also interns each
+    /// event's account and chat names (for ``Projection/replay(_:seq:names:)``) and keeps the
+    /// usual `notify` in a form replayed without `String`s (``HistoryBatch``).
+    func forEachHistoryEvent(after seq: UInt64, _ body: (HistoryRecord) throws -> Void) throws {
         let interner = DecodingInterner()
-        try forEachDecodedRecord(
+        try forEachDecodedBatch(
             includingArchive: true, from: seq + 1, through: .max,
-            decode: { seq, bytes, location in
+            decode: { (batch: inout HistoryBatch, seq, bytes, location) in
                 do {
-                    let (event, names) = try LogRecord.decodeEvent(bytes, interner: interner)
-                    return (seq: seq, event: event, names: names)
-                } catch let damage as LogRecord.Damage {
-                    throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
+                    try batch.add(seq: seq, record: bytes, interner: interner)
+                } catch let error as LogRecord.Damage {
+                    throw StoreError.damagedRecord(path: location, seq: seq, reason: error.reason)
                 }
             },
-            { record in
-                try body(record.seq, record.event, record.names)
+            { batch in
+                try batch.forEach(body)
                 return true
             })
     }
@@ -217,22 +217,47 @@ extension Store {
         decode: @escaping @Sendable (UInt64, UnsafeRawBufferPointer, String) throws -> Decoded,
         _ body: (inout Decoded) throws -> Bool
     ) throws {
+        try forEachDecodedBatch(
+            includingArchive: includingArchive, from: from, through: through,
+            decode: { (batch: inout [Decoded], seq, bytes, location) in batch.append(try decode(seq, bytes, location)) },
+            { batch in
+                try batch.withUnsafeMutableBufferPointer { elements in
+                    // In place (`inout`), so each element is lent to `body` rather than copied:
+                    // a copy retains, on cache lines the producer's core wrote.
+                    for index in elements.indices {
+                        guard try body(&elements[index]) else { return false }
+                    }
+                    return true
+                }
+            })
+    }
+
+    /// ``forEachDecodedRecord(includingArchive:from:through:decode:_:)`` a batch at a time:
+    /// `decode` adds each stored record to a batch, and `body` gets each batch (lent, whole
+    /// when the run is long, of one record otherwise) until it returns false.
+    private func forEachDecodedBatch<Batch: PipelineBatch & Sendable>(
+        includingArchive: Bool, from: UInt64, through: UInt64,
+        decode: @escaping @Sendable (inout Batch, UInt64, UnsafeRawBufferPointer, String) throws -> Void,
+        _ body: (inout Batch) throws -> Bool
+    ) throws {
         let last = min(through, try committedLastSeq())
         guard last >= from, last - from >= Self.pipelinedRunMinimum else {
+            var batch = Batch()
             try forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) { seq, bytes, location in
-                var decoded = try decode(seq, bytes, location)
-                return try body(&decoded)
+                batch.empty(reservingCapacity: 1)
+                try decode(&batch, seq, bytes, location)
+                return try body(&batch)
             }
             return
         }
-        try BatchPipeline<Decoded>.run(
+        try BatchPipeline<Batch>.run(
             batchSize: Self.pipelineBatchSize, bufferCount: Self.pipelineBufferCount,
             produce: { emit in
                 try self.forEachStoredRecord(includingArchive: includingArchive, from: from, through: through) {
-                    seq, bytes, location in emit(try decode(seq, bytes, location))
+                    seq, bytes, location in try emit { batch in try decode(&batch, seq, bytes, location) }
                 }
             },
-            consume: body)
+            consumeBatch: body)
     }
 
     /// The stored bytes of each record in `from...through` (archive first when asked), with

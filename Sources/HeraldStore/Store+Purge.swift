@@ -195,9 +195,9 @@ extension Store {
     private func rebuildSnapshots(from start: Projection, history: History) throws -> [UInt64] {
         var projection = start
         var atBase: Projection? = history.base == 0 ? nil : (history.base == history.origin ? start : nil)
-        try forEachHistoryEvent(after: history.origin) { seq, event, names in
-            if history.base > 0, atBase == nil, seq > history.base { atBase = projection }
-            projection.replay(event, seq: seq, names: names)
+        try forEachHistoryEvent(after: history.origin) { record in
+            if history.base > 0, atBase == nil, record.seq > history.base { atBase = projection }
+            record.replay(into: &projection)
         }
         if history.base > 0, atBase == nil { atBase = projection }
         let highWater = try highWaterSeq()

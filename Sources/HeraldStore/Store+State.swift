@@ -121,9 +121,9 @@ extension Store {
             }
         }
         var last = start
-        try forEachHistoryEvent(after: start) { seq, event, names in
-            projection.replay(event, seq: seq, names: names)
-            last = seq
+        try forEachHistoryEvent(after: start) { record in
+            record.replay(into: &projection)
+            last = record.seq
         }
         projection.settleView()
         let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
