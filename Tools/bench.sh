@@ -44,9 +44,12 @@ trap 'rm -rf "$work"' EXIT
 # dependencies (swift-crypto, BoringSSL) once instead of twice.
 echo "· building herald and herald-bench (release, Benchmarks/ package)" >&2
 # SwiftPM (6.3) keeps the build plan of a path dependency across builds and does not see
-# source files added to or removed from the root package since: drop the cached plan so it is
-# recomputed (a second or two; compiled objects are kept).
-rm -f "$root/Benchmarks/.build/release.yaml" "$root"/Benchmarks/.build/*/release/description.json
+# source files added to or removed from the root package since: drop the cached plans of both
+# packages that depend on it (Benchmarks, Tools/projection-bench) so they are recomputed (a
+# second or two; compiled objects are kept).
+for package in Benchmarks Tools/projection-bench; do
+  rm -f "$root/$package/.build/release.yaml" "$root/$package"/.build/*/release/description.json
+done
 (cd "$root/Benchmarks" && swift build -c release --product herald >&2 && swift build -c release --product herald-bench >&2)
 bin="$(cd "$root/Benchmarks" && swift build -c release --show-bin-path)"
 herald="$bin/herald"
@@ -93,7 +96,7 @@ for small in "" 10; do
     replay+=("$(sed -n 's/^floor: .*replay (best of 4[^)]*) \([0-9.]*\) M events\/s.*/\1/p' <<<"$out")")
     vis+=("$(limit_rate "$work/floor_replay_vis" "$work/stream.bin")")
   done
-  memory=$(SMALL=$small ONLY=memory "$projection_bench" 1000000 | sed -n 's/.* -> \([0-9]*\) bytes each.*/\1/p')
+  memory=$(SMALL=$small ONLY=memory "$projection_bench" 1000000 | sed -n 's/.* -> \([0-9.]*\) bytes each.*/\1/p')
   ratio_row "projection replay, $name, vs C limit without view" "$(best "${replay[@]}")" "$(best "${plain[@]}")" 0.6
   ratio_row "apply with updates, $name, vs C limit with view" "$(best "${apply[@]}")" "$(best "${vis[@]}")" 0.5
   echo "memory per live notification, $name: $memory B (target ≤ 285 B)"
