@@ -121,14 +121,20 @@ struct NameTable: Sendable {
     @inline(__always)
     private func find(hash: UInt64, _ matches: (String) -> Bool) -> Int? {
         guard !slots.isEmpty else { return nil }
-        var i = bucket(hash)
-        while true {
-            let slot = slots[i]
-            if slot.indexPlusOne == 0 { return nil }
-            if slot.hash == hash && matches(names[Int(slot.indexPlusOne) - 1]) {
-                return Int(slot.indexPlusOne) - 1
+        // Through buffer pointers: the arrays and the name compared are borrowed, where
+        // subscripting retained and released them on every lookup.
+        return slots.withUnsafeBufferPointer { slots in
+            names.withUnsafeBufferPointer { names in
+                var i = bucket(hash)
+                while true {
+                    let slot = slots[i]
+                    if slot.indexPlusOne == 0 { return nil }
+                    if slot.hash == hash && matches(names[Int(slot.indexPlusOne) - 1]) {
+                        return Int(slot.indexPlusOne) - 1
+                    }
+                    i = (i + 1) & (slots.count - 1)
+                }
             }
-            i = (i + 1) & (slots.count - 1)
         }
     }
 
