@@ -29,6 +29,15 @@ extension Store.Statistics {
         writer.key("snapshotSeqs"); writer.ints(snapshotSeqs)
         writer.key("quarantined"); writer.int(quarantined)
         writer.key("quarantineBytes"); writer.int(quarantineBytes)
+        if let auditIndex {
+            writer.key("auditIndex")
+            writer.objectStart()
+            writer.key("through"); writer.int(auditIndex.through)
+            writer.key("buckets"); writer.int(auditIndex.buckets)
+            writer.key("seqChunks"); writer.int(auditIndex.seqChunks)
+            writer.key("bytes"); writer.int(auditIndex.bytes)
+            writer.objectEnd()
+        }
         for ((_, counts), name) in zip(countTables, ["byType", "byAccount", "byFormat"]) {
             writer.key(name)
             writer.objectStart()

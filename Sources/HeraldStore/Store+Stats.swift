@@ -25,6 +25,8 @@ extension Store {
         public var quarantineBytes = 0
         /// The seqs covered by stored snapshots, newest first.
         public var snapshotSeqs: [UInt64] = []
+        /// The audit index (`herald index`), or `nil` when the store keeps none.
+        public var auditIndex: AuditIndexStatistics?
     }
 
     /// Scans the log and the store's databases.
@@ -59,6 +61,8 @@ extension Store {
         stats.quarantined = quarantine.count
         stats.quarantineBytes = quarantine.reduce(0) { $0 + $1.raw.count }
         stats.snapshotSeqs = try snapshotSeqs().reversed()
+        let index = try auditIndexStatistics()
+        if index.through > 0 { stats.auditIndex = index }
         return stats
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import HeraldEvents
+import HeraldStore
 import HeraldTestSupport
 import Testing
 
@@ -55,6 +57,29 @@ struct IndexCommandTests {
         #expect(caughtUp.contains(#""through":45"#), "\(caughtUp)")
         let verify = try CLI.run(["verify", "--store", store])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+    }
+
+    @Test("stats shows the audit index: none, current, or how far it is behind the log")
+    func statsShowsIndex() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: Self.notify("c", 1) + Self.notify("c", 2)).status == 0)
+        let none = try CLI.run(["stats", "--store", store, "--json"])
+        #expect(none.status == 0 && !none.stdout.contains("auditIndex"), "\(none.stdout)")
+        #expect(try CLI.run(["stats", "--store", store]).stdout.contains("audit index  none (`herald index` builds one)"))
+        #expect(try CLI.run(["index", "--store", store]).status == 0)
+        let current = try CLI.run(["stats", "--store", store, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(current.stdout.utf8)) as? [String: Any])
+        let index = try #require(object["auditIndex"] as? [String: Any], "\(current.stdout)")
+        #expect(index["through"] as? Int == 2 && (index["buckets"] as? Int ?? 0) > 0 && (index["seqChunks"] as? Int ?? 0) > 0 && (index["bytes"] as? Int ?? 0) > 0)
+        #expect(try CLI.run(["stats", "--store", store]).stdout.contains("audit index  through seq 2 (current)"))
+        // The library's append does not keep the index up (ingest, import and serve do).
+        do {
+            let library = try Store(path: store)
+            _ = try library.append(Event(account: "a", .read(chat: "c", maxId: 1)))
+        }
+        let behind = try CLI.run(["stats", "--store", store])
+        #expect(behind.stdout.contains("audit index  through seq 2 (1 seq behind the log; reading commands replay past it)"), "\(behind.stdout)")
     }
 
     @Test("a store whose history was discarded keeps no index, and says why")

@@ -7,7 +7,7 @@ import HeraldStore
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Count events by type, account and source format; show log size, map use, snapshots and quarantine.",
+        abstract: "Count events by type, account and source format; show log size, map use, snapshots, the audit index and quarantine.",
         discussion: "Example:\n  herald stats --store ./herald.db --json"
     )
 
@@ -29,6 +29,13 @@ struct StatsCommand: ParsableCommand {
         lines.append("log          \(mib(stats.logBytes)) of keys and values, \(stats.records == 0 ? 0 : stats.logBytes / stats.records) B per record")
         lines.append("data file    \(mib(stats.fileBytes)); map \(mib(stats.mapBytes)), \(mib(stats.usedBytes)) in use")
         lines.append("snapshots    " + (stats.snapshotSeqs.isEmpty ? "none" : stats.snapshotSeqs.map { "seq \($0) (\(stats.lastSeq - min($0, stats.lastSeq)) events behind)" }.joined(separator: ", ")))
+        if let index = stats.auditIndex {
+            let lag = stats.lastSeq > index.through ? stats.lastSeq - index.through : 0
+            let behind = lag == 0 ? "current" : "\(lag) seq\(lag == 1 ? "" : "s") behind the log; reading commands replay past it"
+            lines.append("audit index  through seq \(index.through) (\(behind)), \(mib(index.bytes)); \(index.buckets) buckets, \(index.seqChunks) chunks of account seqs")
+        } else {
+            lines.append("audit index  none (`herald index` builds one)")
+        }
         lines.append("quarantine   \(stats.quarantined) payload\(stats.quarantined == 1 ? "" : "s") (\(stats.quarantineBytes) B)")
         for (title, counts) in stats.countTables where !counts.isEmpty {
             var table = Table(title, "events")
