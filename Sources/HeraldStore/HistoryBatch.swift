@@ -50,6 +50,8 @@ struct HistoryBatch: PipelineBatch, Sendable {
         entries.reserveCapacity(capacity)
         events.removeAll(keepingCapacity: true)
         used = 0
+        // A batch of unusually large records leaves no large buffer behind for the rest of the run.
+        if bytes.count > 1 << 22 { bytes = [] }
     }
 
     /// Decodes stored record `seq` (``LogRecord/decodeHistoryRecord(_:interner:knownNotify:event:)``)
@@ -77,6 +79,12 @@ struct HistoryBatch: PipelineBatch, Sendable {
         let titleCount = notify.title?.count ?? 0
         let textsCount = PackedTexts.packedCount(body: notify.body, sender: notify.sender, thread: notify.thread)
         let size = account.count + chat.count + titleCount + textsCount
+        guard used + size <= Int(UInt32.max) else {
+            // Offsets are 32-bit: a batch of very large records keeps the rest as events.
+            let event = Event(account: String(decoding: account, as: UTF8.self), chat: String(decoding: chat, as: UTF8.self), notify)
+            add(seq: seq, event, names: names)
+            return
+        }
         if used + size > bytes.count { grow(to: used + size) }
         let start = used
         bytes.withUnsafeMutableBytes { buffer in
