@@ -150,7 +150,8 @@ public final class Store: Sendable {
 extension Store {
     /// Refuses a writable open that would start a new log over what is left of a store: an
     /// empty `data.mdb` (a store cut short, or one whose creation was interrupted), or a
-    /// missing one beside `archive/` or LMDB's `lock.mdb`.
+    /// missing one beside `archive/`, LMDB's `lock.mdb` or the writer lock's `herald.lock`
+    /// (each written only once a store was opened for writing in the directory).
     static func refuseRemnants(_ path: String) throws {
         let dataFile = path + "/data.mdb"
         let exists = FileSystem.exists(dataFile)
@@ -163,6 +164,13 @@ extension Store {
         }
         if FileSystem.exists(path + "/lock.mdb") {
             throw StoreError.remnants(path: path, reason: "data.mdb is missing but LMDB's lock.mdb is there: the data file was lost")
+        }
+        if FileSystem.exists(path + "/" + WriterLock.fileName) {
+            // Taken just before the data file is created: a store was opened for writing here
+            // (only a first open that failed in between leaves it alone; then removing
+            // herald.lock is safe, as the message's "move the directory aside" is).
+            throw StoreError.remnants(
+                path: path, reason: "data.mdb and LMDB's lock.mdb are missing but herald.lock is there: a store was written here and its files were lost")
         }
     }
 }

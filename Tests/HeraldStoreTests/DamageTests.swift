@@ -213,6 +213,26 @@ struct DamageTests {
         }
     }
 
+    @Test("a writable open refuses a directory whose LMDB files are gone but herald.lock is left, rather than starting a new log at seq 1")
+    func lostDataFiles() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeStore(dir, count: 100)
+        try FileManager.default.removeItem(atPath: dir.child("data.mdb"))
+        try? FileManager.default.removeItem(atPath: dir.child("lock.mdb"))  // when the environment keeps one
+        #expect(FileManager.default.fileExists(atPath: dir.child("herald.lock")))
+        #expect {
+            try Store(path: dir.path, options: fastOptions())
+        } throws: { error in
+            guard case .remnants(_, let reason) = error as? StoreError else { return false }
+            return reason.contains("herald.lock is there")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.child("data.mdb")))
+        #expect(throws: StoreError.self) { try Store(path: dir.path, options: readOnly()) }
+        // A directory that never held a store still becomes one.
+        let fresh = TemporaryDirectory()
+        #expect(try Store(path: fresh.child("new"), options: fastOptions()).lastSeq == 0)
+    }
+
     @Test("a writable open refuses an empty data file rather than starting a new log at seq 1")
     func emptyDataFile() throws {
         let dir = TemporaryDirectory()
