@@ -170,7 +170,7 @@ extension Store {
             // (only a first open that failed in between leaves it alone; then removing
             // herald.lock is safe, as the message's "move the directory aside" is).
             throw StoreError.remnants(
-                path: path, reason: "data.mdb and LMDB's lock.mdb are missing but herald.lock is there: a store was written here and its files were lost")
+                path: path, reason: "data.mdb and LMDB's lock.mdb are missing but herald.lock is there: a store was opened for writing here and its files were lost")
         }
     }
 }
