@@ -120,6 +120,8 @@ public final class DataFile {
     static let leafFlag: UInt16 = 0x02
     static let overflowFlag: UInt16 = 0x04
     static let metaFlag: UInt16 = 0x08
+    /// `MDB_INTEGERKEY`, as a database record's flags.
+    static let integerKeyFlag: UInt16 = 0x08
     /// `P_DIRTY`, `P_LOOSE`, `P_KEEP`: in-memory states a page may carry to disk harmlessly.
     static let transientFlags: UInt16 = 0x10 | 0x4000 | 0x8000
     static let nodeHeaderSize = 8
@@ -149,6 +151,23 @@ public final class DataFile {
         let pageSize = Int(page.loadLittleEndian(at: 40, as: UInt32.self))
         guard Self.isSanePageSize(pageSize) else {
             return .failure(damage(page: index, .meta, "meta page \(index) records a page size of \(pageSize) bytes"))
+        }
+        // LMDB keys its free list by transaction id (MDB_INTEGERKEY) in every file, and Herald
+        // sets no flag on the main database. Any other bit is damage that LMDB would act on:
+        // a sorted-duplicates bit on the free list makes its next write abort the process.
+        let freeListFlags = page.loadLittleEndian(at: 44, as: UInt16.self)
+        guard freeListFlags == Self.integerKeyFlag else {
+            return .failure(damage(
+                page: index, .meta,
+                "meta page \(index) records flags 0x\(String(freeListFlags, radix: 16)) for LMDB's free list, which LMDB "
+                    + "always keys by integer (0x8): the meta page is damaged"))
+        }
+        let mainFlags = page.loadLittleEndian(at: 92, as: UInt16.self)
+        guard mainFlags == 0 else {
+            return .failure(damage(
+                page: index, .meta,
+                "meta page \(index) records flags 0x\(String(mainFlags, radix: 16)) for the main database, which Herald "
+                    + "never sets: the meta page is damaged"))
         }
         return .success(Meta(
             index: index, transactionId: page.loadLittleEndian(at: 144, as: UInt64.self),

@@ -99,6 +99,20 @@ public struct Transaction: ~Copyable {
         let rc = mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "mdb_dbi_open(\(name))", path: path)
+        // LMDB takes a named database's flags from its record in the main database. Herald
+        // sets none; a damaged record with, say, the sorted-duplicates bit would have LMDB
+        // read its pages as what they are not (and a writable open does not walk them first).
+        var flags: UInt32 = 0
+        try check(mdb_dbi_flags(handle, dbi, &flags), "mdb_dbi_flags(\(name))", path: path)
+        let persistent = flags & UInt32(MDB_REVERSEKEY | MDB_DUPSORT | MDB_INTEGERKEY | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP)
+        guard persistent == 0 else {
+            // The handle stays private to this transaction, which the error ends (aborted),
+            // and LMDB closes it then.
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "mdb_dbi_open(\(name))", path: path,
+                reason: "database `\(name)` records flags 0x\(String(persistent, radix: 16)), which Herald never sets: "
+                    + "its record in the main database is damaged")
+        }
         return Database(handle: dbi, name: name)
     }
 

@@ -143,6 +143,50 @@ struct DamageTests {
         #expect(error.flatMap(damage(of:))?.kind == .meta)
     }
 
+    @Test("flag bits LMDB would act on, in a meta page's database records or a named database's record, are refused by every open, not left for LMDB to abort on")
+    func damagedDatabaseFlags() throws {
+        // The free list's sorted-duplicates bit (found by damage-test seed 53: LMDB aborted
+        // the next write, `Assertion 'mx != NULL' failed in mdb_cursor_init()`), then the
+        // main database's integer-key bit, in the newest meta page.
+        for (offset, bit) in [(44, UInt8(0x04)), (92, UInt8(0x08))] {
+            let dir = TemporaryDirectory()
+            _ = try makeStore(dir, count: 200)
+            let file = try #require(try DataFile(path: dir.child("data.mdb")))
+            let newest = try #require(file.header().newest)
+            try edit(dir.child("data.mdb")) { $0[newest.index * 4096 + offset] ^= bit }
+            for options in [fastOptions(), readOnly()] {
+                let error = #expect(throws: (any Error).self) { try Store(path: dir.path, options: options) }
+                #expect(error.flatMap(damage(of:))?.kind == .meta, "\(String(describing: error))")
+            }
+            let salvaged = try Store.salvage(from: dir.path, to: TemporaryDirectory().child("salvaged"), options: fastOptions())
+            #expect(salvaged.lostSeqs.isEmpty && salvaged.recordsCopied == 200, "\(salvaged)")
+        }
+        // The `log` database's sorted-duplicates bit, in its record in the main database (a
+        // writable open does not walk the pages, so the record is checked as it is opened).
+        let dir = TemporaryDirectory()
+        _ = try makeStore(dir, count: 200)
+        var flipped = 0
+        try edit(dir.child("data.mdb")) { bytes in
+            // Node header (data size 48, F_SUBDATA, key size 3), the key, then the MDB_db
+            // record, whose flags are its bytes 4 and 5.
+            let node: [UInt8] = [48, 0, 0, 0, 2, 0, 3, 0] + Array("log".utf8)
+            var index = 0
+            while index + node.count + 6 <= bytes.count {
+                if bytes[index] == node[0] && Array(bytes[index..<index + node.count]) == node {
+                    bytes[index + node.count + 4] ^= 0x04
+                    flipped += 1
+                }
+                index += 1
+            }
+        }
+        #expect(flipped >= 1)
+        for options in [fastOptions(), readOnly()] {
+            let error = #expect(throws: (any Error).self) { try Store(path: dir.path, options: options) }
+            #expect("\(String(describing: error))".contains("database `log` records flags 0x4") || error.flatMap(damage(of:)) != nil,
+                "\(String(describing: error))")
+        }
+    }
+
     @Test("a lost last commit (its meta page never written) is noted by verify and recovered by salvage")
     func lostLastCommit() throws {
         let dir = TemporaryDirectory()
