@@ -55,6 +55,15 @@ extension DataFile {
                     + "commits leave consecutive ones: one meta page was damaged or replaced, and LMDB would read "
                     + "meta page \(newest.index)'s commit, which may be wrong or stale"))
         }
+        // A commit never gives pages back to the file: its last page is at least the one
+        // before's. A lower one is damage, and a write would then allocate pages still in use.
+        if newest.transactionId == previous.transactionId + 1 && newest.lastPage < previous.lastPage {
+            throw corrupted(directory, DataFileDamage(
+                file: path, page: newest.index, kind: .meta,
+                reason: "meta page \(newest.index) records its commit's last page as \(newest.lastPage), below the "
+                    + "previous commit's \(previous.lastPage), but commits never give pages back: the meta page is damaged, "
+                    + "and a write would reuse pages still in use"))
+        }
         for meta in [newest, previous] where meta.recordedPageNumber != UInt64(meta.index) {
             throw corrupted(directory, DataFileDamage(
                 file: path, page: meta.index, kind: .meta,

@@ -143,7 +143,7 @@ struct DamageTests {
         #expect(error.flatMap(damage(of:))?.kind == .meta)
     }
 
-    @Test("flag bits LMDB would act on, in a meta page's database records or a named database's record, are refused by every open, not left for LMDB to abort on")
+    @Test("what LMDB would act on in a damaged meta page (database flags, a last page below the previous commit's) or a named database's record (its flags) is refused by every open, not left for LMDB to abort on or write over")
     func damagedDatabaseFlags() throws {
         // The free list's sorted-duplicates bit (found by damage-test seed 53: LMDB aborted
         // the next write, `Assertion 'mx != NULL' failed in mdb_cursor_init()`), then the
@@ -160,6 +160,27 @@ struct DamageTests {
             }
             let salvaged = try Store.salvage(from: dir.path, to: TemporaryDirectory().child("salvaged"), options: fastOptions())
             #expect(salvaged.lostSeqs.isEmpty && salvaged.recordsCopied == 200, "\(salvaged)")
+        }
+        // The newest meta page's last page lowered below the previous commit's (a write would
+        // allocate pages the trees still use).
+        do {
+            let dir = TemporaryDirectory()
+            let events = randomEvents(count: 300, seed: 9)
+            do {
+                let store = try Store(path: dir.path, options: fastOptions())
+                for event in events { try store.append(event) }
+            }
+            let file = try #require(try DataFile(path: dir.child("data.mdb")))
+            let newest = try #require(file.header().newest), previous = try #require(file.header().previous)
+            #expect(newest.lastPage > 2 && previous.lastPage > 2)
+            try edit(dir.child("data.mdb")) { bytes in
+                let lowered = previous.lastPage - 1
+                for i in 0..<8 { bytes[newest.index * 4096 + 136 + i] = UInt8(truncatingIfNeeded: lowered >> (8 * UInt64(i))) }
+            }
+            for options in [fastOptions(), readOnly()] {
+                let error = #expect(throws: (any Error).self) { try Store(path: dir.path, options: options) }
+                #expect("\(String(describing: error))".contains("commits never give pages back"), "\(String(describing: error))")
+            }
         }
         // The `log` database's sorted-duplicates bit, in its record in the main database (a
         // writable open does not walk the pages, so the record is checked as it is opened).
