@@ -24,6 +24,13 @@ struct DamageTests {
         return events
     }
 
+    /// A closed store of `count` random events, each appended in its own commit (so that the
+    /// two meta pages hold consecutive commits of a grown file).
+    func appendOneByOne(_ dir: TemporaryDirectory, count: Int, seed: UInt64) throws {
+        let store = try Store(path: dir.path, options: fastOptions())
+        for event in randomEvents(count: count, seed: seed) { try store.append(event) }
+    }
+
     func readOnly() -> Store.Options {
         var options = fastOptions()
         options.readOnly = true
@@ -127,11 +134,7 @@ struct DamageTests {
     @Test("a meta page copied over the newer one (a lost last commit) is refused, not read as an older state")
     func staleMeta() throws {
         let dir = TemporaryDirectory()
-        let events = randomEvents(count: 200, seed: 5)
-        do {
-            let store = try Store(path: dir.path, options: fastOptions())
-            for event in events { try store.append(event) }
-        }
+        try appendOneByOne(dir, count: 200, seed: 5)
         let file = try #require(try DataFile(path: dir.child("data.mdb")))
         let header = file.header()
         let newest = try #require(header.newest), previous = try #require(header.previous)
@@ -165,11 +168,7 @@ struct DamageTests {
         // allocate pages the trees still use).
         do {
             let dir = TemporaryDirectory()
-            let events = randomEvents(count: 300, seed: 9)
-            do {
-                let store = try Store(path: dir.path, options: fastOptions())
-                for event in events { try store.append(event) }
-            }
+            try appendOneByOne(dir, count: 300, seed: 9)
             let file = try #require(try DataFile(path: dir.child("data.mdb")))
             let newest = try #require(file.header().newest), previous = try #require(file.header().previous)
             #expect(newest.lastPage > 2 && previous.lastPage > 2)
