@@ -32,10 +32,7 @@ extension Store.Statistics {
         if let auditIndex {
             writer.key("auditIndex")
             writer.objectStart()
-            writer.key("through"); writer.int(auditIndex.through)
-            writer.key("buckets"); writer.int(auditIndex.buckets)
-            writer.key("seqChunks"); writer.int(auditIndex.seqChunks)
-            writer.key("bytes"); writer.int(auditIndex.bytes)
+            auditIndex.writeJSONFields(to: &writer)
             writer.objectEnd()
         }
         for ((_, counts), name) in zip(countTables, ["byType", "byAccount", "byFormat"]) {
@@ -46,6 +43,17 @@ extension Store.Statistics {
         }
         writer.objectEnd()
         return writer.string
+    }
+}
+
+extension Store.AuditIndexStatistics {
+    /// Its fields (`through`, `buckets`, `seqChunks`, `bytes`) into the object `writer` has
+    /// open: `stats --json`'s `auditIndex` and `herald index --json` (which adds its time).
+    public func writeJSONFields(to writer: inout JSONWriter) {
+        writer.key("through"); writer.int(through)
+        writer.key("buckets"); writer.int(buckets)
+        writer.key("seqChunks"); writer.int(seqChunks)
+        writer.key("bytes"); writer.int(bytes)
     }
 }
 

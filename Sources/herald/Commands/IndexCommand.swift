@@ -50,10 +50,7 @@ struct IndexCommand: ParsableCommand {
         if json {
             var writer = JSONWriter()
             writer.objectStart()
-            writer.key("through"); writer.int(statistics.through)
-            writer.key("buckets"); writer.int(statistics.buckets)
-            writer.key("seqChunks"); writer.int(statistics.seqChunks)
-            writer.key("bytes"); writer.int(statistics.bytes)
+            statistics.writeJSONFields(to: &writer)
             writer.key("milliseconds"); writer.int(Int((seconds * 1000).rounded()))
             writer.objectEnd()
             Terminal.line(writer.string)
