@@ -194,18 +194,7 @@ struct AuditIndexTests {
         let targets = try #require(try environment.openDatabase("auditTargets"))
         let seqs = try #require(try environment.openDatabase("auditSeqs"))
         // Every window entry's last seq bumped down by one byte flip: checksums fail.
-        try environment.write { txn in
-            let entries: [([UInt8], [UInt8])] = try txn.withCursor(targets) { cursor in
-                var all: [([UInt8], [UInt8])] = []
-                var entry = try cursor.first()
-                while let current = entry { all.append((Array(current.key), Array(current.value))); entry = try cursor.next() }
-                return all
-            }
-            for (key, var value) in entries {
-                value[value.count - 1] ^= 0x01
-                try txn.put(targets, key: key, value: value)
-            }
-        }
+        try Self.flipLastByteOfEveryValue(targets, in: environment)
         do {
             let store = try Store(path: dir.path)
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
@@ -258,23 +247,28 @@ struct AuditIndexTests {
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
         // Damaged chunks of account seqs: the next catch-up rebuilds rather than chaining past them.
-        try environment.write { txn in
-            let chunks: [([UInt8], [UInt8])] = try txn.withCursor(seqs) { cursor in
-                var all: [([UInt8], [UInt8])] = []
-                var entry = try cursor.first()
-                while let current = entry { all.append((Array(current.key), Array(current.value))); entry = try cursor.next() }
-                return all
-            }
-            for (key, var value) in chunks {
-                value[value.count - 1] ^= 0x01
-                try txn.put(seqs, key: key, value: value)
-            }
-        }
+        try Self.flipLastByteOfEveryValue(seqs, in: environment)
         do {
             let store = try Store(path: dir.path)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 2_000)), .library)])
             #expect(try store.catchUpAuditIndex() == UInt64(events.count + 3))
             #expect(try store.verify().isClean)
+        }
+    }
+
+    /// Flips the lowest bit of the last byte of every value of `database`, in one commit.
+    static func flipLastByteOfEveryValue(_ database: Database, in environment: Environment) throws {
+        try environment.write { txn in
+            let entries: [([UInt8], [UInt8])] = try txn.withCursor(database) { cursor in
+                var all: [([UInt8], [UInt8])] = []
+                var entry = try cursor.first()
+                while let current = entry { all.append((Array(current.key), Array(current.value))); entry = try cursor.next() }
+                return all
+            }
+            for (key, var value) in entries {
+                value[value.count - 1] ^= 0x01
+                try txn.put(database, key: key, value: value)
+            }
         }
     }
 }
