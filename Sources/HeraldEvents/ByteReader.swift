@@ -131,20 +131,28 @@ public struct ByteReader {
     public mutating func string() throws(Malformed) -> String {
         let start = offset
         let slice = try utf8Slice()
-        if Self.isASCII(slice) {
-            // Every byte below 0x80 is valid UTF-8 on its own. `String(decoding:as:)` would
-            // validate and repair them all the same; this initializer takes a cheaper path,
-            // and builds a short string in place.
-            return String(unsafeUninitializedCapacity: slice.count) { buffer in
-                _ = buffer.initialize(fromContentsOf: slice)
-                return slice.count
-            }
-        }
+        if Self.isASCII(slice) { return Self.asciiString(slice) }
         guard let value = String(validating: slice, as: UTF8.self) else {
             position = start
             throw Malformed(offset: start, reason: "invalid UTF-8")
         }
         return value
+    }
+
+    /// The `String` of bytes ``utf8()`` returned (valid UTF-8).
+    static func string(validUTF8 bytes: UnsafeBufferPointer<UInt8>) -> String {
+        isASCII(bytes) ? asciiString(bytes) : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `String` of bytes all below 0x80. Every such byte is valid UTF-8 on its own:
+    /// `String(decoding:as:)` would validate and repair them all the same; this initializer
+    /// takes a cheaper path, and builds a short string in place.
+    @inline(__always)
+    static func asciiString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            _ = buffer.initialize(fromContentsOf: bytes)
+            return bytes.count
+        }
     }
 
     /// Reads a length-prefixed UTF-8 string's bytes, validated but not copied: they are

@@ -162,21 +162,11 @@ extension Event {
         switch tag {
         case .notify:
             let chat = try name(knownChat)
-            let kind = try Self.decodeKind(&reader)
-            let id = try Self.decodeId(&reader)
-            let date = try reader.signedVarint()
-            let flags = try reader.byte()
-            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
-            let title = flags & 4 != 0 ? try reader.string() : nil
             // The three texts are packed straight from the record's bytes (one allocation at
             // most), as the notification will keep them.
-            let body = flags & 8 != 0 ? try reader.utf8() : nil
-            let sender = flags & 16 != 0 ? try reader.utf8() : nil
-            let thread = flags & 32 != 0 ? try reader.utf8() : nil
-            try require(id > 0 && date >= 0)
-            self.init(account: account, .notify(Notify(
-                chat: chat, kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
-                title: title, texts: PackedTexts(utf8Body: body, sender: sender, thread: thread))))
+            let fields = try Self.notifyFields(&reader)
+            try require(fields.id > 0 && fields.date >= 0)
+            self.init(account: account, chat: chat, fields)
         case .edit:
             let chat = try name(knownChat)
             let kind = try Self.decodeKind(&reader)
@@ -278,7 +268,8 @@ extension Event {
         self = event
     }
 
-    private static func decodeKind(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> NotificationKind {
+    @inline(__always)
+    static func decodeKind(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> NotificationKind {
         let code = try reader.byte()
         guard Int(code) < kindsByCode.count else {
             throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown kind code \(code)")
@@ -286,7 +277,8 @@ extension Event {
         return kindsByCode[Int(code)]
     }
 
-    private static func decodeId(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
+    @inline(__always)
+    static func decodeId(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
         Int64(bitPattern: try reader.varint())
     }
 

@@ -20,9 +20,9 @@ extension Event {
     /// title and texts as borrowed bytes; `nil`, having read only the tag, when the event is
     /// of another type.
     ///
-    /// It checks what ``init(from:knownAccount:knownChat:)`` checks of a `notify` (keep the
-    /// two in step): bytes that one rejects throw here too, though not always with the same
-    /// error, and bytes it accepts give the fields of the event it builds.
+    /// Both read the fields through ``notifyFields(_:)`` and require a positive id and a
+    /// date from 0, so bytes ``init(from:knownAccount:knownChat:)`` rejects throw here too,
+    /// and bytes it accepts give the fields of the event it builds.
     package static func borrowedNotify(from reader: inout ByteReader) throws(ByteReader.Malformed) -> BorrowedNotify? {
         let start = reader
         let tagOffset = reader.offset
@@ -32,11 +32,18 @@ extension Event {
         }
         try reader.skipString()
         try reader.skipString()
-        let code = try reader.byte()
-        guard Int(code) < kindsByCode.count else {
-            throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown kind code \(code)")
-        }
-        let id = Int64(bitPattern: try reader.varint())
+        let notify = try notifyFields(&reader)
+        guard notify.id > 0 && notify.date >= 0 else { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
+        return notify
+    }
+
+    /// The fields of an encoded `notify` after its account and chat names, its title and
+    /// texts borrowed (valid UTF-8, checked), its id and date not yet checked: the one reading
+    /// of a `notify`'s fields, for ``borrowedNotify(from:)`` and ``init(from:knownAccount:knownChat:)``.
+    @inline(__always)
+    static func notifyFields(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> BorrowedNotify {
+        let kind = try decodeKind(&reader)
+        let id = try decodeId(&reader)
         let date = try reader.signedVarint()
         let flags = try reader.byte()
         guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
@@ -44,9 +51,8 @@ extension Event {
         let body = flags & 8 != 0 ? try reader.utf8() : nil
         let sender = flags & 16 != 0 ? try reader.utf8() : nil
         let thread = flags & 32 != 0 ? try reader.utf8() : nil
-        guard id > 0 && date >= 0 else { throw ByteReader.Malformed(offset: tagOffset, reason: "decoded event is invalid") }
         return BorrowedNotify(
-            kind: kindsByCode[Int(code)], id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
+            kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
             title: title, body: body, sender: sender, thread: thread)
     }
 }
@@ -57,7 +63,7 @@ extension Event {
     package init(account: String, chat: String, _ notify: BorrowedNotify) {
         self.init(account: account, .notify(Notify(
             chat: chat, kind: notify.kind, id: notify.id, date: notify.date, silent: notify.silent, partial: notify.partial,
-            title: notify.title.map { String(decoding: $0, as: UTF8.self) },
+            title: notify.title.map { ByteReader.string(validUTF8: $0) },
             texts: PackedTexts(utf8Body: notify.body, sender: notify.sender, thread: notify.thread))))
     }
 }
