@@ -10,6 +10,8 @@ extension Event {
     enum Tag: UInt8 {
         case notify = 1, edit, read, delete, readReactions, endCall, dismiss, dismissGroup
         case options, chatSettings, revoke, note
+        // SEMANTICS 1.2.
+        case readAll, readMentions, tick, clearHistory
     }
 
     /// Wire codes of notification kinds. Never renumber: they are on disk.
@@ -40,6 +42,7 @@ extension Event {
             if n.silent { flags |= 1 }
             if n.partial { flags |= 2 }
             if n.title != nil { flags |= 4 }
+            if n.unreadOnly { flags |= 64 }
             n.texts.withFields { body, sender, thread in
                 if body != nil { flags |= 8 }
                 if sender != nil { flags |= 16 }
@@ -73,6 +76,26 @@ extension Event {
             writer.byte(chat == nil ? 0 : 1)
             if let chat { writer.string(chat) }
             Self.encodeIds(ids, to: &writer)
+        case .readAll(let chat):
+            writer.byte(Tag.readAll.rawValue)
+            writer.string(account)
+            writer.byte(chat == nil ? 0 : 1)
+            if let chat { writer.string(chat) }
+        case .readMentions(let chat, let ids):
+            writer.byte(Tag.readMentions.rawValue)
+            writer.string(account)
+            writer.string(chat)
+            writer.byte(ids == nil ? 0 : 1)
+            if let ids { Self.encodeIds(ids, to: &writer) }
+        case .clearHistory(let chat, let maxId):
+            writer.byte(Tag.clearHistory.rawValue)
+            writer.string(account)
+            writer.string(chat)
+            writer.varint(UInt64(bitPattern: maxId))
+        case .tick(let now):
+            writer.byte(Tag.tick.rawValue)
+            writer.string(account)
+            writer.varint(UInt64(bitPattern: now))
         case .readReactions(let chat, let ids):
             writer.byte(Tag.readReactions.rawValue)
             writer.string(account)
@@ -103,9 +126,12 @@ extension Event {
             writer.byte(Tag.chatSettings.rawValue)
             writer.string(account)
             writer.string(s.chat)
-            // Two bits per setting: 0 absent, 1 false, 2 true.
+            // Two bits per setting: 0 absent, 1 false, 2 true; for the mute, 1 is mutedUntil 0,
+            // 2 is mutedUntil 2147483647 (`muted: true`) and 3 any other date, which follows.
             func code(_ value: Bool?) -> UInt8 { value.map { $0 ? 2 : 1 } ?? 0 }
-            writer.byte(code(s.muted) | code(s.disableMentions) << 2 | code(s.disablePinned) << 4)
+            let muteCode: UInt8 = s.mutedUntil.map { $0 == 0 ? 1 : $0 == ChatSettings.mutedForever ? 2 : 3 } ?? 0
+            writer.byte(muteCode | code(s.disableMentions) << 2 | code(s.disablePinned) << 4)
+            if muteCode == 3, let until = s.mutedUntil { writer.varint(UInt64(bitPattern: until)) }
         case .revoke:
             writer.byte(Tag.revoke.rawValue)
             writer.string(account)
@@ -191,6 +217,27 @@ extension Event {
             let ids = try Self.decodeIds(&reader)
             try require(Self.idsValid(ids))
             self.init(account: account, .delete(ids: ids, chat: chat))
+        case .readAll:
+            let hasChat = try reader.byte()
+            guard hasChat <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            let chat = hasChat == 1 ? try name(knownChat) : nil
+            self.init(account: account, .readAll(chat: chat))
+        case .readMentions:
+            let chat = try name(knownChat)
+            let hasIds = try reader.byte()
+            guard hasIds <= 1 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            let ids = hasIds == 1 ? try Self.decodeIds(&reader) : nil
+            try require(ids.map(Self.idsValid) ?? true)
+            self.init(account: account, .readMentions(chat: chat, ids: ids))
+        case .clearHistory:
+            let chat = try name(knownChat)
+            let maxId = try Self.decodeId(&reader)
+            try require(maxId > 0)
+            self.init(account: account, .clearHistory(chat: chat, maxId: maxId))
+        case .tick:
+            let now = try Self.decodeId(&reader)
+            try require(now >= 0)
+            self.init(account: account, .tick(now: now))
         case .readReactions:
             let chat = try name(knownChat)
             let ids = try Self.decodeIds(&reader)
@@ -231,8 +278,16 @@ extension Event {
                 }
             }
             guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            let mutedUntil: Int64?
+            switch flags & 3 {
+            case 0: mutedUntil = nil
+            case 1: mutedUntil = 0
+            case 2: mutedUntil = ChatSettings.mutedForever
+            default: mutedUntil = try Self.decodeId(&reader)
+            }
+            try require((mutedUntil ?? 0) >= 0)
             self.init(account: account, .chatSettings(ChatSettings(
-                chat: chat, muted: try setting(0), disableMentions: try setting(2), disablePinned: try setting(4))))
+                chat: chat, mutedUntil: mutedUntil, disableMentions: try setting(2), disablePinned: try setting(4))))
         case .revoke:
             self.init(account: account, .revoke)
         case .note:

@@ -7,6 +7,8 @@ package struct BorrowedNotify {
     package var date: Int64
     package var silent: Bool
     package var partial: Bool
+    /// SEMANTICS 1.2 `unreadOnly` (flag 64).
+    package var unreadOnly: Bool
     /// The title's UTF-8 bytes; `nil` for no title.
     package var title: UnsafeBufferPointer<UInt8>?
     package var body: UnsafeBufferPointer<UInt8>?
@@ -46,13 +48,13 @@ extension Event {
         let id = try decodeId(&reader)
         let date = try reader.signedVarint()
         let flags = try reader.byte()
-        guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+        guard flags & ~0x7F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
         let title = flags & 4 != 0 ? try reader.utf8() : nil
         let body = flags & 8 != 0 ? try reader.utf8() : nil
         let sender = flags & 16 != 0 ? try reader.utf8() : nil
         let thread = flags & 32 != 0 ? try reader.utf8() : nil
         return BorrowedNotify(
-            kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0,
+            kind: kind, id: id, date: date, silent: flags & 1 != 0, partial: flags & 2 != 0, unreadOnly: flags & 64 != 0,
             title: title, body: body, sender: sender, thread: thread)
     }
 }
@@ -61,9 +63,11 @@ extension Event {
     /// The `notify` event of account `account` and chat `chat` whose other fields are
     /// `notify`'s: the event ``init(from:knownAccount:knownChat:)`` decodes from the same bytes.
     package init(account: String, chat: String, _ notify: BorrowedNotify) {
-        self.init(account: account, .notify(Notify(
+        var fields = Notify(
             chat: chat, kind: notify.kind, id: notify.id, date: notify.date, silent: notify.silent, partial: notify.partial,
             title: notify.title.map { ByteReader.string(validUTF8: $0) },
-            texts: PackedTexts(utf8Body: notify.body, sender: notify.sender, thread: notify.thread))))
+            texts: PackedTexts(utf8Body: notify.body, sender: notify.sender, thread: notify.thread))
+        fields.unreadOnly = notify.unreadOnly
+        self.init(account: account, .notify(fields))
     }
 }

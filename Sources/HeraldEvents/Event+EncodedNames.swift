@@ -16,11 +16,11 @@ extension Event {
         }
         let account = try reader.unvalidatedUTF8()
         switch tag {
-        case .notify, .edit, .read, .readReactions, .endCall, .chatSettings:
+        case .notify, .edit, .read, .readReactions, .endCall, .chatSettings, .readMentions, .clearHistory:
             return (account, try reader.unvalidatedUTF8())
-        case .delete:
+        case .delete, .readAll:
             return (account, try reader.byte() == 1 ? try reader.unvalidatedUTF8() : nil)
-        case .dismiss, .dismissGroup, .options, .revoke, .note:
+        case .dismiss, .dismissGroup, .options, .tick, .revoke, .note:
             return (account, nil)
         }
     }

@@ -57,6 +57,7 @@ extension Event {
             writer.key("date"); writer.int(n.date)
             if n.silent { writer.key("silent"); writer.bool(true) }
             if n.partial { writer.key("partial"); writer.bool(true) }
+            if n.unreadOnly { writer.key("unreadOnly"); writer.bool(true) }
             writer.optional("title", n.title)
             writer.optional("body", n.body)
             writer.optional("sender", n.sender)
@@ -71,9 +72,17 @@ extension Event {
         case .read(let chat, let maxId):
             writer.key("chat"); writer.string(chat)
             writer.key("maxId"); writer.int(maxId)
+        case .readAll(let chat):
+            writer.optional("chat", chat)
+        case .readMentions(let chat, let ids):
+            writer.key("chat"); writer.string(chat)
+            if let ids { writer.key("ids"); writer.ints(ids) }
         case .delete(let ids, let chat):
             writer.optional("chat", chat)
             writer.key("ids"); writer.ints(ids)
+        case .clearHistory(let chat, let maxId):
+            writer.key("chat"); writer.string(chat)
+            writer.key("maxId"); writer.int(maxId)
         case .readReactions(let chat, let ids):
             writer.key("chat"); writer.string(chat)
             writer.key("ids"); writer.ints(ids)
@@ -90,9 +99,16 @@ extension Event {
             if let sizeMax { writer.key("groupSizeMax"); writer.int(Int64(sizeMax)) }
         case .chatSettings(let s):
             writer.key("chat"); writer.string(s.chat)
-            if let v = s.muted { writer.key("muted"); writer.bool(v) }
+            // The two dates `muted` stands for keep that form (as written before 1.2).
+            if let v = s.muted {
+                writer.key("muted"); writer.bool(v)
+            } else if let until = s.mutedUntil {
+                writer.key("mutedUntil"); writer.int(until)
+            }
             if let v = s.disableMentions { writer.key("disableMentions"); writer.bool(v) }
             if let v = s.disablePinned { writer.key("disablePinned"); writer.bool(v) }
+        case .tick(let now):
+            writer.key("now"); writer.int(now)
         case .revoke:
             break
         case .note(let source, let reason):

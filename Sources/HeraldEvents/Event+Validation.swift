@@ -18,9 +18,17 @@ extension Event {
         case .read(let chat, let maxId):
             try Self.requireNonEmpty(chat, "chat")
             try Self.requirePositive(maxId, "maxId")
+        case .readAll(let chat):
+            if let chat { try Self.requireNonEmpty(chat, "chat") }
+        case .readMentions(let chat, let ids):
+            try Self.requireNonEmpty(chat, "chat")
+            if let ids { try Self.requireIds(ids, "ids") }
         case .delete(let ids, let chat):
             if let chat { try Self.requireNonEmpty(chat, "chat") }
             try Self.requireIds(ids, "ids")
+        case .clearHistory(let chat, let maxId):
+            try Self.requireNonEmpty(chat, "chat")
+            try Self.requirePositive(maxId, "maxId")
         case .readReactions(let chat, let ids):
             try Self.requireNonEmpty(chat, "chat")
             try Self.requireIds(ids, "ids")
@@ -41,6 +49,11 @@ extension Event {
             }
         case .chatSettings(let s):
             try Self.requireNonEmpty(s.chat, "chat")
+            if let until = s.mutedUntil, until < 0 {
+                throw EventError(field: "mutedUntil", reason: "must be >= 0 (Unix seconds; 0: not muted), got \(until)")
+            }
+        case .tick(let now):
+            if now < 0 { throw EventError(field: "now", reason: "must be >= 0 (Unix seconds), got \(now)") }
         case .revoke, .note:
             break
         }

@@ -27,9 +27,10 @@ public struct Event: Hashable, Sendable {
         case .notify(let n): n.chat
         case .edit(let e): e.chat
         case .read(let chat, _), .readReactions(let chat, _), .endCall(let chat, _): chat
-        case .delete(_, let chat): chat
+        case .readMentions(let chat, _), .clearHistory(let chat, _): chat
+        case .delete(_, let chat), .readAll(let chat): chat
         case .chatSettings(let s): s.chat
-        case .dismiss, .dismissGroup, .options, .revoke, .note: nil
+        case .dismiss, .dismissGroup, .options, .tick, .revoke, .note: nil
         }
     }
 }
@@ -43,8 +44,17 @@ extension Event {
         case edit(Edit)
         /// The user read the chat's history up to message id `maxId`.
         case read(chat: String, maxId: Int64)
+        /// The user read everything in `chat` (in every chat of the account when `nil`), for
+        /// services whose message ids carry no order (SEMANTICS 1.2). JSON type `readAll`.
+        case readAll(chat: String?)
+        /// The user saw the mentions `ids` of `chat` (every unread mention of the chat when
+        /// `nil`); a history ``read`` leaves mentions unread (SEMANTICS 1.2).
+        case readMentions(chat: String, ids: [Int64]?)
         /// Messages deleted; without `chat`, the ids match in every chat of the account.
         case delete(ids: [Int64], chat: String?)
+        /// The chat's history up to `maxId` was cleared (SEMANTICS 1.2): JSON type `delete`
+        /// with `chat` and `maxId` instead of `ids`.
+        case clearHistory(chat: String, maxId: Int64)
         /// Reactions on those messages were seen.
         case readReactions(chat: String, ids: [Int64])
         /// The call ended or was answered elsewhere.
@@ -57,6 +67,8 @@ extension Event {
         case options(groupCountMax: Int?, groupSizeMax: Int?)
         /// Per-chat settings; `nil` fields keep their value.
         case chatSettings(ChatSettings)
+        /// The time is now `now` (Unix seconds): advances the account's clock (SEMANTICS 1.2 §2).
+        case tick(now: Int64)
         /// The session was revoked: the account's state is wiped.
         case revoke
         /// A received payload that changes no state, kept for audit.
@@ -68,13 +80,16 @@ extension Event {
             case .notify: .notify
             case .edit: .edit
             case .read: .read
-            case .delete: .delete
+            case .readAll: .readAll
+            case .readMentions: .readMentions
+            case .delete, .clearHistory: .delete
             case .readReactions: .readReactions
             case .endCall: .endCall
             case .dismiss: .dismiss
             case .dismissGroup: .dismissGroup
             case .options: .options
             case .chatSettings: .chatSettings
+            case .tick: .tick
             case .revoke: .revoke
             case .note: .note
             }
@@ -92,6 +107,9 @@ extension Event {
         public var silent: Bool
         /// The content came from a push payload only and may be upgraded later.
         public var partial: Bool
+        /// The message counts as unread but never notifies: one pulled on reconnect that the
+        /// app does not notify about, or dated before the session logged in (SEMANTICS 1.2).
+        public var unreadOnly: Bool = false
         public var title: String?
         /// Body, sender and thread, packed as the notification the event creates keeps them
         /// (it shares them); read and set them through ``body``, ``sender`` and ``thread``.
@@ -104,12 +122,13 @@ extension Event {
         /// Creates the fields of a `notify` event.
         public init(
             chat: String, kind: NotificationKind, id: Int64, date: Int64,
-            silent: Bool = false, partial: Bool = false,
+            silent: Bool = false, partial: Bool = false, unreadOnly: Bool = false,
             title: String? = nil, body: String? = nil, sender: String? = nil, thread: String? = nil
         ) {
             self.init(
                 chat: chat, kind: kind, id: id, date: date, silent: silent, partial: partial, title: title,
                 texts: PackedTexts(body: body, sender: sender, thread: thread))
+            self.unreadOnly = unreadOnly
         }
 
         /// Creates the fields of a `notify` event with its texts already packed.
@@ -153,17 +172,40 @@ extension Event {
 
     /// The fields of a `chatSettings` event; `nil` keeps the current value.
     public struct ChatSettings: Hashable, Sendable {
+        /// `mutedUntil` of `muted: true`: muted for good (SEMANTICS 1.2 §1).
+        public static let mutedForever: Int64 = 2_147_483_647
+
         public var chat: String
-        public var muted: Bool?
+        /// The Unix time the chat's mute runs to (0: not muted), compared with each message's
+        /// date (SEMANTICS 1.2 §4 rule 6).
+        public var mutedUntil: Int64?
         public var disableMentions: Bool?
         public var disablePinned: Bool?
 
         /// Creates the fields of a `chatSettings` event.
-        public init(chat: String, muted: Bool? = nil, disableMentions: Bool? = nil, disablePinned: Bool? = nil) {
+        public init(chat: String, mutedUntil: Int64? = nil, disableMentions: Bool? = nil, disablePinned: Bool? = nil) {
             self.chat = chat
-            self.muted = muted
+            self.mutedUntil = mutedUntil
             self.disableMentions = disableMentions
             self.disablePinned = disablePinned
+        }
+
+        /// Creates the fields of a `chatSettings` event with the `muted` alias: `true` is
+        /// ``mutedForever``, `false` is 0.
+        public init(chat: String, muted: Bool?, disableMentions: Bool? = nil, disablePinned: Bool? = nil) {
+            self.init(
+                chat: chat, mutedUntil: muted.map { $0 ? Self.mutedForever : 0 }, disableMentions: disableMentions,
+                disablePinned: disablePinned)
+        }
+
+        /// The `muted` alias of ``mutedUntil``: `true` for ``mutedForever``, `false` for 0, `nil`
+        /// for any other date or none.
+        public var muted: Bool? {
+            switch mutedUntil {
+            case Self.mutedForever: true
+            case 0: false
+            default: nil
+            }
         }
     }
 }
@@ -172,4 +214,5 @@ extension Event {
 public enum EventType: String, CaseIterable, Hashable, Sendable {
     case notify, edit, read, delete, readReactions, endCall, dismiss, dismissGroup
     case options, chatSettings, revoke, note
+    case readAll, readMentions, tick
 }

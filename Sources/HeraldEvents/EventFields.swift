@@ -21,7 +21,8 @@ struct EventFields {
     var groupCountMax: FieldValue<Int64> = .absent, groupSizeMax: FieldValue<Int64> = .absent
     var silent: FieldValue<Bool> = .absent, partial: FieldValue<Bool> = .absent
     var muted: FieldValue<Bool> = .absent, disableMentions: FieldValue<Bool> = .absent
-    var disablePinned: FieldValue<Bool> = .absent
+    var disablePinned: FieldValue<Bool> = .absent, unreadOnly: FieldValue<Bool> = .absent
+    var mutedUntil: FieldValue<Int64> = .absent, now: FieldValue<Int64> = .absent
     var ids: FieldValue<[Int64]> = .absent
 
     /// The keys seen so far, one bit per ``EventKey``.
@@ -66,6 +67,8 @@ struct EventFields {
         case .maxNotificationId: maxNotificationId = value
         case .groupCountMax: groupCountMax = value
         case .groupSizeMax: groupSizeMax = value
+        case .mutedUntil: mutedUntil = value
+        case .now: now = value
         default: preconditionFailure("\(key) is not an integer field")
         }
     }
@@ -78,6 +81,7 @@ struct EventFields {
         case .muted: muted = value
         case .disableMentions: disableMentions = value
         case .disablePinned: disablePinned = value
+        case .unreadOnly: unreadOnly = value
         default: preconditionFailure("\(key) is not a boolean field")
         }
     }
@@ -102,6 +106,7 @@ struct EventFields {
                     date: try required(date, "date", "an integer"),
                     silent: try optional(silent) ?? false,
                     partial: try optional(partial) ?? false,
+                    unreadOnly: try optional(unreadOnly) ?? false,
                     title: try optional(title),
                     body: try optional(body),
                     sender: try optional(sender),
@@ -117,8 +122,23 @@ struct EventFields {
                     partial: try optional(partial) ?? false))
         case .read:
             payload = .read(chat: try required(chat, "chat", "a string"), maxId: try required(maxId, "maxId", "an integer"))
+        case .readAll:
+            payload = .readAll(chat: try optional(chat))
+        case .readMentions:
+            payload = .readMentions(chat: try required(chat, "chat", "a string"), ids: try optional(ids))
         case .delete:
-            payload = .delete(ids: try required(ids, "ids", "an array of integers"), chat: try optional(chat))
+            let chatName = try optional(chat)
+            if let historyMaxId = try optional(maxId) {
+                if try optional(ids) != nil {
+                    throw EventError(field: "maxId", reason: "a delete names either ids or maxId, not both")
+                }
+                guard let chatName else {
+                    throw EventError(field: "chat", reason: "missing: a delete with maxId clears one chat's history")
+                }
+                payload = .clearHistory(chat: chatName, maxId: historyMaxId)
+            } else {
+                payload = .delete(ids: try required(ids, "ids", "an array of integers"), chat: chatName)
+            }
         case .readReactions:
             payload = .readReactions(
                 chat: try required(chat, "chat", "a string"), ids: try required(ids, "ids", "an array of integers"))
@@ -134,12 +154,20 @@ struct EventFields {
             payload = .options(
                 groupCountMax: try optional(groupCountMax).map(Int.init), groupSizeMax: try optional(groupSizeMax).map(Int.init))
         case .chatSettings:
+            let chatName = try required(chat, "chat", "a string")
+            let until = try optional(mutedUntil)
+            let alias = try optional(muted)
+            if until != nil && alias != nil {
+                throw EventError(field: "mutedUntil", reason: "a chatSettings names either muted or mutedUntil, not both")
+            }
             payload = .chatSettings(
                 Event.ChatSettings(
-                    chat: try required(chat, "chat", "a string"),
-                    muted: try optional(muted),
+                    chat: chatName,
+                    mutedUntil: until ?? alias.map { $0 ? Event.ChatSettings.mutedForever : 0 },
                     disableMentions: try optional(disableMentions),
                     disablePinned: try optional(disablePinned)))
+        case .tick:
+            payload = .tick(now: try required(now, "now", "an integer"))
         case .revoke:
             payload = .revoke
         case .note:

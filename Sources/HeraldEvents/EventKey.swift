@@ -6,6 +6,7 @@ enum EventKey: UInt8, CaseIterable {
     case type, account, chat, kind, id, date, silent, partial, title, body, sender, thread
     case maxId, ids, notificationId, groupId, maxNotificationId
     case groupCountMax, groupSizeMax, muted, disableMentions, disablePinned, source, reason
+    case unreadOnly, mutedUntil, now
 
     /// The JSON type a key's value must have.
     enum ValueType {
@@ -39,6 +40,9 @@ enum EventKey: UInt8, CaseIterable {
         case .disablePinned: "disablePinned"
         case .source: "source"
         case .reason: "reason"
+        case .unreadOnly: "unreadOnly"
+        case .mutedUntil: "mutedUntil"
+        case .now: "now"
         }
     }
 
@@ -47,7 +51,8 @@ enum EventKey: UInt8, CaseIterable {
         switch self {
         case .type, .account, .chat, .kind, .title, .body, .sender, .thread, .source, .reason: .string
         case .id, .date, .maxId, .notificationId, .groupId, .maxNotificationId, .groupCountMax, .groupSizeMax: .integer
-        case .silent, .partial, .muted, .disableMentions, .disablePinned: .boolean
+        case .mutedUntil, .now: .integer
+        case .silent, .partial, .muted, .disableMentions, .disablePinned, .unreadOnly: .boolean
         case .ids: .integers
         }
     }
@@ -61,6 +66,7 @@ enum EventKey: UInt8, CaseIterable {
         switch (bytes.count, bytes[0]) {
         case (2, UInt8(ascii: "i")): candidate = .id
         case (3, UInt8(ascii: "i")): candidate = .ids
+        case (3, UInt8(ascii: "n")): candidate = .now
         case (4, UInt8(ascii: "t")): candidate = .type
         case (4, UInt8(ascii: "c")): candidate = .chat
         case (4, UInt8(ascii: "k")): candidate = .kind
@@ -79,6 +85,8 @@ enum EventKey: UInt8, CaseIterable {
         case (7, UInt8(ascii: "a")): candidate = .account
         case (7, UInt8(ascii: "p")): candidate = .partial
         case (7, UInt8(ascii: "g")): candidate = .groupId
+        case (10, UInt8(ascii: "u")): candidate = .unreadOnly
+        case (10, UInt8(ascii: "m")): candidate = .mutedUntil
         case (12, UInt8(ascii: "g")): candidate = .groupSizeMax
         case (13, UInt8(ascii: "g")): candidate = .groupCountMax
         case (13, UInt8(ascii: "d")): candidate = .disablePinned

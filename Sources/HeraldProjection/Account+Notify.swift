@@ -36,6 +36,8 @@ extension Account {
             apply(settings, chat: intern(chat: settings.chat, names))
         case .revoke:
             return revoke(computeUpdates: computeUpdates)
+        case .readAll, .readMentions, .clearHistory, .tick:
+            break // SEMANTICS 1.2: in progress
         case .note:
             return []
         }

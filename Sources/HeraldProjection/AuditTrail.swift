@@ -166,14 +166,17 @@ public struct AuditTrail: Sendable {
         switch event.payload {
         case .notify(let n): return n.chat.isSameName(as: chat) && (objectId == nil || n.id == objectId)
         case .edit(let e): return e.chat.isSameName(as: chat) && (objectId == nil || e.id == objectId)
-        case .read(let c, let maxId): return c.isSameName(as: chat) && (objectId == nil || objectId! <= maxId)
+        case .read(let c, let maxId), .clearHistory(let c, let maxId):
+            return c.isSameName(as: chat) && (objectId == nil || objectId! <= maxId)
+        case .readAll(let c): return c == nil || c!.isSameName(as: chat)
+        case .readMentions(let c, let ids): return c.isSameName(as: chat) && (objectId == nil || ids == nil || ids!.contains(objectId!))
         case .delete(let ids, let c):
             let inChat = c?.isSameName(as: chat) == true
             return (c == nil || inChat) && (objectId == nil ? inChat : ids.contains(objectId!))
         case .readReactions(let c, let ids): return c.isSameName(as: chat) && (objectId == nil || ids.contains(objectId!))
         case .endCall(let c, let id): return c.isSameName(as: chat) && (objectId == nil || id == objectId)
         case .chatSettings(let s): return s.chat.isSameName(as: chat)
-        case .dismiss, .dismissGroup, .options, .revoke, .note: return false
+        case .dismiss, .dismissGroup, .options, .tick, .revoke, .note: return false
         }
     }
 }

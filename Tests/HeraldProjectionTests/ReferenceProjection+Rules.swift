@@ -161,7 +161,7 @@ extension ReferenceProjection {
                 clear(&account, latest?.notification.id, .settings)
             }
 
-        case .revoke, .note:
+        case .revoke, .note, .readAll, .readMentions, .clearHistory, .tick:
             break
         }
         return nil

@@ -83,11 +83,17 @@ enum Formatting {
             if n.partial { text += " (partial)" }
             text += " sent \(date(seconds: n.date))"
             if n.silent { text += " (silent)" }
+            if n.unreadOnly { text += " (unread only)" }
             if let title = n.title { text += " \"\(clip(title))\"" }
             return text
         case .edit(let e): return "edit \(e.kind.rawValue) \(e.chat) #\(e.id)"
         case .read(let chat, let maxId): return "read \(chat) up to #\(maxId)"
         case .delete(let ids, let chat): return "delete \(ids.map { "#\($0)" }.joined(separator: ",")) in \(chat ?? "every chat")"
+        case .clearHistory(let chat, let maxId): return "delete \(chat)'s history up to #\(maxId)"
+        case .readAll(let chat): return "readAll \(chat ?? "every chat")"
+        case .readMentions(let chat, let ids):
+            return "readMentions \(chat) " + (ids.map { $0.map { "#\($0)" }.joined(separator: ",") } ?? "every mention")
+        case .tick(let now): return "tick \(date(seconds: now))"
         case .readReactions(let chat, let ids): return "readReactions \(chat) \(ids.map { "#\($0)" }.joined(separator: ","))"
         case .endCall(let chat, let id): return "endCall \(chat) #\(id)"
         case .dismiss(let id): return "dismiss notification \(id)"
@@ -96,7 +102,11 @@ enum Formatting {
             return "options" + (count.map { " groupCountMax=\($0)" } ?? "") + (size.map { " groupSizeMax=\($0)" } ?? "")
         case .chatSettings(let s):
             var parts: [String] = []
-            if let v = s.muted { parts.append("muted=\(v)") }
+            if let v = s.muted {
+                parts.append("muted=\(v)")
+            } else if let until = s.mutedUntil {
+                parts.append("mutedUntil=\(date(seconds: until))")
+            }
             if let v = s.disableMentions { parts.append("disableMentions=\(v)") }
             if let v = s.disablePinned { parts.append("disablePinned=\(v)") }
             return "chatSettings \(s.chat) \(parts.joined(separator: " "))"
