@@ -30,6 +30,8 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         switch reason {
         case .truncated: "snapshot truncated at byte \(offset)"
+        case .unsupportedVersion(let version) where version < Projection.snapshotFormatVersion:
+            "snapshot format version \(version) was written before SEMANTICS 1.2 and is not read (state is rebuilt from the log)"
         case .unsupportedVersion(let version): "unsupported snapshot format version \(version)"
         case .checksumMismatch: "snapshot checksum mismatch"
         case .malformed(let why): "malformed snapshot at byte \(offset): \(why)"
@@ -38,9 +40,10 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 extension Projection {
-    /// The snapshot format this build writes. It also reads version 1, which has no
-    /// per-account lengths (such snapshots are restored on one thread).
-    public static let snapshotFormatVersion: UInt32 = 2
+    /// The snapshot format this build writes and reads: 3, the state of SEMANTICS 1.2.
+    /// Versions 1 and 2 (SEMANTICS 1.1) are refused (``SnapshotError/Reason/unsupportedVersion(_:)``):
+    /// their state lacks what 1.2 keeps, so a store rebuilds from its log instead.
+    public static let snapshotFormatVersion: UInt32 = 3
 
     /// Snapshot payloads at least this long restore their accounts on two threads.
     static let concurrentRestoreMinimum = 1 << 20
@@ -51,10 +54,10 @@ extension Projection {
         snapshot(formatVersion: Self.snapshotFormatVersion)
     }
 
-    /// ``snapshot()`` in format `version`: 2, or 1 (without per-account lengths) to check that
-    /// this build still reads what earlier builds wrote.
+    /// ``snapshot()`` in format `version`: 3, or the envelope of an older format (1 has no
+    /// per-account lengths) around today's account encoding, to check that it is refused.
     func snapshot(formatVersion version: UInt32) -> [UInt8] {
-        precondition(version == 1 || version == 2, "snapshot format \(version) is not one this build writes")
+        precondition((1...3).contains(version), "snapshot format \(version) is not one this build writes")
         var writer = ByteWriter(capacity: 4096)
         writer.uint32BigEndian(version)
         writer.varint(seq)
@@ -108,7 +111,7 @@ extension Projection {
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
-        guard version == 1 || version == 2 else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+        guard version == Self.snapshotFormatVersion else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
         let bodyEnd = buffer.count - 8
         let body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
         if !checksumVerified {

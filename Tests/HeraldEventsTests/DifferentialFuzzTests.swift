@@ -104,7 +104,16 @@ enum Reference {
                     chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
                     title: try string("title"), body: try string("body"), partial: try bool("partial") ?? false))
         case .read: payload = .read(chat: try need(try string("chat")), maxId: try need(try integer("maxId")))
-        case .delete: payload = .delete(ids: try ids(), chat: try string("chat"))
+        case .delete:
+            if let maxId = try integer("maxId") {
+                guard value("ids") == nil else { throw Rejected() }
+                payload = .clearHistory(chat: try need(try string("chat")), maxId: maxId)
+            } else {
+                payload = .delete(ids: try ids(), chat: try string("chat"))
+            }
+        case .readAll: payload = .readAll(chat: try string("chat"))
+        case .readMentions: payload = .readMentions(chat: try need(try string("chat")), ids: value("ids") == nil ? nil : try ids())
+        case .tick: payload = .tick(now: try need(try integer("now")))
         case .readReactions: payload = .readReactions(chat: try need(try string("chat")), ids: try ids())
         case .endCall: payload = .endCall(chat: try need(try string("chat")), id: try need(try integer("id")))
         case .dismiss: payload = .dismiss(notificationId: try need(try integer("notificationId")))
