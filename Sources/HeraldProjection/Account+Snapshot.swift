@@ -157,6 +157,9 @@ extension Account {
                 }
                 if list == 0 { group.active = notifications } else { group.dismissed = notifications }
             }
+            if type == .messages && !group.active.isEmpty && chats[Int(chat)].isMuted(at: clock) {
+                throw decoder.malformed("a chat muted at the clock has active notifications in its messages group")
+            }
             group.recomputeNewestDate()
             group.candidateDate = group.lastDate
             if let date = group.candidateDate { candidates.append(CandidateKey(date: date, group: Int32(index))) }

@@ -54,10 +54,8 @@ extension Projection {
         snapshot(formatVersion: Self.snapshotFormatVersion)
     }
 
-    /// ``snapshot()`` in format `version`: 3, or the envelope of an older format (1 has no
-    /// per-account lengths) around today's account encoding, to check that it is refused.
+    /// ``snapshot()`` under another version number (tests: an older version is refused).
     func snapshot(formatVersion version: UInt32) -> [UInt8] {
-        precondition((1...3).contains(version), "snapshot format \(version) is not one this build writes")
         var writer = ByteWriter(capacity: 4096)
         writer.uint32BigEndian(version)
         writer.varint(seq)
@@ -66,14 +64,10 @@ extension Projection {
         var account = ByteWriter(capacity: 4096)
         for name in names {
             writer.string(name)
-            if version == 1 {
-                accountsByName[name]!.encode(to: &writer)
-            } else {
-                account.bytes.removeAll(keepingCapacity: true)
-                accountsByName[name]!.encode(to: &account)
-                writer.varint(UInt64(account.bytes.count))
-                writer.append(contentsOf: account.bytes)
-            }
+            account.bytes.removeAll(keepingCapacity: true)
+            accountsByName[name]!.encode(to: &account)
+            writer.varint(UInt64(account.bytes.count))
+            writer.append(contentsOf: account.bytes)
         }
         writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
         return writer.bytes
@@ -103,7 +97,7 @@ extension Projection {
     /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
     /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
     /// holds that account alone (none when the snapshot has no such account), as
-    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large version 2 payloads restore
+    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large payloads restore
     /// their accounts on two threads; the result is the same as on one.
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
@@ -133,16 +127,11 @@ extension Projection {
                 throw decoder.malformed("accounts not in ascending order")
             }
             previous = name
-            if version == 1 {
-                let account = try Account(decoding: &decoder, configuration: configuration)
-                if onlyAccount.map(name.isSameName(as:)) ?? true { projection.accountsByName[name] = account }
-            } else {
-                let length = try decoder.count()
-                let start = decoder.offset
-                try decoder.skip(length)
-                // With `onlyAccount`, the others are skipped by their lengths, never decoded.
-                if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
-            }
+            let length = try decoder.count()
+            let start = decoder.offset
+            try decoder.skip(length)
+            // With `onlyAccount`, the others are skipped by their lengths, never decoded.
+            if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
         let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration)
