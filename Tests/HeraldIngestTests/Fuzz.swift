@@ -124,6 +124,9 @@ struct Fixture {
             var withStrings = context(account: "a")
             withStrings.strings = LocalizedStrings(["K": "%1$@ %@ %%", "T": "%2$@"])
             contexts = [context(account: "a"), withStrings]
+        case .rongcloud:
+            seeds += RongCloudFixtures.all.map { Array($0.utf8) }
+            contexts = [context(account: RongCloudFixtures.account)]
         case .webpush:
             let inner = Array(#"{"loc_key":"MESSAGE_TEXT","loc_args":["A","hi"],"custom":{"from_id":"5","msg_id":"9"},"user_id":"14124122"}"#.utf8)
             let body = try WebPushTests.encrypt(inner, to: webPushKeys)

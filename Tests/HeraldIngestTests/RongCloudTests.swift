@@ -1,0 +1,174 @@
+import Foundation
+import HeraldEvents
+import Testing
+
+@testable import HeraldIngest
+
+/// RongCloud pushes in every form, and the IM connection's messages meeting them
+/// (fixtures and their sources: `RongCloudFixtures.swift`; mapping: `schema/rongcloud-push.md`).
+@Suite("RongCloud")
+struct RongCloudTests {
+    typealias F = RongCloudFixtures
+    let rc = context(account: RongCloudFixtures.account)
+
+    func decode(_ line: String, _ format: PayloadFormat? = .rongcloud) throws -> [Event] {
+        try events(line, format, rc)
+    }
+
+    func notify(_ line: String) throws -> Event.Notify {
+        guard case .notify(let notify)? = try decode(line).first?.payload else {
+            throw IngestError(format: .rongcloud, field: "", reason: "expected a notify")
+        }
+        return notify
+    }
+
+    @Test func iOSPrivateMessage() throws {
+        #expect(try decode(F.iosPrivate) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
+            title: "Ada", body: "lunch at noon?")))])
+    }
+
+    @Test func aPrivateChatIsTheSendersWhateverTheTargetSays() throws {
+        // iOS names the receiver in tId; Android the sender: one chat.
+        #expect(try notify(F.iosPrivate).chat == "private:u-ada")
+        #expect(try notify(F.fcmPrivate).chat == "private:u-ada")
+        #expect(try notify(F.xiaomiLegacy).chat == "private:u-ada")
+    }
+
+    @Test func iOSGroupMessageWithAStringAlert() throws {
+        #expect(try decode(F.iosGroup) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
+            body: "Ada: ship it")))])
+    }
+
+    @Test(arguments: [
+        (RongCloudFixtures.iosPrivate, RongCloudFixtures.fcmPrivate),
+        (RongCloudFixtures.iosGroup, RongCloudFixtures.fcmV1Group),
+        (RongCloudFixtures.iosGroup, RongCloudFixtures.pushMessageGroup),
+        (RongCloudFixtures.iosPrivate, RongCloudFixtures.connectionPrivate),
+    ])
+    func oneMessageFromAnyChannelIsOneObject(first: String, second: String) throws {
+        let a = try #require(try decode(first).first.flatMap(Identity.init))
+        let b = try #require(try decode(second).first.flatMap(Identity.init))
+        #expect(a == b)
+    }
+
+    @Test func androidForms() throws {
+        #expect(try decode(F.fcmPrivate) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
+            title: "Ada", body: "lunch at noon?", sender: "Ada")))])
+        #expect(try decode(F.vendorMention) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "group:g-42", kind: .mention, id: StableID.of("K5WN-0Q3E-0PJ7-4B2F"), date: 1_754_390_100, partial: true,
+            title: "Ada", body: "@me ship it", sender: "Ada")))])
+        #expect(try decode(F.xiaomiLegacy) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "private:u-ada", kind: .message, id: StableID.of("E2RB-9T1L-0PJ8-6C3G"), date: 1_754_390_200, partial: true,
+            title: "Ada", body: "[Image]", sender: "Ada")))])
+        // PushNotificationMessage: an empty pushTitle gives way to the group's name.
+        #expect(try decode(F.pushMessageGroup) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
+            title: "Team", body: "Ada: ship it", sender: "Ada")))])
+    }
+
+    @Test(arguments: [RongCloudFixtures.iosRecall, RongCloudFixtures.iosRecallInAppData, RongCloudFixtures.pushMessageRecall])
+    func aRecallDeletesTheRecalledMessageAndNotifiesNothing(line: String) throws {
+        #expect(try decode(line) == [Event(account: F.account, .delete(ids: [StableID.of(F.privateUId)], chat: "private:u-ada"))])
+    }
+
+    @Test func aRecallCommandWithoutTheRecalledIdIsANote() throws {
+        let line = #"{"aps":{"alert":"recalled","category":"RC:RcCmd"},"rc":{"cType":"PR","fId":"u-ada","oName":"RC:RcCmd","tId":"u-me","id":"D9QK-2M4T-0PJ5-1X7C"}}"#
+        #expect(try decode(line).map(\.type) == [.note])
+    }
+
+    @Test func callsRingAndEnd() throws {
+        let invite = try notify(F.iosCallInvite)
+        #expect(invite.kind == .call)
+        #expect(invite.id == StableID.of("call-9f2"))
+        #expect(invite.chat == "private:u-ada")
+        #expect(try decode(F.pushMessageHangup) == [Event(account: F.account, .endCall(chat: "private:u-ada", id: invite.id))])
+        let unnamed = #"{"pushId":"G7PZ-1V8M-0PJ9-3D5H","conversationType":1,"objectName":"RC:VCHangup","senderId":"u-ada","targetId":"u-ada","pushData":""}"#
+        #expect(try decode(unnamed).map(\.type) == [.note])
+        let modify = #"{"rc":"{\"conversationType\":\"3\",\"targetId\":\"g-42\",\"fromUserId\":\"u-ada\",\"objectName\":\"RC:VCModifyMem\",\"id\":\"P2LK-0A1B-0PJC-5G6H\"}","appData":"{\"callId\":\"call-77\"}","content":"Ada added you to a call"}"#
+        #expect(try notify(modify).kind == .call)
+        #expect(try notify(modify).id == StableID.of("call-77"))
+    }
+
+    @Test func aPushServiceNoticeHasItsOwnChat() throws {
+        #expect(try decode(F.pushService) == [Event(account: F.account, .notify(Event.Notify(
+            chat: "push_service", kind: .message, id: StableID.of("H3XC-5N2K-0PJA-7E1J"), date: receivedAt, partial: true,
+            title: "Weekend sale", body: "30% off everything")))])
+    }
+
+    @Test(arguments: [RongCloudFixtures.iosWithoutUId, RongCloudFixtures.imkitLocal])
+    func withoutAUIdAPushIsANoteNeverAGuess(line: String) throws {
+        let result = try decode(line)
+        #expect(result.map(\.type) == [.note])
+    }
+
+    @Test func readReceiptsNeverNotify() throws {
+        let line = #"{"pushId":"R1","conversationType":1,"objectName":"RC:ReadNtf","senderId":"u-ada","targetId":"u-ada"}"#
+        #expect(try decode(line).map(\.type) == [.note])
+    }
+
+    @Test(arguments: RongCloudFixtures.all)
+    func everyFormIsDetected(line: String) throws {
+        #expect(Ingest.detect(Array(line.utf8)) == .rongcloud)
+        #expect(try decode(line, nil) == (try decode(line)))
+    }
+
+    @Test func otherFormsAreNotTakenForRongCloud() {
+        #expect(Ingest.detect(Array(#"{"aps":{"alert":"hi"},"chat":"c"}"#.utf8)) == .apns)
+        #expect(Ingest.detect(Array(#"{"aps":{"alert":"hi"},"from_id":"5","msg_id":"9"}"#.utf8)) == .telegram)
+        #expect(Ingest.detect(Array(#"{"message":{"data":{"chat":"c"},"token":"t"}}"#.utf8)) == .fcm)
+        #expect(Ingest.detect(Array(#"{"message":"not json","loc_key":"MESSAGE_ANNOUNCEMENT"}"#.utf8)) == .telegram)
+    }
+
+    @Test func errorsNameTheField() {
+        #expect(ingestError(F.iosPrivate, .rongcloud, context())?.field == "account")
+        #expect(ingestError(#"{"aps":{},"rc":{"cType":"XX","fId":"a","tId":"b","id":"U"}}"#, .rongcloud, rc)?.field == "rc.cType")
+        #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","tId":"u-me","id":"U"}}"#, .rongcloud, rc)?.field == "rc.fId")
+        #expect(ingestError(#"{"aps":{},"rc":{"cType":"GRP","fId":"a","id":"U"}}"#, .rongcloud, rc)?.field == "rc.tId")
+        #expect(ingestError(#"{"aps":{}}"#, .rongcloud, rc)?.field == "rc")
+        #expect(ingestError(#"{"message":"{oops"}"#, .rongcloud, rc)?.field == "message")
+        #expect(ingestError(#"{"conversationType":99,"targetId":"t","messageUId":"U","objectName":"RC:TxtMsg","sentTime":1}"#, .rongcloud, rc)?.field
+            == "conversationType")
+    }
+
+    // MARK: The IM connection
+
+    @Test func aConnectionMessageIsTheFullNotifyOfThePushsObject() throws {
+        let push = try notify(F.iosPrivate)
+        let full = try notify(F.connectionPrivate)
+        #expect(!full.partial && push.partial)
+        #expect(full.chat == push.chat && full.id == push.id && full.kind == push.kind)
+        #expect(full.date == 1_754_390_000 && full.body == "lunch at noon?" && full.sender == "Ada" && full.title == "Ada")
+        #expect(!full.unreadOnly)
+    }
+
+    @Test func anOfflineMessageCountsWithoutNotifying() throws {
+        let offline = try notify(F.connectionOffline)
+        #expect(offline.unreadOnly && !offline.partial)
+        #expect(offline.chat == "group:g-42" && offline.title == "Team" && offline.date == 1_754_380_000)
+    }
+
+    @Test func aRecallOverTheConnectionIsThePushsDelete() throws {
+        #expect(try decode(F.connectionRecall) == (try decode(F.iosRecall)))
+    }
+
+    @Test func theLibraryCallAndTheJSONLineAgree() throws {
+        let message = try JSONDecoder().decode(RongCloudMessage.self, from: Data(F.connectionOffline.utf8))
+        #expect(message == RongCloudMessage(
+            conversationType: 3, targetId: "g-42", senderUserId: "u-bo", messageUId: "M8TR-3J6W-0PJB-9F4K", objectName: "RC:TxtMsg",
+            sentTime: 1_754_380_000_000, content: "morning all", senderName: "Bo", conversationTitle: "Team", offline: true))
+        #expect(try message.events(account: F.account) == (try decode(F.connectionOffline)))
+        let encoded = try JSONEncoder().encode(message)
+        #expect(try JSONDecoder().decode(RongCloudMessage.self, from: encoded) == message)
+    }
+
+    @Test func clearingAConversationsUnreadStateReadsItAll() throws {
+        #expect(try RongCloudMessage.conversationRead(account: F.account, conversationType: 3, targetId: "g-42")
+            == Event(account: F.account, .readAll(chat: "group:g-42")))
+        #expect(throws: IngestError.self) {
+            try RongCloudMessage.conversationRead(account: F.account, conversationType: 0, targetId: "g-42")
+        }
+    }
+}
