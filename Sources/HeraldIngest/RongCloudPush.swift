@@ -140,14 +140,6 @@ struct RongCloudPush {
             }
             if conversation != nil { break }
         }
-        let time = try text(["msgTime", "sentTime", "timestamp", "receivedTime"], in: sources)
-        var date: Int64? = nil
-        if let time {
-            guard let value = JSONValue.parseInteger(time), value >= 0 else {
-                throw root.error("timestamp", "expected a time in milliseconds, got \"\(time)\"")
-            }
-            date = seconds(value)
-        }
         let aps = try root.object("aps")
         // `id` is the UId inside `rc`; beside an `rc` only the Android names count.
         let uid: String?
@@ -167,11 +159,27 @@ struct RongCloudPush {
             body: try orElse(alert.body, text(["pushContent", "content"], in: [root])),
             senderName: try text(["senderName", "fromUserName"], in: sources),
             conversationTitle: try text(["targetUserName", "targetName"], in: sources),
-            date: date,
+            date: try date(in: sources),
             recalledUId: try text(["rc-dlt-identifier"], in: sources + extras),
             callId: try text(["callId"], in: extras),
-            mentioned: try flag(["isMentioned", "mentioned"], in: sources + extras) ?? false,
+            // The app's own data may use these names otherwise: there, only a flag counts.
+            mentioned: try flag(["isMentioned", "mentioned"], in: sources) ?? extras.contains { (try? flag(["isMentioned", "mentioned"], in: [$0])) == true },
             pushService: try flag(["pushFlag"], in: sources) ?? false)
+    }
+
+    /// The send time in Unix seconds: `msgTime` › `sentTime` › `timestamp` › `receivedTime`,
+    /// in milliseconds (see ``seconds(_:)``); `nil` when none is present.
+    static func date(in sources: [PayloadObject]) throws(IngestError) -> Int64? {
+        for source in sources {
+            for key in ["msgTime", "sentTime", "timestamp", "receivedTime"] {
+                guard let time = try source.text(key), !time.isEmpty else { continue }
+                guard let value = JSONValue.parseInteger(time), value >= 0 else {
+                    throw source.error(key, "expected a time in milliseconds, got \"\(time)\"")
+                }
+                return seconds(value)
+            }
+        }
+        return nil
     }
 
     /// The title and body of an `aps.alert`: a string (the body) or `{title, body}`.

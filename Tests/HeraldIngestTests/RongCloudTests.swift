@@ -122,7 +122,17 @@ struct RongCloudTests {
         #expect(Ingest.detect(Array(#"{"message":"not json","loc_key":"MESSAGE_ANNOUNCEMENT"}"#.utf8)) == .telegram)
     }
 
+    @Test func aMentionFlagInTheAppsDataCountsOnlyWhenItIsAFlag() throws {
+        let flagged = #"{"aps":{"alert":"Ada: @me"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q1"},"appData":"{\"mentioned\":true}"}"#
+        #expect(try notify(flagged).kind == .mention)
+        let other = #"{"aps":{"alert":"Ada: hi"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q2"},"appData":"{\"mentioned\":\"u-bo\"}"}"#
+        #expect(try notify(other).kind == .message)
+    }
+
     @Test func errorsNameTheField() {
+        #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","fId":"a","id":"U","msgTime":"soon"}}"#, .rongcloud, rc)?.field == "rc.msgTime")
+        #expect(ingestError(#"{"rc":"{\"conversationType\":1,\"fromUserId\":\"a\",\"id\":\"U\"}","timestamp":"-5"}"#, .rongcloud, rc)?.field
+            == "timestamp")
         #expect(ingestError(F.iosPrivate, .rongcloud, context())?.field == "account")
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"XX","fId":"a","tId":"b","id":"U"}}"#, .rongcloud, rc)?.field == "rc.cType")
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","tId":"u-me","id":"U"}}"#, .rongcloud, rc)?.field == "rc.fId")
