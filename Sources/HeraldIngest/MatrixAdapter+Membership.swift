@@ -7,14 +7,17 @@ extension MatrixAdapter {
 
     /// Whether `notification` invites the receiving user into its room: an `m.room.member`
     /// event whose membership (`content.membership`, or the top-level `membership` Synapse's
-    /// HTTP pusher adds) is `invite`, and whose target is the user (`user_is_target` true, or
-    /// a `state_key` naming the account's Matrix id).
+    /// HTTP pusher and Sygnal add) is `invite`, and whose target is the user: `user_is_target`
+    /// when the body has it, else a `state_key` naming the account's Matrix id, else yes — the
+    /// default push rules notify a member event only through `.m.rule.invite_for_me`
+    /// (`.m.rule.member_event` is `dont_notify`), so a pushed invite that names no target is
+    /// the user's (Sygnal's FCM data carries `membership` but no target).
     func isInviteForUser(_ notification: PayloadObject, account: String) throws(IngestError) -> Bool {
         guard try notification.string("type") == "m.room.member" else { return false }
         let membership = try orElse(notification.object("content")?.string("membership"), notification.string("membership"))
         guard membership == Self.inviteMembership else { return false }
-        if try notification.flag("user_is_target") == true { return true }
-        guard let target = try notification.nonEmptyString("state_key") else { return false }
+        if let isTarget = try notification.flag("user_is_target") { return isTarget }
+        guard let target = try notification.nonEmptyString("state_key") else { return true }
         // The account is the Matrix id, or the id behind a prefix such as `mx:`.
         return account == target || account.hasSuffix(":" + target)
     }

@@ -25,8 +25,8 @@ import HeraldEvents
 ///   `content.call_id` (else of the event id); a hang-up, rejection or answer
 ///   (`m.call.hangup`, `m.call.reject`, `m.call.answer`) → `endCall` of that call id, so the
 ///   call notification clears (see ``MatrixAdapter/callEnd(_:room:)``);
-/// - an invite of the user (`m.room.member`, membership `invite`, `user_is_target` true or
-///   `state_key` = the account's Matrix id) → that `notify` with title = room name (else the
+/// - an invite of the user (`m.room.member`, membership `invite`, `user_is_target` or
+///   `state_key` not naming someone else) → that `notify` with title = room name (else the
 ///   inviter) and body "Alice invited you to Room" (see ``MatrixAdapter/isInviteForUser(_:account:)``);
 /// - a badge-only body (no event id) with `counts.unread` 0, the push a homeserver sends when
 ///   the user has read everything → `readAll` without a chat (SEMANTICS 1.2); other `counts`

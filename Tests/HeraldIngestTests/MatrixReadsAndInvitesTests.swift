@@ -42,6 +42,11 @@ struct MatrixReadsAndInvitesTests {
         #expect(try events(line, nil, a) == [Event(account: Self.me, .readAll(chat: nil))])
     }
 
+    @Test func sygnalsFlatWebPushBadgeOfZeroReadsAll() throws {
+        // `webpushpushkin.py` `_build_payload` of a badge-only notification: counts and prio only.
+        #expect(try events(#"{"unread":0,"prio":"high"}"#, .matrix, a) == [Event(account: Self.me, .readAll(chat: nil))])
+    }
+
     @Test func aMissedCallCountBesideTheZeroBadgeStaysANote() throws {
         let line = #"{"notification":{"counts":{"unread":0,"missed_calls":2},"devices":[]}}"#
         #expect(try events(line, .matrix, a) == [
@@ -86,6 +91,16 @@ struct MatrixReadsAndInvitesTests {
         }
         #expect(notify.title == "@bob:example.org")
         #expect(notify.body == "@bob:example.org invited you")
+    }
+
+    @Test func sygnalsFCMInviteNamesNoTargetAndIsTheUsers() throws {
+        // gcmpushkin.py `_build_data`: membership at the top level, content flattened, no target.
+        let line = #"{"message":{"data":{"event_id":"$inv3:example.org","type":"m.room.member","sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Lunch","membership":"invite","content_membership":"invite","room_id":"!lunch:example.org","prio":"high","unread":"1"},"token":"t"}}"#
+        guard case .notify(let notify)? = try events(line, nil, a).first?.payload else {
+            Issue.record("expected a notify")
+            return
+        }
+        #expect(notify.body == "Alice invited you to Lunch")
     }
 
     @Test(arguments: [
