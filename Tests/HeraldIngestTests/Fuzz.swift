@@ -120,6 +120,7 @@ struct Fixture {
                 #"{"message":{"data":{"event_id":"$e","room_id":"!r","type":"m.call.hangup","content_call_id":"c","prio":"normal","unread":"1"}}}"#,
                 #"{"room_id":"!r","event_id":"$e","type":"m.call.invite","content":{"call_id":"c"},"unread":2}"#,
                 #"{"notification":{"event_id":"$e","room_id":"!r","type":"m.room.message","devices":[{"tweaks":{"highlight":true}}],"counts":{"unread":1}}}"#,
+                MatrixReadsAndInvitesTests.synapseAllRead, MatrixReadsAndInvitesTests.invite,
             ].map { Array($0.utf8) }
             var withStrings = context(account: "a")
             withStrings.strings = LocalizedStrings(["K": "%1$@ %@ %%", "T": "%2$@"])
