@@ -143,6 +143,14 @@ struct RongCloudTests {
             == "conversationType")
     }
 
+    @Test func theAccountForm() {
+        #expect(RongCloudAccount.name(appKey: "8luwapkvucoil", userId: "u-me") == F.account)
+        #expect(RongCloudAccount.problem(F.account) == nil)
+        for bad in [nil, "u-me", "rc:|u-me", "rc:8luwapkvucoil", "rc:8luwapkvucoil|", "tg:1|2"] {
+            #expect(RongCloudAccount.problem(bad) != nil, "\(bad ?? "nil")")
+        }
+    }
+
     // MARK: The IM connection
 
     @Test func aConnectionMessageIsTheFullNotifyOfThePushsObject() throws {

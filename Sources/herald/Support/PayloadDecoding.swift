@@ -62,24 +62,13 @@ struct PayloadOptions: ParsableArguments {
         }
     }
 
-    /// Why `account` cannot be a RongCloud account (`rc:<appKey>|<userId>`), or `nil`. No
-    /// RongCloud payload names the app key, so every one needs the account from `--account`.
-    static func rongCloudAccountProblem(_ account: String?) -> String? {
-        guard let account else { return "needs --account rc:<appKey>|<userId> (no RongCloud payload names the app key)" }
-        let parts = account.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
-        guard account.hasPrefix("rc:"), parts.count == 2, parts[0].count > 3, !parts[1].isEmpty else {
-            return "--account '\(account)' is not rc:<appKey>|<userId>"
-        }
-        return nil
-    }
-
     mutating func validate() throws {
         _ = try stringsTable()
         if let format, !PayloadDecoding.formatNames.contains(format) {
             throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
         }
-        if format == PayloadFormat.rongcloud.rawValue, let problem = Self.rongCloudAccountProblem(account) {
-            throw ValidationError("--format rongcloud: \(problem)")
+        if format == PayloadFormat.rongcloud.rawValue, let problem = RongCloudAccount.problem(account) {
+            throw ValidationError("--format rongcloud --account: \(problem)")
         }
         if let innerFormat, PayloadFormat(rawValue: innerFormat) == nil {
             throw ValidationError("unknown --inner-format '\(innerFormat)'")
