@@ -62,7 +62,9 @@ struct RongCloudAdapter {
 
     /// The events of one push.
     func events(_ push: RongCloudPush, account: String) throws(IngestError) -> [Event] {
-        func note(_ reason: String) -> [Event] { [Event(account: account, .note(source: "rongcloud", reason: "\(push.form.rawValue): \(reason)"))] }
+        func note(_ reason: String) -> [Event] {
+            [Event(account: account, .note(source: "rongcloud", reason: "\(push.form.rawValue): \(reason)"))]
+        }
         let objectName = push.objectName
         let conversation: RongCloudConversation? = push.pushService ? .pushService : push.conversation
         let chat = conversation.flatMap { RongCloudConversation.chat($0, target: push.target, sender: push.sender) }
@@ -88,9 +90,14 @@ struct RongCloudAdapter {
         let kind: NotificationKind = isCall ? .call : push.mentioned ? .mention : .message
         let id = StableID.of(isCall ? push.callId ?? uid : uid)
         let title = push.title ?? Self.title(conversation, senderName: push.senderName, conversationTitle: push.conversationTitle)
-        return [Event(account: account, .notify(Event.Notify(
-            chat: try require(chat, push), kind: kind, id: id, date: push.date ?? context.receivedAt, partial: true,
-            title: title, body: push.body, sender: push.senderName)))]
+        return [
+            Event(
+                account: account,
+                .notify(
+                    Event.Notify(
+                        chat: try require(chat, push), kind: kind, id: id, date: push.date ?? context.receivedAt, partial: true,
+                        title: title, body: push.body, sender: push.senderName)))
+        ]
     }
 
     /// `chat`, or an error naming what is missing from `push`.
@@ -99,7 +106,8 @@ struct RongCloudAdapter {
         guard let conversation = push.conversation else {
             throw IngestError(format: .rongcloud, field: push.field(push.form == .apns ? "cType" : "conversationType"), reason: "missing")
         }
-        let key = conversation.isOneToOne
+        let key =
+            conversation.isOneToOne
             ? (push.form == .apns ? "fId" : push.form == .pushNotificationMessage ? "senderId" : "fromUserId")
             : (push.form == .apns ? "tId" : push.form == .xiaomi ? "channelId" : "targetId")
         throw IngestError(format: .rongcloud, field: push.field(key), reason: "missing: the \(conversation.chatName) conversation's target")

@@ -144,12 +144,17 @@ public struct RongCloudMessage: Codable, Hashable, Sendable {
         guard !messageUId.isEmpty else { return note("no message UId, nothing to notify") }
         let isCall = RongCloudAdapter.callInvites.contains(objectName)
         let conversation = RongCloudConversation(rawValue: conversationType)
-        return [Event(account: account, .notify(Event.Notify(
-            chat: chat, kind: isCall ? .call : mentioned ? .mention : .message,
-            id: StableID.of(isCall ? callId ?? messageUId : messageUId),
-            date: sentTime / 1000, partial: false, unreadOnly: offline,
-            title: RongCloudAdapter.title(conversation, senderName: senderName, conversationTitle: conversationTitle),
-            body: content, sender: senderName)))]
+        return [
+            Event(
+                account: account,
+                .notify(
+                    Event.Notify(
+                        chat: chat, kind: isCall ? .call : mentioned ? .mention : .message,
+                        id: StableID.of(isCall ? callId ?? messageUId : messageUId),
+                        date: sentTime / 1000, partial: false, unreadOnly: offline,
+                        title: RongCloudAdapter.title(conversation, senderName: senderName, conversationTitle: conversationTitle),
+                        body: content, sender: senderName)))
+        ]
     }
 
     /// The `readAll` of a conversation whose unread state the app cleared (IMKit's

@@ -163,7 +163,8 @@ struct RongCloudPush {
             recalledUId: try text(["rc-dlt-identifier"], in: sources + extras),
             callId: try text(["callId"], in: extras),
             // The app's own data may use these names otherwise: there, only a flag counts.
-            mentioned: try flag(["isMentioned", "mentioned"], in: sources) ?? extras.contains { (try? flag(["isMentioned", "mentioned"], in: [$0])) == true },
+            mentioned: try flag(["isMentioned", "mentioned"], in: sources)
+                ?? extras.contains { (try? flag(["isMentioned", "mentioned"], in: [$0])) == true },
             pushService: try flag(["pushFlag"], in: sources) ?? false)
     }
 

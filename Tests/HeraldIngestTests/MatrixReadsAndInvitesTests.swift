@@ -49,10 +49,11 @@ struct MatrixReadsAndInvitesTests {
 
     @Test func aMissedCallCountBesideTheZeroBadgeStaysANote() throws {
         let line = #"{"notification":{"counts":{"unread":0,"missed_calls":2},"devices":[]}}"#
-        #expect(try events(line, .matrix, a) == [
-            Event(account: Self.me, .readAll(chat: nil)),
-            Event(account: Self.me, .note(source: "matrix", reason: "counts: missed_calls 2")),
-        ])
+        #expect(
+            try events(line, .matrix, a) == [
+                Event(account: Self.me, .readAll(chat: nil)),
+                Event(account: Self.me, .note(source: "matrix", reason: "counts: missed_calls 2")),
+            ])
     }
 
     @Test func aBadgeAboveZeroNamesNoRoomAndStaysANote() throws {
@@ -62,7 +63,8 @@ struct MatrixReadsAndInvitesTests {
 
     @Test func aZeroCountBesideAnEventNeverReadsAll() throws {
         // The event itself is unread: a zero beside it is the homeserver's race, not a read.
-        let line = #"{"notification":{"event_id":"$e","room_id":"!r:example.org","type":"m.room.message","sender":"@b:example.org","content":{"body":"x"},"counts":{"unread":0},"devices":[]}}"#
+        let line =
+            #"{"notification":{"event_id":"$e","room_id":"!r:example.org","type":"m.room.message","sender":"@b:example.org","content":{"body":"x"},"counts":{"unread":0},"devices":[]}}"#
         let result = try events(line, .matrix, a)
         #expect(result.count == 2)
         #expect(result.last == Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 0")))
@@ -74,17 +76,22 @@ struct MatrixReadsAndInvitesTests {
         #"{"notification":{"event_id":"$inv1:example.org","room_id":"!room:example.org","type":"m.room.member","sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Room","membership":"invite","user_is_target":true,"content":{"membership":"invite","displayname":"Me"},"prio":"high","counts":{"unread":1},"devices":[{"app_id":"im.app","pushkey":"k","tweaks":{"sound":"default"}}]}}"#
 
     @Test func anInviteReadsAsOne() throws {
-        #expect(try events(Self.invite, nil, a) == [
-            Event(account: Self.me, .notify(Event.Notify(
-                chat: "!room:example.org", kind: .message, id: StableID.of("$inv1:example.org"), date: receivedAt,
-                title: "Room", body: "Alice invited you to Room", sender: "Alice"))),
-            Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 1")),
-        ])
+        #expect(
+            try events(Self.invite, nil, a) == [
+                Event(
+                    account: Self.me,
+                    .notify(
+                        Event.Notify(
+                            chat: "!room:example.org", kind: .message, id: StableID.of("$inv1:example.org"), date: receivedAt,
+                            title: "Room", body: "Alice invited you to Room", sender: "Alice"))),
+                Event(account: Self.me, .note(source: "matrix", reason: "counts: unread 1")),
+            ])
     }
 
     @Test func anInviteNamedByStateKeyToAPrefixedAccount() throws {
         // No user_is_target and no top-level membership; no room name either.
-        let line = #"{"notification":{"event_id":"$inv2","room_id":"!r2:example.org","type":"m.room.member","sender":"@bob:example.org","state_key":"@me:example.org","content":{"membership":"invite"},"devices":[]}}"#
+        let line =
+            #"{"notification":{"event_id":"$inv2","room_id":"!r2:example.org","type":"m.room.member","sender":"@bob:example.org","state_key":"@me:example.org","content":{"membership":"invite"},"devices":[]}}"#
         guard case .notify(let notify)? = try events(line, .matrix, context(account: "mx:@me:example.org")).first?.payload else {
             Issue.record("expected a notify")
             return
@@ -95,7 +102,8 @@ struct MatrixReadsAndInvitesTests {
 
     @Test func sygnalsFCMInviteNamesNoTargetAndIsTheUsers() throws {
         // gcmpushkin.py `_build_data`: membership at the top level, content flattened, no target.
-        let line = #"{"message":{"data":{"event_id":"$inv3:example.org","type":"m.room.member","sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Lunch","membership":"invite","content_membership":"invite","room_id":"!lunch:example.org","prio":"high","unread":"1"},"token":"t"}}"#
+        let line =
+            #"{"message":{"data":{"event_id":"$inv3:example.org","type":"m.room.member","sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Lunch","membership":"invite","content_membership":"invite","room_id":"!lunch:example.org","prio":"high","unread":"1"},"token":"t"}}"#
         guard case .notify(let notify)? = try events(line, nil, a).first?.payload else {
             Issue.record("expected a notify")
             return
@@ -112,7 +120,8 @@ struct MatrixReadsAndInvitesTests {
         #""user_is_target":true,"content":{"membership":"join"}"#,
     ])
     func otherMemberEventsAreNotInvites(fields: String) throws {
-        let line = #"{"notification":{"event_id":"$m","room_id":"!r:example.org","type":"m.room.member","sender":"@alice:example.org",\#(fields),"devices":[]}}"#
+        let line =
+            #"{"notification":{"event_id":"$m","room_id":"!r:example.org","type":"m.room.member","sender":"@alice:example.org",\#(fields),"devices":[]}}"#
         guard case .notify(let notify)? = try events(line, .matrix, a).first?.payload else {
             Issue.record("expected a notify")
             return
@@ -122,8 +131,10 @@ struct MatrixReadsAndInvitesTests {
     }
 
     @Test func aPushedEditHasThePartialOfThePushedMessageItEdits() throws {
-        let message = #"{"notification":{"event_id":"$e1","room_id":"!r:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"helo"},"devices":[]}}"#
-        let edit = #"{"notification":{"event_id":"$e2","room_id":"!r:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"* hello","m.new_content":{"msgtype":"m.text","body":"hello"},"m.relates_to":{"rel_type":"m.replace","event_id":"$e1"}},"devices":[]}}"#
+        let message =
+            #"{"notification":{"event_id":"$e1","room_id":"!r:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"helo"},"devices":[]}}"#
+        let edit =
+            #"{"notification":{"event_id":"$e2","room_id":"!r:example.org","type":"m.room.message","sender":"@alice:example.org","content":{"msgtype":"m.text","body":"* hello","m.new_content":{"msgtype":"m.text","body":"hello"},"m.relates_to":{"rel_type":"m.replace","event_id":"$e1"}},"devices":[]}}"#
         guard case .notify(let notify)? = try events(message, .matrix, a).first?.payload,
             case .edit(let change)? = try events(edit, .matrix, a).first?.payload
         else {

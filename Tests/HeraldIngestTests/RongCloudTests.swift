@@ -23,9 +23,15 @@ struct RongCloudTests {
     }
 
     @Test func iOSPrivateMessage() throws {
-        #expect(try decode(F.iosPrivate) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
-            title: "Ada", body: "lunch at noon?")))])
+        #expect(
+            try decode(F.iosPrivate) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
+                            title: "Ada", body: "lunch at noon?")))
+            ])
     }
 
     @Test func aPrivateChatIsTheSendersWhateverTheTargetSays() throws {
@@ -36,9 +42,15 @@ struct RongCloudTests {
     }
 
     @Test func iOSGroupMessageWithAStringAlert() throws {
-        #expect(try decode(F.iosGroup) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
-            body: "Ada: ship it")))])
+        #expect(
+            try decode(F.iosGroup) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
+                            body: "Ada: ship it")))
+            ])
     }
 
     @Test(arguments: [
@@ -54,19 +66,44 @@ struct RongCloudTests {
     }
 
     @Test func androidForms() throws {
-        #expect(try decode(F.fcmPrivate) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
-            title: "Ada", body: "lunch at noon?", sender: "Ada")))])
-        #expect(try decode(F.vendorMention) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "group:g-42", kind: .mention, id: StableID.of("K5WN-0Q3E-0PJ7-4B2F"), date: 1_754_390_100, partial: true,
-            title: "Ada", body: "@me ship it", sender: "Ada")))])
-        #expect(try decode(F.xiaomiLegacy) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "private:u-ada", kind: .message, id: StableID.of("E2RB-9T1L-0PJ8-6C3G"), date: 1_754_390_200, partial: true,
-            title: "Ada", body: "[Image]", sender: "Ada")))])
+        #expect(
+            try decode(F.fcmPrivate) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
+                            title: "Ada", body: "lunch at noon?", sender: "Ada")))
+            ])
+        #expect(
+            try decode(F.vendorMention) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "group:g-42", kind: .mention, id: StableID.of("K5WN-0Q3E-0PJ7-4B2F"), date: 1_754_390_100, partial: true,
+                            title: "Ada", body: "@me ship it", sender: "Ada")))
+            ])
+        #expect(
+            try decode(F.xiaomiLegacy) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "private:u-ada", kind: .message, id: StableID.of("E2RB-9T1L-0PJ8-6C3G"), date: 1_754_390_200,
+                            partial: true,
+                            title: "Ada", body: "[Image]", sender: "Ada")))
+            ])
         // PushNotificationMessage: an empty pushTitle gives way to the group's name.
-        #expect(try decode(F.pushMessageGroup) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
-            title: "Team", body: "Ada: ship it", sender: "Ada")))])
+        #expect(
+            try decode(F.pushMessageGroup) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
+                            title: "Team", body: "Ada: ship it", sender: "Ada")))
+            ])
     }
 
     @Test(arguments: [RongCloudFixtures.iosRecall, RongCloudFixtures.iosRecallInAppData, RongCloudFixtures.pushMessageRecall])
@@ -75,7 +112,8 @@ struct RongCloudTests {
     }
 
     @Test func aRecallCommandWithoutTheRecalledIdIsANote() throws {
-        let line = #"{"aps":{"alert":"recalled","category":"RC:RcCmd"},"rc":{"cType":"PR","fId":"u-ada","oName":"RC:RcCmd","tId":"u-me","id":"D9QK-2M4T-0PJ5-1X7C"}}"#
+        let line =
+            #"{"aps":{"alert":"recalled","category":"RC:RcCmd"},"rc":{"cType":"PR","fId":"u-ada","oName":"RC:RcCmd","tId":"u-me","id":"D9QK-2M4T-0PJ5-1X7C"}}"#
         #expect(try decode(line).map(\.type) == [.note])
     }
 
@@ -85,17 +123,25 @@ struct RongCloudTests {
         #expect(invite.id == StableID.of("call-9f2"))
         #expect(invite.chat == "private:u-ada")
         #expect(try decode(F.pushMessageHangup) == [Event(account: F.account, .endCall(chat: "private:u-ada", id: invite.id))])
-        let unnamed = #"{"pushId":"G7PZ-1V8M-0PJ9-3D5H","conversationType":1,"objectName":"RC:VCHangup","senderId":"u-ada","targetId":"u-ada","pushData":""}"#
+        let unnamed =
+            #"{"pushId":"G7PZ-1V8M-0PJ9-3D5H","conversationType":1,"objectName":"RC:VCHangup","senderId":"u-ada","targetId":"u-ada","pushData":""}"#
         #expect(try decode(unnamed).map(\.type) == [.note])
-        let modify = #"{"rc":"{\"conversationType\":\"3\",\"targetId\":\"g-42\",\"fromUserId\":\"u-ada\",\"objectName\":\"RC:VCModifyMem\",\"id\":\"P2LK-0A1B-0PJC-5G6H\"}","appData":"{\"callId\":\"call-77\"}","content":"Ada added you to a call"}"#
+        let modify =
+            #"{"rc":"{\"conversationType\":\"3\",\"targetId\":\"g-42\",\"fromUserId\":\"u-ada\",\"objectName\":\"RC:VCModifyMem\",\"id\":\"P2LK-0A1B-0PJC-5G6H\"}","appData":"{\"callId\":\"call-77\"}","content":"Ada added you to a call"}"#
         #expect(try notify(modify).kind == .call)
         #expect(try notify(modify).id == StableID.of("call-77"))
     }
 
     @Test func aPushServiceNoticeHasItsOwnChat() throws {
-        #expect(try decode(F.pushService) == [Event(account: F.account, .notify(Event.Notify(
-            chat: "push_service", kind: .message, id: StableID.of("H3XC-5N2K-0PJA-7E1J"), date: receivedAt, partial: true,
-            title: "Weekend sale", body: "30% off everything")))])
+        #expect(
+            try decode(F.pushService) == [
+                Event(
+                    account: F.account,
+                    .notify(
+                        Event.Notify(
+                            chat: "push_service", kind: .message, id: StableID.of("H3XC-5N2K-0PJA-7E1J"), date: receivedAt, partial: true,
+                            title: "Weekend sale", body: "30% off everything")))
+            ])
     }
 
     @Test(arguments: [RongCloudFixtures.iosWithoutUId, RongCloudFixtures.imkitLocal])
@@ -123,24 +169,29 @@ struct RongCloudTests {
     }
 
     @Test func aMentionFlagInTheAppsDataCountsOnlyWhenItIsAFlag() throws {
-        let flagged = #"{"aps":{"alert":"Ada: @me"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q1"},"appData":"{\"mentioned\":true}"}"#
+        let flagged =
+            #"{"aps":{"alert":"Ada: @me"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q1"},"appData":"{\"mentioned\":true}"}"#
         #expect(try notify(flagged).kind == .mention)
-        let other = #"{"aps":{"alert":"Ada: hi"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q2"},"appData":"{\"mentioned\":\"u-bo\"}"}"#
+        let other =
+            #"{"aps":{"alert":"Ada: hi"},"rc":{"cType":"GRP","fId":"u-ada","oName":"RC:TxtMsg","tId":"g-42","id":"Q2"},"appData":"{\"mentioned\":\"u-bo\"}"}"#
         #expect(try notify(other).kind == .message)
     }
 
     @Test func errorsNameTheField() {
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","fId":"a","id":"U","msgTime":"soon"}}"#, .rongcloud, rc)?.field == "rc.msgTime")
-        #expect(ingestError(#"{"rc":"{\"conversationType\":1,\"fromUserId\":\"a\",\"id\":\"U\"}","timestamp":"-5"}"#, .rongcloud, rc)?.field
-            == "timestamp")
+        #expect(
+            ingestError(#"{"rc":"{\"conversationType\":1,\"fromUserId\":\"a\",\"id\":\"U\"}","timestamp":"-5"}"#, .rongcloud, rc)?.field
+                == "timestamp")
         #expect(ingestError(F.iosPrivate, .rongcloud, context())?.field == "account")
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"XX","fId":"a","tId":"b","id":"U"}}"#, .rongcloud, rc)?.field == "rc.cType")
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","tId":"u-me","id":"U"}}"#, .rongcloud, rc)?.field == "rc.fId")
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"GRP","fId":"a","id":"U"}}"#, .rongcloud, rc)?.field == "rc.tId")
         #expect(ingestError(#"{"aps":{}}"#, .rongcloud, rc)?.field == "rc")
         #expect(ingestError(#"{"message":"{oops"}"#, .rongcloud, rc)?.field == "message")
-        #expect(ingestError(#"{"conversationType":99,"targetId":"t","messageUId":"U","objectName":"RC:TxtMsg","sentTime":1}"#, .rongcloud, rc)?.field
-            == "conversationType")
+        #expect(
+            ingestError(#"{"conversationType":99,"targetId":"t","messageUId":"U","objectName":"RC:TxtMsg","sentTime":1}"#, .rongcloud, rc)?
+                .field
+                == "conversationType")
     }
 
     @Test func theAccountForm() {
@@ -174,17 +225,20 @@ struct RongCloudTests {
 
     @Test func theLibraryCallAndTheJSONLineAgree() throws {
         let message = try JSONDecoder().decode(RongCloudMessage.self, from: Data(F.connectionOffline.utf8))
-        #expect(message == RongCloudMessage(
-            conversationType: 3, targetId: "g-42", senderUserId: "u-bo", messageUId: "M8TR-3J6W-0PJB-9F4K", objectName: "RC:TxtMsg",
-            sentTime: 1_754_380_000_000, content: "morning all", senderName: "Bo", conversationTitle: "Team", offline: true))
+        #expect(
+            message
+                == RongCloudMessage(
+                    conversationType: 3, targetId: "g-42", senderUserId: "u-bo", messageUId: "M8TR-3J6W-0PJB-9F4K", objectName: "RC:TxtMsg",
+                    sentTime: 1_754_380_000_000, content: "morning all", senderName: "Bo", conversationTitle: "Team", offline: true))
         #expect(try message.events(account: F.account) == (try decode(F.connectionOffline)))
         let encoded = try JSONEncoder().encode(message)
         #expect(try JSONDecoder().decode(RongCloudMessage.self, from: encoded) == message)
     }
 
     @Test func clearingAConversationsUnreadStateReadsItAll() throws {
-        #expect(try RongCloudMessage.conversationRead(account: F.account, conversationType: 3, targetId: "g-42")
-            == Event(account: F.account, .readAll(chat: "group:g-42")))
+        #expect(
+            try RongCloudMessage.conversationRead(account: F.account, conversationType: 3, targetId: "g-42")
+                == Event(account: F.account, .readAll(chat: "group:g-42")))
         #expect(throws: IngestError.self) {
             try RongCloudMessage.conversationRead(account: F.account, conversationType: 0, targetId: "g-42")
         }
