@@ -22,16 +22,20 @@ struct RongCloudTests {
         return notify
     }
 
+    /// The one event a push of message `uid` should become: a partial `notify` of the account.
+    func pushed(
+        _ chat: String, _ kind: NotificationKind = .message, uid: String, date: Int64 = receivedAt,
+        title: String? = nil, body: String?, sender: String? = nil
+    ) -> [Event] {
+        let fields = Event.Notify(
+            chat: chat, kind: kind, id: StableID.of(uid), date: date, partial: true, title: title, body: body, sender: sender)
+        return [Event(account: F.account, .notify(fields))]
+    }
+
     @Test func iOSPrivateMessage() throws {
         #expect(
-            try decode(F.iosPrivate) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
-                            title: "Ada", body: "lunch at noon?")))
-            ])
+            try decode(F.iosPrivate)
+                == pushed("private:u-ada", uid: F.privateUId, date: 1_754_390_000, title: "Ada", body: "lunch at noon?"))
     }
 
     @Test func aPrivateChatIsTheSendersWhateverTheTargetSays() throws {
@@ -42,15 +46,7 @@ struct RongCloudTests {
     }
 
     @Test func iOSGroupMessageWithAStringAlert() throws {
-        #expect(
-            try decode(F.iosGroup) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
-                            body: "Ada: ship it")))
-            ])
+        #expect(try decode(F.iosGroup) == pushed("group:g-42", uid: F.groupUId, body: "Ada: ship it"))
     }
 
     @Test(arguments: [
@@ -67,43 +63,18 @@ struct RongCloudTests {
 
     @Test func androidForms() throws {
         #expect(
-            try decode(F.fcmPrivate) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "private:u-ada", kind: .message, id: StableID.of(F.privateUId), date: 1_754_390_000, partial: true,
-                            title: "Ada", body: "lunch at noon?", sender: "Ada")))
-            ])
+            try decode(F.fcmPrivate)
+                == pushed("private:u-ada", uid: F.privateUId, date: 1_754_390_000, title: "Ada", body: "lunch at noon?", sender: "Ada"))
         #expect(
-            try decode(F.vendorMention) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "group:g-42", kind: .mention, id: StableID.of("K5WN-0Q3E-0PJ7-4B2F"), date: 1_754_390_100, partial: true,
-                            title: "Ada", body: "@me ship it", sender: "Ada")))
-            ])
+            try decode(F.vendorMention)
+                == pushed(
+                    "group:g-42", .mention, uid: "K5WN-0Q3E-0PJ7-4B2F", date: 1_754_390_100, title: "Ada", body: "@me ship it",
+                    sender: "Ada"))
         #expect(
-            try decode(F.xiaomiLegacy) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "private:u-ada", kind: .message, id: StableID.of("E2RB-9T1L-0PJ8-6C3G"), date: 1_754_390_200,
-                            partial: true,
-                            title: "Ada", body: "[Image]", sender: "Ada")))
-            ])
+            try decode(F.xiaomiLegacy)
+                == pushed("private:u-ada", uid: "E2RB-9T1L-0PJ8-6C3G", date: 1_754_390_200, title: "Ada", body: "[Image]", sender: "Ada"))
         // PushNotificationMessage: an empty pushTitle gives way to the group's name.
-        #expect(
-            try decode(F.pushMessageGroup) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "group:g-42", kind: .message, id: StableID.of(F.groupUId), date: receivedAt, partial: true,
-                            title: "Team", body: "Ada: ship it", sender: "Ada")))
-            ])
+        #expect(try decode(F.pushMessageGroup) == pushed("group:g-42", uid: F.groupUId, title: "Team", body: "Ada: ship it", sender: "Ada"))
     }
 
     @Test(arguments: [RongCloudFixtures.iosRecall, RongCloudFixtures.iosRecallInAppData, RongCloudFixtures.pushMessageRecall])
@@ -134,14 +105,8 @@ struct RongCloudTests {
 
     @Test func aPushServiceNoticeHasItsOwnChat() throws {
         #expect(
-            try decode(F.pushService) == [
-                Event(
-                    account: F.account,
-                    .notify(
-                        Event.Notify(
-                            chat: "push_service", kind: .message, id: StableID.of("H3XC-5N2K-0PJA-7E1J"), date: receivedAt, partial: true,
-                            title: "Weekend sale", body: "30% off everything")))
-            ])
+            try decode(F.pushService)
+                == pushed("push_service", uid: "H3XC-5N2K-0PJA-7E1J", title: "Weekend sale", body: "30% off everything"))
     }
 
     @Test(arguments: [RongCloudFixtures.iosWithoutUId, RongCloudFixtures.imkitLocal])
