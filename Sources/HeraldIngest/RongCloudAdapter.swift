@@ -103,13 +103,11 @@ struct RongCloudAdapter {
     /// `chat`, or an error naming what is missing from `push`.
     func require(_ chat: String?, _ push: RongCloudPush) throws(IngestError) -> String {
         if let chat { return chat }
+        let keys = push.form.keys
         guard let conversation = push.conversation else {
-            throw IngestError(format: .rongcloud, field: push.field(push.form == .apns ? "cType" : "conversationType"), reason: "missing")
+            throw IngestError(format: .rongcloud, field: push.field(keys.conversation), reason: "missing")
         }
-        let key =
-            conversation.isOneToOne
-            ? (push.form == .apns ? "fId" : push.form == .pushNotificationMessage ? "senderId" : "fromUserId")
-            : (push.form == .apns ? "tId" : push.form == .xiaomi ? "channelId" : "targetId")
+        let key = conversation.isOneToOne ? keys.sender : keys.target
         throw IngestError(format: .rongcloud, field: push.field(key), reason: "missing: the \(conversation.chatName) conversation's target")
     }
 

@@ -18,6 +18,16 @@ struct RongCloudPush {
         case xiaomi = "Xiaomi content"
         /// The Android SDK's app-facing `PushNotificationMessage`.
         case pushNotificationMessage = "PushNotificationMessage"
+
+        /// The names this form gives the conversation type, the sender and the target.
+        var keys: (conversation: String, sender: String, target: String) {
+            switch self {
+            case .apns, .imkitLocal: ("cType", "fId", "tId")
+            case .xiaomi: ("channelType", "fromUserId", "channelId")
+            case .pushNotificationMessage: ("conversationType", "senderId", "targetId")
+            case .fcm, .vendor: ("conversationType", "fromUserId", "targetId")
+            }
+        }
     }
 
     var form: Form

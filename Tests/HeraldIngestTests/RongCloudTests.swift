@@ -142,6 +142,13 @@ struct RongCloudTests {
         #expect(try notify(other).kind == .message)
     }
 
+    @Test func errorsNameTheFieldAsEachFormSpellsIt() {
+        #expect(ingestError(#"{"channelType":"3","fromUserId":"u-ada","id":"U"}"#, .rongcloud, rc)?.field == "channelId")
+        #expect(ingestError(#"{"channelId":"g-42","fromUserId":"u-ada","id":"U"}"#, .rongcloud, rc)?.field == "channelType")
+        #expect(ingestError(#"{"pushId":"U","conversationType":1,"targetId":"u-ada"}"#, .rongcloud, rc)?.field == "senderId")
+        #expect(ingestError(#"{"rc":{"conversationType":3,"fromUserId":"a","id":"U"}}"#, .rongcloud, rc)?.field == "rc.targetId")
+    }
+
     @Test func errorsNameTheField() {
         #expect(ingestError(#"{"aps":{},"rc":{"cType":"PR","fId":"a","id":"U","msgTime":"soon"}}"#, .rongcloud, rc)?.field == "rc.msgTime")
         #expect(
