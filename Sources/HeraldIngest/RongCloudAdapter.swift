@@ -38,7 +38,9 @@ struct RongCloudAdapter {
     /// The object name of a hang-up.
     static let callHangup = "RC:VCHangup"
     /// Read receipts and read sync: RongCloud sends them over the connection only.
-    static let connectionOnly: Set<String> = ["RC:ReadNtf", "RC:RRReqMsg", "RC:RRRspMsg", "RC:SRSMsg", "RC:TypSts"]
+    static let connectionOnly: Set<String> = ["RC:ReadNtf", "RC:RRReqMsg", "RC:RRRspMsg", readSync, "RC:TypSts"]
+    /// The read sync another of the user's devices sends when it reads a conversation.
+    static let readSync = "RC:SRSMsg"
 
     let context: IngestContext
 

@@ -11,7 +11,8 @@ import HeraldEvents
 /// An offline message the app does not notify about is `unreadOnly` (SEMANTICS 1.2): it
 /// counts but does not notify, as IMKit shows no local notification for them. A recall is
 /// `RC:RcNtf` with the recalled message's UId (the SDK replaces the message by that notice,
-/// keeping its UId) and becomes the `delete` its push makes.
+/// keeping its UId) and becomes the `delete` its push makes. The read sync another of the
+/// user's devices sends (`RC:SRSMsg`) is a `readAll` of the conversation.
 ///
 /// ```json
 /// {"conversationType":3,"targetId":"g-42","senderUserId":"u-ada","messageUId":"C3MV-UN1E-0PJ4-8U2A",
@@ -136,6 +137,9 @@ public struct RongCloudMessage: Codable, Hashable, Sendable {
         case RongCloudAdapter.callHangup:
             guard let callId else { return note("\(objectName) names no callId, no call to end") }
             return [Event(account: account, .endCall(chat: chat, id: StableID.of(callId)))]
+        case RongCloudAdapter.readSync:
+            // IMKit clears the conversation's unread state and its notifications.
+            return [Event(account: account, .readAll(chat: chat))]
         case _ where RongCloudAdapter.connectionOnly.contains(objectName):
             return note("\(objectName) changes no notification (read state: send readAll for the conversation)")
         default:

@@ -207,6 +207,15 @@ struct RongCloudTests {
         #expect(try JSONDecoder().decode(RongCloudMessage.self, from: encoded) == message)
     }
 
+    @Test func anotherDevicesReadSyncReadsTheConversation() throws {
+        let sync =
+            #"{"conversationType":3,"targetId":"g-42","senderUserId":"u-me","messageUId":"S1","objectName":"RC:SRSMsg","sentTime":1754390300000}"#
+        #expect(try decode(sync) == [Event(account: F.account, .readAll(chat: "group:g-42"))])
+        let receipt =
+            #"{"conversationType":1,"targetId":"u-ada","senderUserId":"u-ada","messageUId":"S2","objectName":"RC:ReadNtf","sentTime":1754390300000}"#
+        #expect(try decode(receipt).map(\.type) == [.note])
+    }
+
     @Test func clearingAConversationsUnreadStateReadsItAll() throws {
         #expect(
             try RongCloudMessage.conversationRead(account: F.account, conversationType: 3, targetId: "g-42")
