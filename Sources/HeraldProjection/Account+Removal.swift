@@ -20,7 +20,22 @@ extension Account {
                     clear(message.notificationId, reason: .read)
                 }
             }
-            forgetMessages(chat: chat, in: 0..<end)
+            // What the read passed is forgotten but for unread mentions and the notifications
+            // it leaves (a mention or reaction in the mentions group), which only those need
+            // a lookup to tell.
+            var kept = 0
+            for i in 0..<end {
+                let message = chats[chat].unread[i]
+                let keep = message.isUnreadMention
+                    || (message.notificationId != 0 && !Self.readClears(message) && live[message.notificationId] != nil)
+                guard keep else { continue }
+                if kept != i { chats[chat].unread[kept] = message }
+                kept += 1
+            }
+            if kept < end {
+                chats[chat].unread.removeSubrange(kept..<end)
+                chats[chat].unread.shrinkIfSparse()
+            }
         }
         if chats[chat].hasReactionInMessages, let group = chats[chat].group(.messages) {
             clearAll(in: Int(group), reason: .read) { $0.kind == .reaction && $0.objectId <= maxId }
