@@ -268,16 +268,18 @@ extension Event {
             self.init(account: account, .options(groupCountMax: countMax, groupSizeMax: sizeMax))
         case .chatSettings:
             let chat = try name(knownChat)
+            let flagsOffset = reader.offset
             let flags = try reader.byte()
+            // Reported at the settings byte, though a mute date may have been read after it.
             func setting(_ shift: UInt8) throws(ByteReader.Malformed) -> Bool? {
                 switch (flags >> shift) & 3 {
                 case 0: return nil
                 case 1: return false
                 case 2: return true
-                default: throw ByteReader.Malformed(offset: reader.offset - 1, reason: "bad setting code")
+                default: throw ByteReader.Malformed(offset: flagsOffset, reason: "bad setting code")
                 }
             }
-            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: flagsOffset, reason: "unknown flags") }
             let mutedUntil: Int64?
             switch flags & 3 {
             case 0: mutedUntil = nil

@@ -97,6 +97,7 @@ enum Reference {
                 .init(
                     chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
                     date: try need(try integer("date")), silent: try bool("silent") ?? false, partial: try bool("partial") ?? false,
+                    unreadOnly: try bool("unreadOnly") ?? false,
                     title: try string("title"), body: try string("body"), sender: try string("sender"), thread: try string("thread")))
         case .edit:
             payload = .edit(
@@ -104,7 +105,16 @@ enum Reference {
                     chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
                     title: try string("title"), body: try string("body"), partial: try bool("partial") ?? false))
         case .read: payload = .read(chat: try need(try string("chat")), maxId: try need(try integer("maxId")))
-        case .delete: payload = .delete(ids: try ids(), chat: try string("chat"))
+        case .delete:
+            if let maxId = try integer("maxId") {
+                guard value("ids") == nil else { throw Rejected() }
+                payload = .clearHistory(chat: try need(try string("chat")), maxId: maxId)
+            } else {
+                payload = .delete(ids: try ids(), chat: try string("chat"))
+            }
+        case .readAll: payload = .readAll(chat: try string("chat"))
+        case .readMentions: payload = .readMentions(chat: try need(try string("chat")), ids: value("ids") == nil ? nil : try ids())
+        case .tick: payload = .tick(now: try need(try integer("now")))
         case .readReactions: payload = .readReactions(chat: try need(try string("chat")), ids: try ids())
         case .endCall: payload = .endCall(chat: try need(try string("chat")), id: try need(try integer("id")))
         case .dismiss: payload = .dismiss(notificationId: try need(try integer("notificationId")))
@@ -114,9 +124,14 @@ enum Reference {
             payload = .options(
                 groupCountMax: try integer("groupCountMax").map(Int.init), groupSizeMax: try integer("groupSizeMax").map(Int.init))
         case .chatSettings:
+            // `muted` is an alias of two `mutedUntil` dates; naming both is an error.
+            let chat = try need(try string("chat"))
+            let mutedUntil = try integer("mutedUntil")
+            let muted = try bool("muted")
+            guard mutedUntil == nil || muted == nil else { throw Rejected() }
             payload = .chatSettings(
                 .init(
-                    chat: try need(try string("chat")), muted: try bool("muted"),
+                    chat: chat, mutedUntil: mutedUntil ?? muted.map { $0 ? 2_147_483_647 : 0 },
                     disableMentions: try bool("disableMentions"), disablePinned: try bool("disablePinned")))
         case .revoke: payload = .revoke
         case .note: payload = .note(source: try string("source"), reason: try string("reason"))
