@@ -230,6 +230,37 @@ struct CommandTests {
         #expect(Shared.lines(filtered.stdout).count == 2)
     }
 
+    @Test("replay --set mutedUntil replaces every logged mute, and says which events it overrode")
+    func whatIfMute() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.child("s")
+        let events = """
+            {"type":"chatSettings","account":"a","chat":"c","muted":true}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1000}
+            {"type":"chatSettings","account":"a","chat":"d","disablePinned":true}
+
+            """
+        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+        let muted = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(muted[1].contains(#""updates":[]"#))
+        // A mute that ran out before the message's date (SEMANTICS 1.2 §4 rule 6), or none.
+        for setting in ["mutedUntil=0", "mutedUntil=999", "muted=false", "mutedUntil=1970-01-01T00:10:00Z"] {
+            let shown = try CLI.run(["replay", "--store", store, "--updates", "--json", "--set", setting])
+            #expect(shown.status == 0)
+            #expect(Shared.lines(shown.stdout)[1].contains(#""type":"updateNotificationGroup""#), "\(setting)")
+        }
+        let human = try CLI.run(["replay", "--store", store, "--updates", "--set", "mutedUntil=0"])
+        let overridden = human.stdout.split(separator: "\n").filter { $0.contains("overridden by --set") }
+        #expect(overridden.count == 1 && overridden[0].contains("chatSettings c muted=true"), "\(human.stdout)")
+        #expect(human.stderr.contains("nothing is written"))
+        #expect(Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout) == muted)
+        for bad in ["mutedUntil=-5", "mutedUntil=soon", "muted=maybe", "snooze=1"] {
+            let refused = try CLI.run(["replay", "--store", store, "--set", bad])
+            #expect(refused.status == 1, "\(bad)")
+            #expect(refused.stderr.contains(String(bad.prefix { $0 != "=" })), "\(refused.stderr)")
+        }
+    }
+
     @Test("audit explains why a notification was hidden and shown again")
     func audit() throws {
         let dir = TemporaryDirectory()
