@@ -16,6 +16,18 @@ extension Account {
             self.edit(edit, chat: intern(chat: edit.chat, names))
         case .read(let chat, let maxId):
             read(chat: intern(chat: chat, names), maxId: maxId)
+        case .readAll(let chat):
+            if let chat {
+                readAll(chat: intern(chat: chat, names))
+            } else {
+                for chat in chats.indices { readAll(chat: chat) }
+            }
+        case .readMentions(let chat, let ids):
+            readMentions(ids, chat: intern(chat: chat, names))
+        case .clearHistory(let chat, let maxId):
+            clearHistory(chat: intern(chat: chat, names), maxId: maxId)
+        case .tick(let now):
+            advanceClock(to: now)
         case .delete(let ids, let chat):
             if let chat {
                 delete(ids, chat: intern(chat: chat, names))
@@ -36,8 +48,6 @@ extension Account {
             apply(settings, chat: intern(chat: settings.chat, names))
         case .revoke:
             return revoke(computeUpdates: computeUpdates)
-        case .readAll, .readMentions, .clearHistory, .tick:
-            break // SEMANTICS 1.2: in progress
         case .note:
             return []
         }
@@ -58,22 +68,26 @@ extension Account {
         return viewIsStale && !wasStale
     }
 
-    /// `notify` (SEMANTICS §4), of an ``Event/Notify`` or a ``PackedNotify``.
+    /// `notify` (SEMANTICS 1.2 §4), of an ``Event/Notify`` or a ``PackedNotify``.
     mutating func notify<Notify: NotifyContent>(_ event: Notify, chat: Int) {
+        advanceClock(to: event.date)
         let objectClass = event.kind.objectClass
         var unreadIndex = -1
         if objectClass == .msg {
-            // Rule 2, first: every unread message is above `readMaxId` (a read drops what it
-            // passes), so a message at or below it is not unread and rule 1 has nothing to
-            // find; return before searching.
+            // Rule 1: a message still remembered was named before (see `Chat`).
+            let position = chats[chat].unreadLowerBound(event.id)
+            if position < chats[chat].unread.count && chats[chat].unread[position].id == event.id {
+                upgrade(chats[chat].unread[position].notificationId, with: event, chat: chat)
+                return
+            }
+            // Rule 2: any other message named before is read, deleted or cleared, so it
+            // ends here too.
             if event.id <= chats[chat].readMaxId {
                 if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .alreadyRead)) }
                 return
             }
-            // Rule 1: a named message is unread (or deleted, where nothing can change).
-            let position = chats[chat].unreadLowerBound(event.id)
-            if position < chats[chat].unread.count && chats[chat].unread[position].id == event.id {
-                upgrade(chats[chat].unread[position].notificationId, with: event, chat: chat)
+            if event.id <= chats[chat].clearedMark {
+                if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .historyCleared)) }
                 return
             }
             if (!chats[chat].deleted.isEmpty && chats[chat].deleted.contains(event.id))
@@ -82,17 +96,20 @@ extension Account {
                 if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .deleted)) }
                 return
             }
-            // Rule 3.
-            let isMention = event.kind == .mention
-            let message = UnreadMessage(id: event.id, notificationId: 0, isMention: isMention)
+            // Rule 3: the chat's first message ends its secret chat notice.
+            if chats[chat].secretChatNotificationId != 0 { clear(chats[chat].secretChatNotificationId, reason: .replaced) }
+            // Rule 4.
+            touchTotal(.messages, of: chat)
+            if event.kind == .mention { touchTotal(.mentions, of: chat) }
+            let message = UnreadMessage(id: event.id, notificationId: 0, kind: event.kind)
             if position == chats[chat].unread.count {
                 chats[chat].unread.append(message, reservingIfEmpty: 3)
             } else {
                 chats[chat].unread.insert(message, at: position)
             }
             unread += 1
-            if !chats[chat].muted { badge += 1 }
-            if isMention {
+            chats[chat].unreadCount += 1
+            if event.kind == .mention {
                 chats[chat].unreadMentions += 1
                 unreadMentions += 1
             }
@@ -106,14 +123,24 @@ extension Account {
             }
             chats[chat].objects[key] = 0
         }
-        // Rule 4.
+        // Rule 5.
+        if event.unreadOnly {
+            if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .unreadOnly)) }
+            return
+        }
+        // Rule 6: the mute is compared with the message's date.
         let type = groupType(for: event.kind, chat: chat)
-        if type == .messages && chats[chat].muted {
+        if type == .messages && chats[chat].isMuted(at: event.date) {
             if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .muted)) }
             return
         }
-        // Rule 5.
-        if event.kind == .secretChat && chats[chat].hasSecretChatNotification {
+        // Rule 7.
+        if objectClass == .msg && event.id <= chats[chat].dismissalMark(type) {
+            if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .belowDismissalMark)) }
+            return
+        }
+        // Rule 8.
+        if event.kind == .secretChat && chats[chat].secretChatNotificationId != 0 {
             if recording { changes.append(.ignored(chat: chats[chat].name, kind: event.kind, objectId: event.id, reason: .secretChatExists)) }
             return
         }
@@ -130,6 +157,7 @@ extension Account {
             StoredNotification(
                 id: id, kind: event.kind, objectId: event.id, date: event.date, silent: event.silent,
                 partial: event.partial, textSlot: event.storeTexts(into: &texts)))
+        if event.date > groups[group].newestDate { groups[group].newestDate = event.date }
         live[id] = Int32(group)
         createdId = id
         createdSilent = event.silent
@@ -140,10 +168,12 @@ extension Account {
         switch event.kind {
         case .message, .mention, .pinned:
             chats[chat].unread[unreadIndex].notificationId = id
+            if type == .mentions { chats[chat].unread[unreadIndex].inMentionsGroup = true }
             if event.kind == .pinned { chats[chat].pinnedNotificationId = id }
         case .reaction, .call, .secretChat:
             chats[chat].objects[ObjectKey(objectClass: objectClass, id: event.id)] = id
-            if event.kind == .secretChat { chats[chat].hasSecretChatNotification = true }
+            if event.kind == .secretChat { chats[chat].secretChatNotificationId = id }
+            if event.kind == .reaction && type == .messages { chats[chat].hasReactionInMessages = true }
         }
         if recording { changes.append(.created(notificationId: id, groupId: Int64(group) + 1, chat: chats[chat].name, kind: event.kind, objectId: event.id)) }
     }
@@ -175,6 +205,11 @@ extension Account {
         groups[group].active[index].textSlot = slot
         groups[group].active[index].date = event.date
         groups[group].active[index].partial = false
+        if event.date > groups[group].newestDate {
+            groups[group].newestDate = event.date
+        } else if event.date < before.date {
+            activeLeft(group, date: before.date)
+        }
         if before != groups[group].active[index] || !texts.sameTexts(slot, as: texts, before.textSlot) {
             contentChangedId = notificationId
         }
@@ -182,7 +217,9 @@ extension Account {
         if recording { changes.append(.upgraded(notificationId: notificationId)) }
     }
 
-    /// `edit` (SEMANTICS §4): new title and body for an active notification.
+    /// `edit` (SEMANTICS 1.2 §4): new title and body for an active notification whose
+    /// `partial` is the edit's (a push's edit never touches a full message's notification,
+    /// nor a full edit a push's).
     mutating func edit(_ event: Event.Edit, chat: Int) {
         let notificationId: Int64
         if event.kind.objectClass == .msg {
@@ -192,7 +229,9 @@ extension Account {
             guard let id = chats[chat].objects[ObjectKey(objectClass: event.kind.objectClass, id: event.id)] else { return }
             notificationId = id
         }
-        guard let (group, isActive, index) = locate(notificationId), isActive else { return }
+        guard let (group, isActive, index) = locate(notificationId), isActive,
+            groups[group].active[index].partial == event.partial
+        else { return }
         touch(group)
         let before = groups[group].active[index]
         if event.title != nil || event.body != nil {
@@ -200,7 +239,6 @@ extension Account {
             let packed = event.body.map { texts.texts(before.textSlot).replacing(.body, with: $0) } ?? texts.texts(before.textSlot)
             groups[group].active[index].textSlot = texts.store(title: title, texts: packed)
         }
-        groups[group].active[index].partial = event.partial
         let slot = groups[group].active[index].textSlot
         if before != groups[group].active[index] || !texts.sameTexts(slot, as: texts, before.textSlot) {
             contentChangedId = notificationId

@@ -1,10 +1,11 @@
 import HeraldEvents
 
 extension Account {
-    /// `read` (SEMANTICS §6): messages up to `maxId` stop being unread; their notifications clear.
+    /// `read` (SEMANTICS 1.2 §6): messages up to `maxId` stop being unread (mentions stay
+    /// unread mentions); the notifications of the messages group up to `maxId`, the pinned
+    /// one up to `maxId` and the secret chat notice clear.
     mutating func read(chat: Int, maxId: Int64) {
-        guard maxId > chats[chat].readMaxId else { return }
-        chats[chat].readMaxId = maxId
+        if maxId > chats[chat].readMaxId { chats[chat].readMaxId = maxId }
         let end = maxId == .max ? chats[chat].unread.count : chats[chat].unreadLowerBound(maxId + 1)
         if end > 0 {
             // Without updates or changes to report, the notifications are cleared group by
@@ -12,29 +13,35 @@ extension Account {
             // which is the order updates and the audit trail report.
             let inBulk = end > 1 && !savesShownBefore && !recording
             if inBulk { clearRead(chat: chat, upTo: end) }
-            var mentions = 0
             for i in 0..<end {
                 let message = chats[chat].unread[i]
-                if message.isMention { mentions += 1 }
-                if !inBulk && message.notificationId != 0 { clear(message.notificationId, reason: .read) }
+                stopUnread(chat: chat, at: i)
+                if !inBulk && message.notificationId != 0 && Self.readClears(message) {
+                    clear(message.notificationId, reason: .read)
+                }
             }
-            chats[chat].unread.removeFirst(end)
-            chats[chat].unread.shrinkIfSparse()
-            chats[chat].unreadMentions -= mentions
-            unread -= end
-            unreadMentions -= mentions
-            if !chats[chat].muted { badge -= end }
+            forgetMessages(chat: chat, in: 0..<end)
         }
+        if chats[chat].hasReactionInMessages, let group = chats[chat].group(.messages) {
+            clearAll(in: Int(group), reason: .read) { $0.kind == .reaction && $0.objectId <= maxId }
+        }
+        if chats[chat].secretChatNotificationId != 0 { clear(chats[chat].secretChatNotificationId, reason: .read) }
         if !chats[chat].deleted.isEmpty {
-            chats[chat].deleted.removeAll { $0 <= maxId }
+            let below = chats[chat].forgottenBelow
+            chats[chat].deleted.removeAll { $0 <= below }
         }
     }
 
-    /// Clears the live notifications of unread messages `0..<end` of `chat`, as calling
-    /// ``clear(_:reason:)`` on each in message order would when no updates are computed and
-    /// no changes recorded: the same notifications leave and the same groups are touched.
-    /// (The order of the touches differs, which only updates would show: without them, a
-    /// touched group only gets its candidate key refreshed, in a sorted set.)
+    /// Whether a `read` past message `message` clears its notification: one in the messages
+    /// group, or a pinned one (SEMANTICS 1.2 §6; a mention or reaction in the mentions group stays).
+    @inline(__always)
+    static func readClears(_ message: UnreadMessage) -> Bool { !message.inMentionsGroup || message.isPinned }
+
+    /// Clears the live notifications of messages `0..<end` of `chat` that a `read` clears,
+    /// as calling ``clear(_:reason:)`` on each in message order would when no updates are
+    /// computed and no changes recorded: the same notifications leave and the same groups
+    /// are touched. (The order of the touches differs, which only updates would show: without
+    /// them, a touched group only gets its candidate key refreshed, in a sorted set.)
     ///
     /// A message's notification lives in its chat's `messages` or `mentions` group (the only
     /// groups of message notifications, SEMANTICS §3): each of the two is filtered in place
@@ -45,9 +52,9 @@ extension Account {
         withUnsafeTemporaryAllocation(of: Int64.self, capacity: end) { buffer in
             var count = 0
             for i in 0..<end {
-                let id = chats[chat].unread[i].notificationId
-                if id != 0 {
-                    buffer.initializeElement(at: count, to: id)
+                let message = chats[chat].unread[i]
+                if message.notificationId != 0 && Self.readClears(message) {
+                    buffer.initializeElement(at: count, to: message.notificationId)
                     count += 1
                 }
             }
@@ -75,10 +82,49 @@ extension Account {
         return low < ids.count && ids[low] == id
     }
 
+    /// `readAll` for one chat (SEMANTICS 1.2 §6): every message stops being unread and an
+    /// unread mention; every message and secret chat notification clears. `readMaxId` stays:
+    /// the messages are remembered, so their redeliveries stay duplicates.
+    mutating func readAll(chat: Int) {
+        for i in 0..<chats[chat].unread.count {
+            let message = chats[chat].unread[i]
+            stopUnread(chat: chat, at: i)
+            stopUnreadMention(chat: chat, at: i)
+            if message.notificationId != 0 { clear(message.notificationId, reason: .read) }
+        }
+        if chats[chat].secretChatNotificationId != 0 { clear(chats[chat].secretChatNotificationId, reason: .read) }
+        forgetMessages(chat: chat, in: 0..<chats[chat].unreadLowerBound(chats[chat].forgottenBelow &+ 1))
+    }
+
+    /// `readMentions` (SEMANTICS 1.2 §6): the mentions `ids` (every unread mention when
+    /// `nil`) stop being unread mentions, and their mention notifications clear.
+    mutating func readMentions(_ ids: [Int64]?, chat: Int) {
+        if let ids {
+            for id in ids {
+                guard let index = chats[chat].unreadIndex(of: id) else { continue }
+                readMention(chat: chat, at: index)
+                if isForgettable(chats[chat].unread[index], below: chats[chat].forgottenBelow) {
+                    chats[chat].unread.remove(at: index)
+                }
+            }
+        } else {
+            guard chats[chat].unreadMentions > 0 else { return }
+            for i in 0..<chats[chat].unread.count where chats[chat].unread[i].isUnreadMention { readMention(chat: chat, at: i) }
+            forgetMessages(chat: chat, in: 0..<chats[chat].unreadLowerBound(chats[chat].forgottenBelow &+ 1))
+        }
+    }
+
+    /// Message `index` of `chat` stops being an unread mention; its mention notification clears.
+    private mutating func readMention(chat: Int, at index: Int) {
+        let message = chats[chat].unread[index]
+        stopUnreadMention(chat: chat, at: index)
+        if message.isMention && message.notificationId != 0 { clear(message.notificationId, reason: .read) }
+    }
+
     /// `delete` with `chat` (SEMANTICS §6).
     mutating func delete(_ ids: [Int64], chat: Int) {
-        for id in ids where id > chats[chat].readMaxId {
-            chats[chat].deleted.insert(id)
+        for id in ids {
+            if id > chats[chat].forgottenBelow { chats[chat].deleted.insert(id) }
             deleteMessage(id, chat: chat)
         }
     }
@@ -87,7 +133,7 @@ extension Account {
     mutating func deleteEverywhere(_ ids: [Int64]) {
         for id in ids {
             deletedEverywhere.insert(id)
-            // Most chats' unread ranges do not reach `id`: skip them without a search.
+            // Most chats' remembered ranges do not reach `id`: skip them without a search.
             for chat in chats.indices {
                 guard let first = chats[chat].unread.first, first.id <= id, chats[chat].unread.last!.id >= id else { continue }
                 deleteMessage(id, chat: chat)
@@ -95,12 +141,39 @@ extension Account {
         }
     }
 
-    /// Message `id` of `chat` stops being unread and its notification clears.
+    /// Message `id` of `chat` stops being unread and an unread mention, and its notification
+    /// clears; it is remembered (with its notification id, for the dismissal mark) until a
+    /// read or a cleared history passes it.
     mutating func deleteMessage(_ id: Int64, chat: Int) {
         guard let index = chats[chat].unreadIndex(of: id) else { return }
-        let notificationId = chats[chat].unread[index].notificationId
-        forgetUnread(chat: chat, at: index)
-        clear(notificationId, reason: .deleted)
+        let message = chats[chat].unread[index]
+        stopUnread(chat: chat, at: index)
+        stopUnreadMention(chat: chat, at: index)
+        clear(message.notificationId, reason: .deleted)
+        if isForgettable(chats[chat].unread[index], below: chats[chat].forgottenBelow) {
+            chats[chat].unread.remove(at: index)
+        }
+    }
+
+    /// `delete` with `maxId` (SEMANTICS 1.2 §6): the chat's history up to `maxId` was cleared.
+    mutating func clearHistory(chat: Int, maxId: Int64) {
+        let end = chats[chat].unreadLowerBound(maxId == .max ? .max : maxId + 1)
+        for i in 0..<end {
+            let message = chats[chat].unread[i]
+            stopUnread(chat: chat, at: i)
+            stopUnreadMention(chat: chat, at: i)
+            if message.notificationId != 0 { clear(message.notificationId, reason: .deleted) }
+        }
+        if chats[chat].secretChatNotificationId != 0 { clear(chats[chat].secretChatNotificationId, reason: .deleted) }
+        if maxId > chats[chat].clearedMark { chats[chat].clearedMark = maxId }
+        if end > 0 {
+            chats[chat].unread.removeFirst(end)
+            chats[chat].unread.shrinkIfSparse()
+        }
+        if !chats[chat].deleted.isEmpty {
+            let below = chats[chat].forgottenBelow
+            chats[chat].deleted.removeAll { $0 <= below }
+        }
     }
 
     /// `readReactions` (SEMANTICS §6).
@@ -125,14 +198,18 @@ extension Account {
         touch(group)
         let notification = groups[group].active.remove(at: index)
         groups[group].active.shrinkIfSparse()
+        activeLeft(group, date: notification.date)
         groups[group].dismissed.insertSorted(notification)
         if recording { changes.append(.dismissed(notificationId: id)) }
     }
 
-    /// `dismissGroup` (SEMANTICS §6): active notifications up to `maxId` become dismissed.
+    /// `dismissGroup` (SEMANTICS 1.2 §6): active notifications up to `maxId` become
+    /// dismissed, and the group's dismissal mark rises to the largest message they (and the
+    /// group's other notifications up to `maxId`, whatever their status) were about.
     mutating func dismissGroup(_ groupId: Int64, upTo maxId: Int64) {
         guard groupId >= 1, groupId <= Int64(groups.count) else { return }
         let group = Int(groupId - 1)
+        raiseDismissalMark(of: group, upTo: maxId)
         let end = groups[group].active.lowerBound(id: maxId == .max ? .max : maxId + 1)
         let count = maxId == .max ? groups[group].active.count : end
         guard count > 0 else { return }
@@ -140,6 +217,7 @@ extension Account {
         let moved = Array(groups[group].active[0..<count])
         groups[group].active.removeFirst(count)
         groups[group].active.shrinkIfSparse()
+        groups[group].recomputeNewestDate()
         if recording {
             for notification in moved { changes.append(.dismissed(notificationId: notification.id)) }
         }
@@ -159,6 +237,25 @@ extension Account {
         groups[group].dismissed = merged
     }
 
+    /// Raises the dismissal mark of `group` (a messages or mentions group) to the largest
+    /// message id among its msg-class notifications up to notification `maxId`. Messages at or
+    /// below ``Chat/forgottenBelow`` may be forgotten, with their notification ids; a mark
+    /// there changes nothing (§4 rule 2 comes first), so the mark found is as good.
+    private mutating func raiseDismissalMark(of group: Int, upTo maxId: Int64) {
+        let type = groups[group].type
+        guard type == .messages || type == .mentions else { return }
+        let chat = Int(groups[group].chat)
+        let inMentions = type == .mentions
+        var mark = chats[chat].dismissalMark(type)
+        for message in chats[chat].unread
+        where message.notificationId != 0 && message.notificationId <= maxId && message.inMentionsGroup == inMentions
+            && message.id > mark
+        {
+            mark = message.id
+        }
+        if inMentions { chats[chat].mentionsDismissalMark = mark } else { chats[chat].messagesDismissalMark = mark }
+    }
+
     /// `options` (SEMANTICS §8); the configuration's overrides win.
     mutating func setOptions(groupCountMax countMax: Int?, groupSizeMax sizeMax: Int?) {
         if let countMax { requestedGroupCountMax = countMax }
@@ -172,16 +269,9 @@ extension Account {
         }
     }
 
-    /// `chatSettings` (SEMANTICS §6): turning a setting on clears what it covers.
+    /// `chatSettings` (SEMANTICS 1.2 §6): turning a setting on clears what it covers; then,
+    /// if the chat is muted at the clock, its messages group clears.
     mutating func apply(_ settings: Event.ChatSettings, chat: Int) {
-        if let muted = settings.muted, muted != chats[chat].muted {
-            chats[chat].muted = muted
-            let count = chats[chat].unread.count
-            badge += muted ? -count : count
-            if muted, let group = chats[chat].group(.messages) {
-                clearAll(in: Int(group), reason: .muted) { _ in true }
-            }
-        }
         if let disable = settings.disableMentions, disable != chats[chat].disableMentions {
             chats[chat].disableMentions = disable
             if disable, let group = chats[chat].group(.mentions) {
@@ -191,6 +281,19 @@ extension Account {
         if let disable = settings.disablePinned, disable != chats[chat].disablePinned {
             chats[chat].disablePinned = disable
             if disable { clear(chats[chat].pinnedNotificationId, reason: .settings) }
+        }
+        if let until = settings.mutedUntil, until != chats[chat].mutedUntil {
+            touchTotal(.messages, of: chat)
+            // `mutedChats` lists the chats whose `mutedUntil` is not 0, ascending.
+            if until == 0 {
+                mutedChats.removeAll { $0 == Int32(chat) }
+            } else if chats[chat].mutedUntil == 0 {
+                mutedChats.insert(Int32(chat), at: mutedChats.firstIndex { $0 > Int32(chat) } ?? mutedChats.count)
+            }
+            chats[chat].mutedUntil = until
+        }
+        if isMuted(chat: chat), let group = chats[chat].group(.messages) {
+            clearAll(in: Int(group), reason: .muted) { _ in true }
         }
     }
 

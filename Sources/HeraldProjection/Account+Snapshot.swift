@@ -1,12 +1,14 @@
 import HeraldEvents
 
 extension Account {
-    /// Writes the account's state (not its name) as `schema/snapshot-format.md` describes.
-    /// Derived data (indexes, counts, candidates, the visible view) is not written.
+    /// Writes the account's state (not its name) as `schema/snapshot-format.md` describes
+    /// (format 3, SEMANTICS 1.2). Derived data (indexes, counts, candidates, the visible
+    /// view) is not written.
     func encode(to writer: inout ByteWriter) {
         writer.varint(UInt64(requestedGroupCountMax))
         writer.varint(UInt64(requestedGroupSizeMax))
         writer.varint(UInt64(nextNotificationId))
+        writer.varint(UInt64(clock))
         writer.varint(UInt64(deletedEverywhere.count))
         var previous: Int64 = 0
         for id in deletedEverywhere.sorted() {
@@ -17,22 +19,27 @@ extension Account {
         for chat in chats {
             writer.string(chat.name)
             var flags: UInt8 = 0
-            if chat.muted { flags |= 1 }
             if chat.disableMentions { flags |= 2 }
             if chat.disablePinned { flags |= 4 }
-            if chat.hasSecretChatNotification { flags |= 8 }
+            if chat.hasReactionInMessages { flags |= 8 }
             writer.byte(flags)
+            writer.varint(UInt64(chat.mutedUntil))
             writer.varint(UInt64(chat.readMaxId))
+            writer.varint(UInt64(chat.clearedMark))
+            writer.varint(UInt64(chat.messagesDismissalMark))
+            writer.varint(UInt64(chat.mentionsDismissalMark))
             writer.varint(UInt64(chat.pinnedNotificationId))
+            writer.varint(UInt64(chat.secretChatNotificationId))
             writer.varint(UInt64(chat.unread.count))
-            previous = chat.readMaxId
+            previous = 0
             for message in chat.unread {
                 writer.varint(UInt64(message.id - previous))
-                writer.varint(UInt64(message.notificationId) << 1 | (message.isMention ? 1 : 0))
+                writer.varint(UInt64(message.notificationId))
+                writer.byte(message.flags)
                 previous = message.id
             }
             writer.varint(UInt64(chat.deleted.count))
-            previous = chat.readMaxId
+            previous = chat.forgottenBelow
             for id in chat.deleted.sorted() {
                 writer.varint(UInt64(id - previous))
                 previous = id
@@ -64,7 +71,8 @@ extension Account {
         groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
         groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
         previousGroupSizeMax = groupSizeMax
-        nextNotificationId = try decoder.int(in: 1...(1 << 62), "nextNotificationId")
+        nextNotificationId = try decoder.int(in: 1...(1 << 55), "nextNotificationId")
+        clock = try decoder.int(in: 0...Int64.max, "clock")
         var previous: Int64 = 0
         for _ in 0..<(try decoder.count()) {
             previous = try decoder.id(after: previous, "deleted id")
@@ -79,22 +87,34 @@ extension Account {
             guard index < Int(Int32.max) else { throw decoder.malformed("too many chats") }
             var chat = Chat(name: name)
             let flags = try decoder.byte()
-            guard flags < 16 else { throw decoder.malformed("unknown chat flags") }
-            chat.muted = flags & 1 != 0
+            guard flags & ~0x0E == 0 else { throw decoder.malformed("unknown chat flags") }
             chat.disableMentions = flags & 2 != 0
             chat.disablePinned = flags & 4 != 0
-            chat.hasSecretChatNotification = flags & 8 != 0
+            chat.hasReactionInMessages = flags & 8 != 0
+            chat.mutedUntil = try decoder.int(in: 0...Int64.max, "mutedUntil")
             chat.readMaxId = try decoder.int(in: 0...Int64.max, "readMaxId")
+            chat.clearedMark = try decoder.int(in: 0...Int64.max, "clearedMark")
+            chat.messagesDismissalMark = try decoder.int(in: 0...Int64.max, "messages dismissal mark")
+            chat.mentionsDismissalMark = try decoder.int(in: 0...Int64.max, "mentions dismissal mark")
             chat.pinnedNotificationId = try decoder.int(in: notificationIds, "pinned notification id")
-            previous = chat.readMaxId
+            chat.secretChatNotificationId = try decoder.int(in: notificationIds, "secret chat notification id")
+            previous = 0
             for _ in 0..<(try decoder.count()) {
-                previous = try decoder.id(after: previous, "unread id")
-                let packed = try decoder.int(in: 0...Int64.max, "unread notification")
-                guard notificationIds.contains(packed >> 1) else { throw decoder.malformed("unread notification id out of range") }
-                chat.unread.append(UnreadMessage(id: previous, notificationId: packed >> 1, isMention: packed & 1 != 0))
+                previous = try decoder.id(after: previous, "message id")
+                let notificationId = try decoder.int(in: notificationIds, "message notification id")
+                let flags = try decoder.byte()
+                guard flags & ~0x1F == 0, flags & 3 != 3, flags & 0x11 != 0x10 else {
+                    throw decoder.malformed("bad message flags")
+                }
+                let message = UnreadMessage(id: previous, notificationId: notificationId, flags: flags)
+                if message.isUnread {
+                    guard message.id > chat.forgottenBelow else { throw decoder.malformed("unread message at or below readMaxId") }
+                    chat.unreadCount += 1
+                }
+                if message.isUnreadMention { chat.unreadMentions += 1 }
+                chat.unread.append(message)
             }
-            chat.unreadMentions = chat.unread.count { $0.isMention }
-            previous = chat.readMaxId
+            previous = chat.forgottenBelow
             for _ in 0..<(try decoder.count()) {
                 previous = try decoder.id(after: previous, "deleted id")
                 chat.deleted.insert(previous)
@@ -109,9 +129,9 @@ extension Account {
                 previousKey = key
                 chat.objects[key] = try decoder.int(in: notificationIds, "object notification id")
             }
-            unread += chat.unread.count
-            if !chat.muted { badge += chat.unread.count }
+            unread += chat.unreadCount
             unreadMentions += chat.unreadMentions
+            if chat.mutedUntil != 0 { mutedChats.append(Int32(index)) }
             chats.append(chat)
         }
         for index in 0..<(try decoder.count()) {
@@ -137,9 +157,17 @@ extension Account {
                 }
                 if list == 0 { group.active = notifications } else { group.dismissed = notifications }
             }
-            group.candidateDate = group.active.last?.date
+            if type == .messages && !group.active.isEmpty && chats[Int(chat)].isMuted(at: clock) {
+                throw decoder.malformed("a chat muted at the clock has active notifications in its messages group")
+            }
+            group.recomputeNewestDate()
+            group.candidateDate = group.lastDate
             if let date = group.candidateDate { candidates.append(CandidateKey(date: date, group: Int32(index))) }
             groups.append(group)
+        }
+        // A message forgotten by the rules would be remembered here for good: refuse it.
+        for chat in chats where chat.unread.contains(where: { isForgettable($0, below: chat.forgottenBelow) }) {
+            throw decoder.malformed("chat \(chat.name) remembers a message no rule needs")
         }
         candidates.sort()
         for key in candidates.suffix(groupCountMax).reversed() {

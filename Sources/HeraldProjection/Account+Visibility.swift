@@ -22,7 +22,7 @@ extension Account {
     /// Gives `group` its current candidate key in ``candidates``, leaving the old one stale;
     /// returns whether the key changed. Afterwards the top key is live.
     mutating func refreshCandidate(_ group: Int) -> Bool {
-        let newDate = groups[group].active.last?.date
+        let newDate = groups[group].lastDate
         let oldDate = groups[group].candidateDate
         if newDate == oldDate { return false }
         groups[group].candidateDate = newDate
@@ -180,7 +180,7 @@ extension Account {
         var changed = false
         for entry in dirty {
             let group = Int(entry.group)
-            let newDate = groups[group].active.last?.date
+            let newDate = groups[group].lastDate
             if newDate == groups[group].candidateDate {
                 groups[group].dirtyIndex = -1
                 continue

@@ -27,10 +27,12 @@ struct Account: Hashable, Sendable {
     var groupSizeMax: Int
     /// The next notification id.
     var nextNotificationId: Int64 = 1
+    /// The account's clock (SEMANTICS 1.2 §2): the latest `notify` date or `tick`, never back.
+    var clock: Int64 = 0
     /// Unread messages over all chats.
     var unread = 0
-    /// Unread messages over chats that are not muted.
-    var badge = 0
+    /// The chats whose ``Chat/mutedUntil`` is not 0, ascending (``badge`` looks at these only).
+    var mutedChats: [Int32] = []
     /// Unread mentions over all chats.
     var unreadMentions = 0
     /// Chat name → index in ``chats``.
@@ -120,6 +122,23 @@ struct Account: Hashable, Sendable {
     /// The next group id.
     var nextGroupId: Int64 { Int64(groups.count) + 1 }
 
+    /// Unread messages over chats that are not muted at the clock (SEMANTICS 1.2 §7).
+    var badge: Int {
+        var muted = 0
+        for chat in mutedChats where chats[Int(chat)].isMuted(at: clock) { muted += chats[Int(chat)].unreadCount }
+        return unread - muted
+    }
+
+    /// Whether chat `chat` is muted at the clock.
+    @inline(__always)
+    func isMuted(chat: Int) -> Bool { chats[chat].isMuted(at: clock) }
+
+    /// Advances the clock to `time` when it is later (SEMANTICS 1.2 §2).
+    @inline(__always)
+    mutating func advanceClock(to time: Int64) {
+        if time > clock { clock = time }
+    }
+
     /// Whether lifecycle changes are recorded (``Projection/Configuration/recordsChanges``).
     @inline(__always)
     var recording: Bool { configuration.recordsChanges }
@@ -153,12 +172,28 @@ struct Account: Hashable, Sendable {
         return index
     }
 
-    /// The `totalCount` of group `group` (``NotificationGroup/totalCount``), read field by field
-    /// in place: going through the computed property copies the group (retaining its lists).
-    @inline(__always)
+    /// The `totalCount` of group `group` (SEMANTICS 1.2 §7), read field by field in place:
+    /// copying the group would retain its lists.
     func totalCount(of group: Int) -> Int {
-        let active = groups[group].active.count
-        return groups[group].type.countsDismissed ? active + groups[group].dismissed.count : active
+        let chat = Int(groups[group].chat)
+        switch groups[group].type {
+        case .messages:
+            return isMuted(chat: chat) ? 0 : chats[chat].unreadCount
+        case .mentions:
+            var total = chats[chat].unreadMentions
+            for i in 0..<groups[group].active.count where groups[group].active[i].kind.countsInMentionsTotal { total += 1 }
+            for i in 0..<groups[group].dismissed.count where groups[group].dismissed[i].kind.countsInMentionsTotal { total += 1 }
+            return total
+        case .calls, .secretChat:
+            return groups[group].active.count
+        }
+    }
+
+    /// Marks the chat's group of `type` touched, when updates are computed: for a change of
+    /// the chat's counts, which its total shows (SEMANTICS 1.2 §7), before the change.
+    @inline(__always)
+    mutating func touchTotal(_ type: GroupType, of chat: Int) {
+        if savesShownBefore, let group = chats[chat].group(type) { touch(Int(group)) }
     }
 
     /// The public value of active notification `notification`.
@@ -191,7 +226,15 @@ struct Account: Hashable, Sendable {
         }
         texts.release(removed.textSlot)
         live[id] = nil
+        if isActive { activeLeft(group, date: removed.date) }
         if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
+    }
+
+    /// Keeps ``NotificationGroup/newestDate`` of `group` true after an active notification
+    /// dated `date` left its active list (or got another date).
+    @inline(__always)
+    mutating func activeLeft(_ group: Int, date: Int64) {
+        if date >= groups[group].newestDate { groups[group].recomputeNewestDate() }
     }
 
     /// Clears every live notification of `group` that `shouldClear` selects.
@@ -210,11 +253,14 @@ struct Account: Hashable, Sendable {
     ) {
         let count = fromActive ? groups[group].active.count : groups[group].dismissed.count
         var kept = 0
+        var newestLeft = false
+        defer { if newestLeft { groups[group].recomputeNewestDate() } }
         for index in 0..<count {
             let notification = fromActive ? groups[group].active[index] : groups[group].dismissed[index]
             if shouldClear(notification) {
                 texts.release(notification.textSlot)
                 live[notification.id] = nil
+                if fromActive && notification.date >= groups[group].newestDate { newestLeft = true }
                 if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
             } else {
                 if kept != index {
@@ -233,15 +279,48 @@ struct Account: Hashable, Sendable {
         }
     }
 
-    /// Stops message `index` of `chat` being unread, keeping every count in step.
-    mutating func forgetUnread(chat: Int, at index: Int) {
-        let message = chats[chat].unread.remove(at: index)
-        chats[chat].unread.shrinkIfSparse()
+    /// Message `index` of `chat` stops being unread, keeping every count in step.
+    @inline(__always)
+    mutating func stopUnread(chat: Int, at index: Int) {
+        guard chats[chat].unread[index].isUnread else { return }
+        touchTotal(.messages, of: chat)
+        chats[chat].unread[index].isUnread = false
+        chats[chat].unreadCount -= 1
         unread -= 1
-        if !chats[chat].muted { badge -= 1 }
-        if message.isMention {
-            chats[chat].unreadMentions -= 1
-            unreadMentions -= 1
+    }
+
+    /// Message `index` of `chat` stops being an unread mention, keeping every count in step.
+    @inline(__always)
+    mutating func stopUnreadMention(chat: Int, at index: Int) {
+        guard chats[chat].unread[index].isUnreadMention else { return }
+        touchTotal(.mentions, of: chat)
+        chats[chat].unread[index].isUnreadMention = false
+        chats[chat].unreadMentions -= 1
+        unreadMentions -= 1
+    }
+
+    /// Whether message `message` of a chat whose messages up to `forgottenBelow` need no
+    /// entry (``Chat/forgottenBelow``) can be forgotten: no rule would tell it from an unknown one.
+    @inline(__always)
+    func isForgettable(_ message: UnreadMessage, below forgottenBelow: Int64) -> Bool {
+        message.id <= forgottenBelow && !message.isUnread && !message.isUnreadMention
+            && (message.notificationId == 0 || live[message.notificationId] == nil)
+    }
+
+    /// Drops the forgettable messages among `range` of `chat`'s list.
+    mutating func forgetMessages(chat: Int, in range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let below = chats[chat].forgottenBelow
+        var kept = range.lowerBound
+        for i in range {
+            let message = chats[chat].unread[i]
+            if isForgettable(message, below: below) { continue }
+            if kept != i { chats[chat].unread[kept] = message }
+            kept += 1
+        }
+        if kept < range.upperBound {
+            chats[chat].unread.removeSubrange(kept..<range.upperBound)
+            chats[chat].unread.shrinkIfSparse()
         }
     }
 }

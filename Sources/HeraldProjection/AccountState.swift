@@ -12,6 +12,8 @@ public struct AccountState: Hashable, Sendable {
     public var nextNotificationId: Int64
     /// The id the next group will get.
     public var nextGroupId: Int64
+    /// The account's clock (SEMANTICS 1.2 §2): the latest `notify` date or `tick`, Unix seconds.
+    public var clock: Int64
     /// The account's unread counts (SEMANTICS §7).
     public var unread: UnreadCounts
     /// Every chat named since the last `revoke`, in ascending byte order.
@@ -25,8 +27,9 @@ public struct AccountState: Hashable, Sendable {
         groupSizeMax = account.groupSizeMax
         nextNotificationId = account.nextNotificationId
         nextGroupId = account.nextGroupId
+        clock = account.clock
         unread = UnreadCounts(unread: account.unread, badge: account.badge, unreadMentions: account.unreadMentions)
-        chats = account.chats.sorted { Projection.byteOrder($0.name, $1.name) }.map(ChatState.init)
+        chats = account.chats.sorted { Projection.byteOrder($0.name, $1.name) }.map { ChatState($0, clock: account.clock) }
         groups = account.visibleGroups
     }
 }
@@ -58,19 +61,22 @@ public struct ChatState: Hashable, Sendable {
     public var unreadMentions: Int
     /// The highest `maxId` read; 0 before any `read`.
     public var readMaxId: Int64
-    /// Whether the chat is muted.
+    /// Whether the chat is muted at the account's clock.
     public var muted: Bool
+    /// The date the chat's mute runs to (0: not muted; 2147483647: muted for good).
+    public var mutedUntil: Int64
     /// Whether mentions and reactions go to the messages group.
     public var disableMentions: Bool
     /// Whether pinned messages go to the messages group.
     public var disablePinned: Bool
 
-    init(_ chat: Chat) {
+    init(_ chat: Chat, clock: Int64) {
         self.chat = chat.name
-        unread = chat.unread.count
+        unread = chat.unreadCount
         unreadMentions = chat.unreadMentions
         readMaxId = chat.readMaxId
-        muted = chat.muted
+        muted = chat.isMuted(at: clock)
+        mutedUntil = chat.mutedUntil
         disableMentions = chat.disableMentions
         disablePinned = chat.disablePinned
     }
@@ -107,7 +113,7 @@ extension Account {
             let group = groups[Int(index)]
             return VisibleGroup(
                 groupId: group.id, type: group.type, chat: chats[Int(group.chat)].name,
-                totalCount: group.totalCount, notifications: group.active.suffix(groupSizeMax).map { publicValue(of: $0) })
+                totalCount: totalCount(of: Int(index)), notifications: group.active.suffix(groupSizeMax).map { publicValue(of: $0) })
         }
     }
 }

@@ -214,8 +214,11 @@ extension AuditTrail {
         case .duplicate: "an earlier event already named this object (redelivery or push + full message)"
         case .alreadyRead: "the chat was already read past it"
         case .deleted: "it was deleted before it arrived"
-        case .muted: "the chat is muted (it still counts as unread)"
+        case .muted: "the chat was muted at the message's date (it still counts as unread)"
         case .secretChatExists: "the chat already has a secret chat notification"
+        case .historyCleared: "the chat's history was cleared past it"
+        case .unreadOnly: "counted only: the message was delivered as unread only (no notification)"
+        case .belowDismissalMark: "counted only: below the group's dismissal mark (the user dismissed the group past it)"
         }
     }
 
@@ -226,15 +229,21 @@ extension AuditTrail {
     /// by `disablePinned`, a mention or reaction only by `disableMentions`), not by the event.
     static func explain(_ reason: ClearReason, _ event: Event, kind: NotificationKind?) -> String {
         switch (reason, event.payload) {
+        case (.read, .read(_, let maxId)) where kind == .secretChat: "the secret chat was opened (read up to #\(maxId))"
         case (.read, .read(_, let maxId)): "the chat was read up to #\(maxId)"
         case (.read, .readReactions): "the reactions were seen"
+        case (.read, .readAll(nil)): "everything in the account was read"
+        case (.read, .readAll): "everything in the chat was read"
+        case (.read, .readMentions): "the mention was read"
         case (.read, _): "read"
         case (.deleted, .delete(_, let chat)): chat == nil ? "the message was deleted (account-wide delete)" : "the message was deleted"
+        case (.deleted, .clearHistory(_, let maxId)): "the chat's history was cleared up to #\(maxId)"
         case (.deleted, _): "deleted"
         case (.ended, _): "the call ended or was answered elsewhere"
         case (.muted, _): "the chat was muted"
         case (.settings, _) where kind == .pinned: "pinned-message notifications were turned off for the chat"
         case (.settings, _): "mention notifications were turned off for the chat"
+        case (.replaced, _) where kind == .secretChat: "the secret chat's first message ended its notice"
         case (.replaced, _): "a newer pinned message replaced it"
         }
     }

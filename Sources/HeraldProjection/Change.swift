@@ -31,8 +31,15 @@ public enum IgnoredReason: String, CaseIterable, Hashable, Sendable {
     case alreadyRead
     /// The message was deleted (§4 rule 2).
     case deleted
-    /// The chat is muted and the notification would go to its messages group (§4 rule 4).
+    /// The chat was muted at the message's date and the notification would go to its
+    /// messages group (§4 rule 6).
     case muted
-    /// The chat already has a secret chat notification (§4 rule 5).
+    /// The chat already has a secret chat notification (§4 rule 8).
     case secretChatExists
+    /// The message is at or below the chat's cleared-history mark (§4 rule 2; 1.2).
+    case historyCleared
+    /// The `notify` was `unreadOnly`: the message counts but never notifies (§4 rule 5; 1.2).
+    case unreadOnly
+    /// The message is at or below its group's dismissal mark (§4 rule 7; 1.2).
+    case belowDismissalMark
 }

@@ -22,6 +22,9 @@ struct NotificationGroup: Hashable, Sendable {
     /// The `lastDate` of the group's candidate key (SEMANTICS §8) as stored in
     /// ``Account/candidates``; `nil` when the group has no active notification.
     var candidateDate: Int64?
+    /// The largest date among ``active`` (SEMANTICS 1.2 §8 `lastDate`), `Int64.min` when
+    /// there is none; kept current as notifications come and go.
+    var newestDate: Int64 = .min
     /// The group's type.
     let type: GroupType
     /// Whether the group is visible (among the first `groupCountMax` candidates).
@@ -50,9 +53,16 @@ struct NotificationGroup: Hashable, Sendable {
         dirtyIndex = -1
     }
 
-    /// The group's `totalCount` (SEMANTICS §7).
+    /// Recomputes ``newestDate`` from ``active``.
+    mutating func recomputeNewestDate() {
+        var newest = Int64.min
+        for i in 0..<active.count where active[i].date > newest { newest = active[i].date }
+        newestDate = newest
+    }
+
+    /// The group's `lastDate` (SEMANTICS 1.2 §8), `nil` when it has no active notification.
     @inline(__always)
-    var totalCount: Int { type.countsDismissed ? active.count + dismissed.count : active.count }
+    var lastDate: Int64? { active.isEmpty ? nil : newestDate }
 }
 
 extension Array where Element == StoredNotification {
@@ -173,4 +183,11 @@ extension Array {
         compact.append(contentsOf: self)
         self = compact
     }
+}
+
+extension NotificationKind {
+    /// Whether a live notification of this kind counts in its mentions group's total on top
+    /// of the chat's unread mentions (SEMANTICS 1.2 §7).
+    @inline(__always)
+    var countsInMentionsTotal: Bool { self == .pinned || self == .reaction }
 }

@@ -9,6 +9,8 @@ protocol NotifyContent {
     var date: Int64 { get }
     var silent: Bool { get }
     var partial: Bool { get }
+    /// SEMANTICS 1.2 `unreadOnly`: the message counts but never notifies.
+    var unreadOnly: Bool { get }
     /// The title, made into a `String` (only when the event's updates show it).
     var title: String? { get }
     /// The packed texts, made into a value (only when the event's updates show them).
@@ -35,6 +37,7 @@ package struct PackedNotify: NotifyContent {
     package var date: Int64
     package var silent: Bool
     package var partial: Bool
+    package var unreadOnly: Bool
     /// The title's bytes then the packed texts' bytes.
     package var textBytes: UnsafeRawBufferPointer
     /// How many of ``textBytes`` are the title's; `.max` for no title (and none of them).
@@ -42,9 +45,10 @@ package struct PackedNotify: NotifyContent {
 
     /// A notify of these fields, whose title and packed texts are `textBytes`.
     package init(
-        kind: NotificationKind, id: Int64, date: Int64, silent: Bool, partial: Bool, textBytes: UnsafeRawBufferPointer,
-        titleLength: UInt32
+        kind: NotificationKind, id: Int64, date: Int64, silent: Bool, partial: Bool, unreadOnly: Bool,
+        textBytes: UnsafeRawBufferPointer, titleLength: UInt32
     ) {
+        self.unreadOnly = unreadOnly
         self.kind = kind
         self.id = id
         self.date = date

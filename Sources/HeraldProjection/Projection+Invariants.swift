@@ -7,7 +7,7 @@ extension Account {
     func checkInvariants() {
         #if DEBUG
         precondition(unread >= 0 && badge >= 0 && unreadMentions >= 0, "negative count")
-        precondition(badge <= unread && unreadMentions <= unread, "inconsistent totals")
+        precondition(badge <= unread, "inconsistent totals")
         precondition(nextNotificationId >= 1)
         guard !viewIsStale else { return }
         precondition(visible.count <= groupCountMax, "too many visible groups")
@@ -24,7 +24,7 @@ extension Account {
             if let previous { precondition(key < previous, "visible groups out of order") }
             previous = key
             precondition(group.active.last!.id < nextNotificationId)
-            precondition(group.totalCount >= group.active.count && group.totalCount <= live.count, "totalCount out of range")
+            precondition(group.newestDate == group.active.map(\.date).max(), "newest date out of step")
             let shown = group.active.suffix(groupSizeMax)
             precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
         }
@@ -41,11 +41,17 @@ extension Account {
         for (index, chat) in chats.enumerated() {
             precondition(chatIndex.index(of: chat.name) == index && chatIndex.count == chats.count)
             precondition(zip(chat.unread, chat.unread.dropFirst()).allSatisfy { $0.id < $1.id }, "unread not ascending")
-            precondition(chat.unread.allSatisfy { $0.id > chat.readMaxId }, "unread at or below readMaxId")
-            precondition(chat.deleted.allSatisfy { $0 > chat.readMaxId })
-            precondition(chat.unreadMentions == chat.unread.count { $0.isMention })
-            total += chat.unread.count
-            if !chat.muted { totalBadge += chat.unread.count }
+            precondition(
+                chat.unread.allSatisfy { !isForgettable($0, below: chat.forgottenBelow) },
+                "a message no rule needs is remembered")
+            precondition(chat.unread.allSatisfy { !$0.isUnread || $0.id > chat.forgottenBelow }, "unread at or below readMaxId")
+            precondition(chat.deleted.allSatisfy { $0 > chat.forgottenBelow })
+            precondition(chat.unreadMentions == chat.unread.count { $0.isUnreadMention })
+            precondition(chat.unreadCount == chat.unread.count { $0.isUnread })
+            precondition(chat.unread.allSatisfy { !$0.isUnreadMention || $0.isMention })
+            precondition((chat.mutedUntil != 0) == mutedChats.contains(Int32(index)), "muted chats out of step")
+            total += chat.unreadCount
+            if !chat.isMuted(at: clock) { totalBadge += chat.unreadCount }
             totalMentions += chat.unreadMentions
             for type in GroupType.allCases {
                 if let g = chat.group(type) {
@@ -53,6 +59,7 @@ extension Account {
                 }
             }
         }
+        precondition(zip(mutedChats, mutedChats.dropFirst()).allSatisfy { $0 < $1 }, "muted chats not ascending")
         precondition(total == unread && totalBadge == badge && totalMentions == unreadMentions, "totals out of step")
         var liveCount = 0
         var candidateCount = 0
@@ -74,7 +81,11 @@ extension Account {
                 }
                 liveCount += list.count
             }
-            precondition(group.candidateDate == group.active.last?.date)
+            precondition(group.newestDate == group.active.map(\.date).max() ?? .min, "newest date out of step")
+            precondition(group.candidateDate == group.lastDate)
+            if group.type == .messages && !group.active.isEmpty {
+                precondition(!chats[Int(group.chat)].isMuted(at: clock), "a muted chat's messages group has active notifications")
+            }
             if group.candidateDate != nil { candidateCount += 1 }
             precondition(group.isVisible == visible.contains(Int32(index)))
         }

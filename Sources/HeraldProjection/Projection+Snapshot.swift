@@ -30,6 +30,8 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         switch reason {
         case .truncated: "snapshot truncated at byte \(offset)"
+        case .unsupportedVersion(let version) where version < Projection.snapshotFormatVersion:
+            "snapshot format version \(version) was written before SEMANTICS 1.2 and is not read (state is rebuilt from the log)"
         case .unsupportedVersion(let version): "unsupported snapshot format version \(version)"
         case .checksumMismatch: "snapshot checksum mismatch"
         case .malformed(let why): "malformed snapshot at byte \(offset): \(why)"
@@ -38,9 +40,10 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 extension Projection {
-    /// The snapshot format this build writes. It also reads version 1, which has no
-    /// per-account lengths (such snapshots are restored on one thread).
-    public static let snapshotFormatVersion: UInt32 = 2
+    /// The snapshot format this build writes and reads: 3, the state of SEMANTICS 1.2.
+    /// Versions 1 and 2 (SEMANTICS 1.1) are refused (``SnapshotError/Reason/unsupportedVersion(_:)``):
+    /// their state lacks what 1.2 keeps, so a store rebuilds from its log instead.
+    public static let snapshotFormatVersion: UInt32 = 3
 
     /// Snapshot payloads at least this long restore their accounts on two threads.
     static let concurrentRestoreMinimum = 1 << 20
@@ -51,10 +54,8 @@ extension Projection {
         snapshot(formatVersion: Self.snapshotFormatVersion)
     }
 
-    /// ``snapshot()`` in format `version`: 2, or 1 (without per-account lengths) to check that
-    /// this build still reads what earlier builds wrote.
+    /// ``snapshot()`` under another version number (tests: an older version is refused).
     func snapshot(formatVersion version: UInt32) -> [UInt8] {
-        precondition(version == 1 || version == 2, "snapshot format \(version) is not one this build writes")
         var writer = ByteWriter(capacity: 4096)
         writer.uint32BigEndian(version)
         writer.varint(seq)
@@ -63,14 +64,10 @@ extension Projection {
         var account = ByteWriter(capacity: 4096)
         for name in names {
             writer.string(name)
-            if version == 1 {
-                accountsByName[name]!.encode(to: &writer)
-            } else {
-                account.bytes.removeAll(keepingCapacity: true)
-                accountsByName[name]!.encode(to: &account)
-                writer.varint(UInt64(account.bytes.count))
-                writer.append(contentsOf: account.bytes)
-            }
+            account.bytes.removeAll(keepingCapacity: true)
+            accountsByName[name]!.encode(to: &account)
+            writer.varint(UInt64(account.bytes.count))
+            writer.append(contentsOf: account.bytes)
         }
         writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
         return writer.bytes
@@ -100,7 +97,7 @@ extension Projection {
     /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
     /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
     /// holds that account alone (none when the snapshot has no such account), as
-    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large version 2 payloads restore
+    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large payloads restore
     /// their accounts on two threads; the result is the same as on one.
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
@@ -108,7 +105,7 @@ extension Projection {
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
-        guard version == 1 || version == 2 else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+        guard version == Self.snapshotFormatVersion else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
         let bodyEnd = buffer.count - 8
         let body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
         if !checksumVerified {
@@ -130,16 +127,11 @@ extension Projection {
                 throw decoder.malformed("accounts not in ascending order")
             }
             previous = name
-            if version == 1 {
-                let account = try Account(decoding: &decoder, configuration: configuration)
-                if onlyAccount.map(name.isSameName(as:)) ?? true { projection.accountsByName[name] = account }
-            } else {
-                let length = try decoder.count()
-                let start = decoder.offset
-                try decoder.skip(length)
-                // With `onlyAccount`, the others are skipped by their lengths, never decoded.
-                if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
-            }
+            let length = try decoder.count()
+            let start = decoder.offset
+            try decoder.skip(length)
+            // With `onlyAccount`, the others are skipped by their lengths, never decoded.
+            if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
         let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration)

@@ -18,6 +18,7 @@ struct HistoryBatch: PipelineBatch, Sendable {
         var kind: NotificationKind?
         var silent: Bool
         var partial: Bool
+        var unreadOnly: Bool
         var id: Int64
         var date: Int64
         /// Where the entry's bytes start in ``bytes``: its account's name, its chat's, its
@@ -66,7 +67,7 @@ struct HistoryBatch: PipelineBatch, Sendable {
     /// Adds a record kept as its event.
     mutating func add(seq: UInt64, _ event: Event, names: InternedNames) {
         entries.append(Entry(
-            seq: seq, names: names, kind: nil, silent: false, partial: false, id: 0, date: 0, start: 0, accountLength: 0,
+            seq: seq, names: names, kind: nil, silent: false, partial: false, unreadOnly: false, id: 0, date: 0, start: 0, accountLength: 0,
             chatLength: 0, titleLength: 0, textsLength: 0))
         events.append(event)
     }
@@ -101,7 +102,8 @@ struct HistoryBatch: PipelineBatch, Sendable {
         }
         used += size
         entries.append(Entry(
-            seq: seq, names: names, kind: notify.kind, silent: notify.silent, partial: notify.partial, id: notify.id,
+            seq: seq, names: names, kind: notify.kind, silent: notify.silent, partial: notify.partial, unreadOnly: notify.unreadOnly,
+            id: notify.id,
             date: notify.date, start: UInt32(start), accountLength: UInt32(account.count), chatLength: UInt32(chat.count),
             titleLength: notify.title == nil ? .max : UInt32(titleCount), textsLength: UInt32(textsCount)))
     }
@@ -160,7 +162,7 @@ struct HistoryRecord {
         projection.replay(
             PackedNotify(
                 kind: kind, id: entry.id, date: entry.date, silent: entry.silent, partial: entry.partial,
-                textBytes: UnsafeRawBufferPointer(start: texts, count: textsCount), titleLength: entry.titleLength),
+                unreadOnly: entry.unreadOnly, textBytes: UnsafeRawBufferPointer(start: texts, count: textsCount), titleLength: entry.titleLength),
             seq: entry.seq, names: entry.names,
             account: UnsafeBufferPointer(start: account.assumingMemoryBound(to: UInt8.self), count: Int(entry.accountLength)),
             chat: UnsafeBufferPointer(start: chat.assumingMemoryBound(to: UInt8.self), count: Int(entry.chatLength)))

@@ -163,14 +163,21 @@ import Testing
         #expect(notification != direct && !notification.hasSameContent(as: direct))
     }
 
-    @Test("an unread message keeps its notification id and mention flag apart")
+    @Test("a remembered message keeps its notification id and flags apart")
     func unreadMessagePacking() {
-        for id: Int64 in [0, 1, 12_345, (1 << 62) - 1] {
-            for mention in [false, true] {
-                var message = UnreadMessage(id: 9, notificationId: id, isMention: mention)
-                #expect(message.notificationId == id && message.isMention == mention)
+        for id: Int64 in [0, 1, 12_345, (1 << 56) - 1] {
+            for kind in [NotificationKind.message, .mention, .pinned] {
+                var message = UnreadMessage(id: 9, notificationId: id, kind: kind)
+                #expect(message.notificationId == id && message.isMention == (kind == .mention) && message.isPinned == (kind == .pinned))
+                #expect(message.isUnread && message.isUnreadMention == (kind == .mention) && !message.inMentionsGroup)
                 message.notificationId = id / 2 + 1
-                #expect(message.notificationId == id / 2 + 1 && message.isMention == mention)
+                message.inMentionsGroup = true
+                message.isUnread = false
+                #expect(message.notificationId == id / 2 + 1 && message.isMention == (kind == .mention))
+                #expect(message.inMentionsGroup && !message.isUnread && message.isUnreadMention == (kind == .mention))
+                message.isUnreadMention = false
+                let copy = UnreadMessage(id: 9, notificationId: message.notificationId, flags: message.flags)
+                #expect(copy == message && !copy.isUnreadMention && copy.isPinned == (kind == .pinned))
             }
         }
     }

@@ -60,3 +60,35 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
         #expect(try JSONValue.parse(actual) == JSONValue.parse(expected), "\n  actual:   \(actual)\n  expected: \(expected)")
     }
 }
+
+/// The reference model (``ReferenceProjection``), which the random workload tests hold the
+/// fast projection to, must itself pass every conformance case: the cases are generated
+/// from SEMANTICS.md, the reference is read from it independently.
+@Suite struct ReferenceConformanceTests {
+    /// Every case but the byte-exact names one: the reference keys chats and accounts by
+    /// `String`, whose `==` is Unicode canonical equivalence, on purpose kept naive.
+    static let cases = ConformanceCase.all.filter { $0.name != "13-names-byte-exact" }
+
+    @Test(arguments: cases)
+    func reference(_ testCase: ConformanceCase) throws {
+        let events = try testCase.events()
+        let expectedUpdates = try testCase.lines(".updates.jsonl")
+        var reference = ReferenceProjection()
+        var names: [String] = []
+        for (index, event) in events.enumerated() {
+            let seq = UInt64(index + 1)
+            let updates = reference.apply(event, seq: seq)
+            if !names.contains(event.account) { names.append(event.account) }
+            if let expectedUpdates, index < expectedUpdates.count {
+                let actual = Projection.updatesJSON(seq: seq, account: event.account, updates: updates)
+                let same = try JSONValue.parse(actual) == JSONValue.parse(expectedUpdates[index])
+                #expect(same, "seq \(seq): \(event.jsonString)\n  actual:   \(actual)\n  expected: \(expectedUpdates[index])")
+                if !same { break }
+            }
+        }
+        let accounts = names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map(reference.accountJSON)
+        let actual = "{\"seq\":\(events.count),\"accounts\":[\(accounts.joined(separator: ","))]}"
+        let expected = try #require(try testCase.lines(".expected.json")).joined()
+        #expect(try JSONValue.parse(actual) == JSONValue.parse(expected), "\n  actual:   \(actual)\n  expected: \(expected)")
+    }
+}

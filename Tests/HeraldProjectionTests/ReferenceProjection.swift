@@ -19,18 +19,27 @@ struct ReferenceProjection {
 
     struct Chat {
         var readMaxId: Int64 = 0
-        var muted = false
+        var mutedUntil: Int64 = 0
         var disableMentions = false
         var disablePinned = false
-        /// Unread message id → whether it is a mention.
-        var unread: [Int64: Bool] = [:]
+        /// Unread message ids (SEMANTICS 1.2 §4 rule 4).
+        var unread: Set<Int64> = []
+        /// Unread mentions: ended by `readMentions`, `readAll` and deletes, not by `read`.
+        var unreadMentions: Set<Int64> = []
         var deleted: Set<Int64> = []
+        /// The cleared-history mark (§6 `delete` with `maxId`).
+        var clearedMark: Int64 = 0
         var groups: [GroupType: Int64] = [:]
+        /// Dismissal marks by group type (§6 `dismissGroup`).
+        var dismissalMarks: [GroupType: Int64] = [:]
+
+        func isMuted(at time: Int64) -> Bool { mutedUntil > time }
     }
 
     struct Account {
         var groupCountMax = 10
         var groupSizeMax = 10
+        var clock: Int64 = 0
         var nextNotificationId: Int64 = 1
         var nextGroupId: Int64 = 1
         var chats: [String: Chat] = [:]
@@ -71,15 +80,22 @@ struct ReferenceProjection {
         counts(account)[group] ?? 0
     }
 
-    /// Every group's `totalCount` (SEMANTICS §7), in one pass over every notification.
+    /// Every group's `totalCount` (SEMANTICS 1.2 §7).
     static func counts(_ account: Account) -> [Int64: Int] {
         var totals: [Int64: Int] = [:]
-        for entry in account.notifications.values {
-            let type = account.groups[entry.group]!.type
-            if entry.notification.status == .active
-                || (entry.notification.status == .dismissed && (type == .messages || type == .mentions))
-            {
-                totals[entry.group, default: 0] += 1
+        for (id, group) in account.groups {
+            let chat = account.chats[group.chat]!
+            switch group.type {
+            case .messages:
+                totals[id] = chat.isMuted(at: account.clock) ? 0 : chat.unread.count
+            case .mentions:
+                totals[id] = chat.unreadMentions.count
+                    + account.notifications.values.filter {
+                        $0.group == id && ($0.notification.kind == .pinned || $0.notification.kind == .reaction)
+                            && isLive($0.notification.status)
+                    }.count
+            case .calls, .secretChat:
+                totals[id] = account.notifications.values.filter { $0.group == id && $0.notification.status == .active }.count
             }
         }
         return totals
@@ -94,7 +110,7 @@ struct ReferenceProjection {
         var candidates: [(date: Int64, group: Int64, active: [HeraldNotification])] = []
         for (group, list) in active {
             let sorted = list.sorted { $0.id < $1.id }
-            candidates.append((sorted.last!.date, group, sorted))
+            candidates.append((sorted.map(\.date).max()!, group, sorted))
         }
         candidates.sort { $0.date != $1.date ? $0.date > $1.date : $0.group > $1.group }
         let totals = counts(account)

@@ -120,26 +120,36 @@ import HeraldTestSupport
         #expect(rejected > 0)
     }
 
-    /// A hand-written version 1 payload: one account with a group but no chats.
+    /// A hand-written payload: one account with a group but no chats.
     @Test func groupWithoutChatsIsRejected() {
+        var account = ByteWriter()
+        // Options, next notification id, clock, no deletions, no chats, 1 group (type 0) of chat 0.
+        for value: UInt64 in [10, 10, 1, 0, 0, 0, 1, 0, 0] { account.varint(value) }
         var writer = ByteWriter()
-        writer.uint32BigEndian(1)
+        writer.uint32BigEndian(Projection.snapshotFormatVersion)
         writer.varint(1)  // seq
         writer.varint(1)  // accounts
         writer.string("a")
-        for value: UInt64 in [10, 10, 1, 0, 0, 1, 0, 0] { writer.varint(value) }  // options, next id, no deletions, no chats, 1 group (type 0)
-        writer.varint(0)  // chat index
+        writer.varint(UInt64(account.bytes.count))
+        writer.append(contentsOf: account.bytes)
         writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
         #expect(throws: SnapshotError.self) { try Projection(snapshot: writer.bytes) }
     }
 
-    @Test("version 1 snapshots, written by earlier builds, still restore", arguments: Array(UInt64(1)...4))
-    func versionOneStillReads(seed: UInt64) throws {
+    @Test("snapshots of formats 1 and 2 (before SEMANTICS 1.2) are refused by their version, never misread", arguments: Array(UInt64(1)...2))
+    func olderFormatsAreRefused(seed: UInt64) throws {
         var projection = Projection()
         for (index, event) in Self.workload(seed: seed, count: 800).enumerated() { _ = projection.apply(event, seq: UInt64(index + 1)) }
-        let old = projection.snapshot(formatVersion: 1)
-        #expect(old != projection.snapshot())
-        #expect(try Projection(snapshot: old) == projection)
+        #expect(try Projection(snapshot: projection.snapshot()) == projection)
+        for version: UInt32 in [1, 2] {
+            do {
+                _ = try Projection(snapshot: projection.snapshot(formatVersion: version))
+                Issue.record("a version \(version) snapshot was read")
+            } catch {
+                #expect(error.reason == .unsupportedVersion(version) && error.offset == 0)
+                #expect("\(error)".contains("before SEMANTICS 1.2"))
+            }
+        }
     }
 
     /// Three accounts with long bodies: a payload past the size at which accounts restore on
@@ -169,7 +179,6 @@ import HeraldTestSupport
             Result { () throws(SnapshotError) in try Projection(snapshot: buffer, configuration: .init(), checksumVerified: true) }
         }
         #expect(try verified.get() == projection)
-        #expect(try Projection(snapshot: projection.snapshot(formatVersion: 1)) == projection)
     }
 
     @Test("an account whose length is wrong is rejected, with an offset inside the snapshot, on either thread")

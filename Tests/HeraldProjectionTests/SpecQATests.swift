@@ -181,13 +181,14 @@ import Testing
             ])
     }
 
-    @Test("§4 edit: title and body replaced (absent kept), partial from the event; only active notifications")
+    @Test("§4 edit (1.2): title and body replaced (absent kept) when partial matches; only active notifications")
     func edit() throws {
         try Self.expectUpdates(
             [
                 Self.notify("c", "message", 1, 100, #","partial":true,"title":"T","body":"B","sender":"s""#),
-                Self.event("edit", #""chat":"c","kind":"message","id":1,"body":"B2""#),
-                Self.event("edit", #""chat":"c","kind":"message","id":1,"partial":true"#),
+                // A full edit never touches a push's notification.
+                Self.event("edit", #""chat":"c","kind":"message","id":1,"body":"full""#),
+                Self.event("edit", #""chat":"c","kind":"message","id":1,"partial":true,"body":"B2""#),
                 Self.event("edit", #""chat":"c","kind":"message","id":2,"title":"x""#),
                 Self.event("edit", #""chat":"c","kind":"reaction","id":1,"title":"x""#),
                 Self.event("dismiss", #""notificationId":1"#),
@@ -195,7 +196,7 @@ import Testing
             ],
             [
                 [Self.group(1, "messages", "c", total: 1, silent: false, added: [Self.note(1, "message", 1, 100, partial: true, #","title":"T","body":"B","sender":"s""#)])],
-                [Self.content(1, Self.note(1, "message", 1, 100, #","title":"T","body":"B2","sender":"s""#))],
+                [],
                 [Self.content(1, Self.note(1, "message", 1, 100, partial: true, #","title":"T","body":"B2","sender":"s""#))],
                 [], [],
                 [Self.group(1, "messages", "c", total: 1, removed: [1])],
@@ -300,7 +301,7 @@ import Testing
             ])
     }
 
-    @Test("§3 and §6 chatSettings: routing at creation, clearing on turning on, nothing restored on turning off")
+    @Test("§3 and §6 chatSettings (1.2 totals): routing at creation, clearing on turning on, nothing restored on turning off")
     func chatSettings() throws {
         let projection = try Self.expectUpdates(
             [
@@ -320,14 +321,20 @@ import Testing
                 [Self.group(1, "mentions", "c", total: 1, silent: false, added: [Self.note(1, "mention", 1, 100)])],
                 [Self.group(1, "mentions", "c", total: 2, silent: false, added: [Self.note(2, "pinned", 2, 101)])],
                 [Self.group(1, "mentions", "c", total: 3, silent: false, added: [Self.note(3, "reaction", 3, 102)])],
-                [Self.group(1, "mentions", "c", total: 1, removed: [1, 3])],
-                [Self.group(2, "messages", "c", total: 1, silent: false, added: [Self.note(4, "mention", 4, 103)])],
-                [Self.group(1, "mentions", "c", total: 0, removed: [2])],
-                [Self.group(2, "messages", "c", total: 2, silent: false, added: [Self.note(5, "pinned", 5, 104)])],
+                // Mention 1 stays an unread mention: the mentions total is 1 + the pinned one.
+                [Self.group(1, "mentions", "c", total: 2, removed: [1, 3])],
+                // The messages total is the chat's unread (3); the new unread mention raises the
+                // mentions total to 3.
+                [
+                    Self.group(1, "mentions", "c", total: 3),
+                    Self.group(2, "messages", "c", total: 3, silent: false, added: [Self.note(4, "mention", 4, 103)]),
+                ],
+                [Self.group(1, "mentions", "c", total: 2, removed: [2])],
+                [Self.group(2, "messages", "c", total: 4, silent: false, added: [Self.note(5, "pinned", 5, 104)])],
                 [],
                 [
-                    Self.group(1, "mentions", "c", total: 1, silent: false, added: [Self.note(6, "pinned", 6, 105)]),
-                    Self.group(2, "messages", "c", total: 1, removed: [5]),
+                    Self.group(1, "mentions", "c", total: 3, silent: false, added: [Self.note(6, "pinned", 6, 105)]),
+                    Self.group(2, "messages", "c", total: 5, removed: [5]),
                 ],
                 [Self.group(2, "messages", "c", total: 0, removed: [4])],
                 [],
@@ -374,10 +381,10 @@ import Testing
             Self.event("read", #""chat":"c0","maxId":1"#),
         ])
         let expected = """
-            {"seq":3,"accounts":[{"account":"a","options":{"groupCountMax":10,"groupSizeMax":10},\
+            {"seq":3,"accounts":[{"account":"a","options":{"groupCountMax":10,"groupSizeMax":10},"clock":101,\
             "nextNotificationId":3,"nextGroupId":3,"unread":{"unread":2,"badge":2,"unreadMentions":1},\
-            "chats":[{"chat":"c0","unread":1,"unreadMentions":1,"readMaxId":1,"muted":false,"disableMentions":false,"disablePinned":false},\
-            {"chat":"c1","unread":1,"unreadMentions":0,"readMaxId":0,"muted":false,"disableMentions":false,"disablePinned":false}],\
+            "chats":[{"chat":"c0","unread":1,"unreadMentions":1,"readMaxId":1,"muted":false,"mutedUntil":0,"disableMentions":false,"disablePinned":false},\
+            {"chat":"c1","unread":1,"unreadMentions":0,"readMaxId":0,"muted":false,"mutedUntil":0,"disableMentions":false,"disablePinned":false}],\
             "groups":[{"groupId":2,"type":"mentions","chat":"c0","totalCount":1,"notifications":[{"id":2,"kind":"mention","objectId":2,"date":101,"silent":false,"partial":false}]},\
             {"groupId":1,"type":"messages","chat":"c1","totalCount":1,"notifications":[{"id":1,"kind":"message","objectId":1,"date":100,"silent":true,"partial":false,"title":"Alice","body":"hi","sender":"u5","thread":"t1"}]}]}]}
             """

@@ -14,6 +14,11 @@ struct WorkloadGenerator {
         /// Percent weights of each event type; the rest of 100 goes to `notify`.
         var edit = 8, read = 10, delete = 6, readReactions = 4, endCall = 4, dismiss = 6
         var dismissGroup = 3, options = 3, chatSettings = 5, revoke = 1, note = 1
+        /// SEMANTICS 1.2 events.
+        var readAll = 2, readMentions = 3, clearHistory = 1, tick = 2
+        /// Whether `notify` may be `unreadOnly` and `chatSettings` mute until a date (1.2);
+        /// off, the stream is the one earlier rounds measured.
+        var fields12 = true
         /// Percent of `notify` events that repeat an earlier object.
         var duplicate = 15
         /// Small option values make the count and size limits bite.
@@ -22,8 +27,8 @@ struct WorkloadGenerator {
         /// The realistic mix of the speed target: 100 accounts, 10 000 chats, ~70 % notify.
         static let realistic = Profile(
             accounts: 100, chatsPerAccount: 100, edit: 4, read: 12, delete: 3, readReactions: 3, endCall: 3,
-            dismiss: 4, dismissGroup: 1, options: 0, chatSettings: 1, revoke: 0, note: 0, duplicate: 5,
-            smallOptions: false)
+            dismiss: 4, dismissGroup: 1, options: 0, chatSettings: 1, revoke: 0, note: 0, readAll: 0, readMentions: 0,
+            clearHistory: 0, tick: 0, fields12: false, duplicate: 5, smallOptions: false)
     }
 
     var random: SplitMix64
@@ -127,6 +132,14 @@ struct WorkloadGenerator {
         }
         if take(p.chatSettings) {
             func flag() -> Bool? { random.chance(40) ? nil : random.chance(50) }
+            if p.fields12 {
+                // A mute until a date around now (some already over), or the two aliases.
+                let until: Int64? =
+                    random.chance(40) ? nil : random.chance(30) ? 0 : random.chance(20) ? Event.ChatSettings.mutedForever
+                    : date - 30 + Int64(random.below(120))
+                return Event(account: account, .chatSettings(Event.ChatSettings(
+                    chat: chat, mutedUntil: until, disableMentions: flag(), disablePinned: flag())))
+            }
             return Event(account: account, .chatSettings(Event.ChatSettings(
                 chat: chat, muted: flag(), disableMentions: flag(), disablePinned: flag())))
         }
@@ -137,6 +150,20 @@ struct WorkloadGenerator {
         if take(p.note) {
             return Event(account: account, .note(source: "test", reason: random.chance(50) ? nil : "noop"))
         }
+        if take(p.readAll) {
+            return Event(account: account, .readAll(chat: random.chance(30) ? nil : chat))
+        }
+        if take(p.readMentions) {
+            let ids: [Int64]? =
+                random.chance(40) ? nil : (0..<(1 + random.below(3))).map { _ in max(1, objectId(account: a, chat: c, fresh: false)) }
+            return Event(account: account, .readMentions(chat: chat, ids: ids))
+        }
+        if take(p.clearHistory) {
+            return Event(account: account, .clearHistory(chat: chat, maxId: max(1, lastId[a][c] - Int64(random.below(6)))))
+        }
+        if take(p.tick) {
+            return Event(account: account, .tick(now: date + Int64(random.below(80))))
+        }
         let kindRoll = random.below(100)
         let kind: NotificationKind =
             kindRoll < 60 ? .message : kindRoll < 72 ? .mention : kindRoll < 80 ? .pinned
@@ -145,10 +172,12 @@ struct WorkloadGenerator {
         if kind == .call { lastCall[a][c] = id }
         if kind == .reaction { lastReaction[a][c] = id }
         created[a] += 1
-        return Event(account: account, .notify(Event.Notify(
+        var notify = Event.Notify(
             chat: chat, kind: kind, id: max(1, id), date: date - Int64(random.below(20)),
             silent: random.chance(15), partial: random.chance(25),
             title: string(), body: string(), sender: random.chance(50) ? nil : "user:\(random.below(9))",
-            thread: random.chance(80) ? nil : "t\(random.below(3))")))
+            thread: random.chance(80) ? nil : "t\(random.below(3))")
+        if p.fields12 { notify.unreadOnly = random.chance(6) }
+        return Event(account: account, .notify(notify))
     }
 }
