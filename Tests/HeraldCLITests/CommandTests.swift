@@ -230,17 +230,25 @@ struct CommandTests {
         #expect(Shared.lines(filtered.stdout).count == 2)
     }
 
+    /// A store in a new temporary directory (keep it alive) holding `events`, canonical JSONL
+    /// ingested by the CLI.
+    static func ingested(_ events: String) throws -> (directory: TemporaryDirectory, store: String) {
+        let directory = TemporaryDirectory()
+        let store = directory.child("s")
+        let ingest = try CLI.run(["ingest", "--store", store, "-"], input: events)
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        return (directory, store)
+    }
+
     @Test("replay --set mutedUntil replaces every logged mute, and says which events it overrode")
     func whatIfMute() throws {
-        let dir = TemporaryDirectory()
-        let store = dir.child("s")
-        let events = """
+        let (directory, store) = try Self.ingested("""
             {"type":"chatSettings","account":"a","chat":"c","muted":true}
             {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1000}
             {"type":"chatSettings","account":"a","chat":"d","disablePinned":true}
 
-            """
-        #expect(try CLI.run(["ingest", "--store", store, "-"], input: events).status == 0)
+            """)
+        defer { withExtendedLifetime(directory) {} }
         let muted = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
         #expect(muted[1].contains(#""updates":[]"#))
         // A mute that ran out before the message's date (SEMANTICS 1.2 §4 rule 6), or none.
@@ -259,6 +267,32 @@ struct CommandTests {
             #expect(refused.status == 1, "\(bad)")
             #expect(refused.stderr.contains(String(bad.prefix { $0 != "=" })), "\(refused.stderr)")
         }
+    }
+
+    @Test("state shows the account's clock and each chat's mute as dates")
+    func stateClockAndMutes() throws {
+        let (directory, store) = try Self.ingested("""
+            {"type":"chatSettings","account":"a","chat":"forever","muted":true}
+            {"type":"chatSettings","account":"a","chat":"later","mutedUntil":1764266400,"disablePinned":true}
+            {"type":"chatSettings","account":"a","chat":"past","mutedUntil":1700000000}
+            {"type":"chatSettings","account":"a","chat":"plain","disableMentions":true}
+            {"type":"tick","account":"a","now":1764237600}
+            {"type":"chatSettings","account":"b","chat":"c","muted":false}
+
+            """)
+        defer { withExtendedLifetime(directory) {} }
+        let human = try CLI.run(["state", "--store", store]).stdout
+        let lines = human.split(separator: "\n")
+        func line(_ prefix: String) -> Substring? { lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) } }
+        #expect(line("account a")?.contains("clock 2025-11-27T10:00:00Z") == true, "\(human)")
+        #expect(line("account b")?.contains("clock not set") == true, "\(human)")
+        #expect(line("forever ")?.hasSuffix("muted") == true, "\(human)")
+        #expect(line("later ")?.hasSuffix("muted until 2025-11-27T18:00:00Z,no-pinned") == true, "\(human)")
+        #expect(line("past ")?.hasSuffix("mute ran out 2023-11-14T22:13:20Z") == true, "\(human)")
+        #expect(line("plain ")?.hasSuffix("no-mentions") == true, "\(human)")
+        #expect(line("c ")?.contains("mute") == false, "\(human)")
+        let json = try CLI.run(["state", "--store", store, "--json"]).stdout
+        #expect(json.contains(#""clock":1764237600"#) && json.contains(#""mutedUntil":1764266400"#))
     }
 
     @Test("audit explains why a notification was hidden and shown again")
