@@ -49,6 +49,17 @@ struct RecordVersionTests {
         #expect(LogRecord.formatVersion == 2)
     }
 
+    @Test("export lines of every record, version 1 or 2, read back as the same event and source")
+    func exportLines() throws {
+        for event in Self.version1 + Self.version2 {
+            let record = LogRecord(seq: 7, recordedAt: 1_700_000_000_123, source: Source(format: "herald", digest: Array(0..<16)), event: event)
+            var writer = JSONWriter()
+            record.writeExportLine(to: &writer)
+            let line = try ExportLine(Array(writer.string.utf8))
+            #expect(line.event == event && line.seq == 7 && line.source == record.source, "\(writer.string)")
+        }
+    }
+
     @Test("a version this build does not know is refused by its number", arguments: [UInt8(0), 3, 255])
     func unknownVersion(version: UInt8) {
         var bytes = Self.record(Self.version2[0]).encoded
