@@ -8,9 +8,11 @@ extension Ingest {
     ///   VoIP payload of a call) → telegram;
     /// - `push_key_id` or `push_account_id` (top level or under `data`) → zulip (an E2EE
     ///   wrapper, whose APNs form also has `aps`);
-    /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with a flat `from_id`,
+    /// - `aps` with a `zulip` object → zulip (Zulip's APNs form); `aps` with `rc` (an object or
+    ///   JSON text of one) → rongcloud; `aps` with a flat `from_id`,
     ///   `chat_id`, `channel_id` or `encryption_id` that is a string of digits → telegram
     ///   (Telegram's iOS form); any other `aps` → apns;
+    /// - RongCloud's Android and IMKit forms (``looksLikeRongCloud(_:data:)``) → rongcloud;
     /// - `realm_url` or `realm_uri` (top level or under `data`) → zulip;
     /// - `message.data` or `message.token` → fcm;
     /// - `notification` with `devices` → matrix;
@@ -40,6 +42,32 @@ extension Ingest {
     /// strings of digits there (Telegram-iOS reads them only as strings).
     static let telegramPeerKeys = ["from_id", "chat_id", "channel_id", "encryption_id"]
 
+    /// Whether `value` is RongCloud's `rc`: an object, or JSON text of one (Android extras).
+    static func isRongCloudObject(_ value: JSONValue?) -> Bool {
+        if value?.object != nil { return true }
+        guard let text = value?.string, let parsed = try? JSONParser.parse(Array(text.utf8)) else { return false }
+        return parsed.object != nil
+    }
+
+    /// Whether a payload without `aps` is a RongCloud form: `rc` (IMKit's local notification,
+    /// vendor extras), FCM data whose `message` is JSON text holding `rc`, the legacy Xiaomi
+    /// content (`channelType` and `channelId`), a `PushNotificationMessage` (`pushId` with
+    /// `conversationType` or `objectName`), or the connection's message (`messageUId` with
+    /// `objectName`).
+    static func looksLikeRongCloud(_ members: [String: JSONValue], data: [String: JSONValue]?) -> Bool {
+        if isRongCloudObject(members["rc"]) { return true }
+        for holder in [members, data].compactMap({ $0 }) {
+            if let text = holder["message"]?.string, let parsed = try? JSONParser.parse(Array(text.utf8)),
+                isRongCloudObject(parsed.object?["rc"])
+            {
+                return true
+            }
+        }
+        if members["channelType"] != nil, members["channelId"] != nil { return true }
+        if members["pushId"] != nil, members["conversationType"] != nil || members["objectName"] != nil { return true }
+        return members["messageUId"] != nil && members["objectName"] != nil
+    }
+
     /// The format of a parsed JSON object, by the rules of ``detect(_:)``.
     static func detect(object members: [String: JSONValue]) -> PayloadFormat? {
         let message = members["message"]?.object
@@ -52,11 +80,13 @@ extension Ingest {
         for key in ["push_key_id", "push_account_id"] where members[key] != nil || data?[key] != nil { return .zulip }
         if members["aps"] != nil {
             if members["zulip"]?.object != nil { return .zulip }
+            if isRongCloudObject(members["rc"]) { return .rongcloud }
             if telegramPeerKeys.contains(where: { members[$0]?.string.flatMap(JSONValue.parseInteger) != nil }) {
                 return .telegram
             }
             return .apns
         }
+        if looksLikeRongCloud(members, data: data) { return .rongcloud }
         for key in ["realm_url", "realm_uri"] where members[key] != nil || data?[key] != nil { return .zulip }
         if let message, message["data"] != nil || message["token"] != nil { return .fcm }
         if let notification, notification["devices"] != nil { return .matrix }

@@ -10,7 +10,7 @@
 // - one adapter per ecosystem: Herald JSONL, Telegram (plain and MTProto-encrypted,
 //   Android and iOS forms), Zulip (E2EE, FCM and APNs forms), APNs, FCM (v1 and legacy),
 //   Matrix push gateway (and Sygnal's APNs, FCM and Web Push forms), Web Push (RFC 8291,
-//   wrapping another format),
+//   wrapping another format), RongCloud IM (its push forms and the IM connection's messages),
 // - a strings table for localized alerts (`LocalizedStrings`, Apple `.strings` or JSON),
 // - the decryption of Telegram `p` pushes (MTProto 2.0, AES-256-IGE) and of Web Push bodies
 //   (P-256 ECDH, HKDF, AES-128-GCM), built on swift-crypto only.
@@ -52,7 +52,7 @@ public enum Ingest {
         guard let format = format ?? detect(bytes) else {
             throw IngestError(
                 format: nil, field: "",
-                reason: "unrecognised payload: not a Herald, Telegram, Zulip, APNs, FCM, Matrix or Web Push payload")
+                reason: "unrecognised payload: not a Herald, Telegram, Zulip, APNs, FCM, Matrix, Web Push or RongCloud payload")
         }
         let result: IngestResult
         switch format {
@@ -63,6 +63,7 @@ public enum Ingest {
         case .fcm: result = try FCMAdapter.decode(bytes, context: context)
         case .matrix: result = try MatrixAdapter.decode(bytes, context: context)
         case .webpush: result = try WebPushAdapter.decode(bytes, context: context)
+        case .rongcloud: result = try RongCloudAdapter.decode(bytes, context: context)
         }
         return try checked(result, format: format, context: context)
     }

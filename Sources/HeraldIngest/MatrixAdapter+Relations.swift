@@ -21,7 +21,7 @@ extension MatrixAdapter {
 
     /// The event a redaction or an edit acts on, as a `delete` or an `edit` of the object that
     /// event's `notify` created (chat = `room`, id = ``StableID`` of its event id); `nil` for
-    /// any other event.
+    /// any other event. The edit is not `partial`, as the pushed notify it edits is not.
     func relation(_ notification: PayloadObject, room: String) throws(IngestError) -> Event.Payload? {
         let content = try notification.object("content")
         if try notification.string("type") == "m.room.redaction" {
@@ -36,8 +36,12 @@ extension MatrixAdapter {
         else { return nil }
         let original = try relation.requiredString("event_id")
         let body = try orElse(content.object("m.new_content")?.string("body"), content.string("body"))
+        // SEMANTICS 1.2 applies an edit only to a notification of the same `partial`. An edit
+        // reaches the gateway only in a body with `content`, from a pusher that sends content,
+        // which sent the original event with its content too: a notify that is not partial
+        // (see ``notify(_:eventId:room:)``). So the edit is not partial either, and reaches it.
         return .edit(Event.Edit(
             chat: room, kind: .message, id: StableID.of(original),
-            title: try Self.title(notification), body: body))
+            title: try Self.title(notification), body: body, partial: false))
     }
 }

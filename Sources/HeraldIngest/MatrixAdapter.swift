@@ -25,8 +25,14 @@ import HeraldEvents
 ///   `content.call_id` (else of the event id); a hang-up, rejection or answer
 ///   (`m.call.hangup`, `m.call.reject`, `m.call.answer`) → `endCall` of that call id, so the
 ///   call notification clears (see ``MatrixAdapter/callEnd(_:room:)``);
-/// - `counts` (never negative) → a trailing `note` with the server's counts (`counts: unread 2`); a
-///   badge-only body (no event id) becomes just that note.
+/// - an invite of the user (`m.room.member`, membership `invite`, `user_is_target` or
+///   `state_key` not naming someone else) → that `notify` with title = room name (else the
+///   inviter) and body "Alice invited you to Room" (see ``MatrixAdapter/isInviteForUser(_:account:)``);
+/// - a badge-only body (no event id) with `counts.unread` 0, the push a homeserver sends when
+///   the user has read everything → `readAll` without a chat (SEMANTICS 1.2); other `counts`
+///   (never negative) → a trailing `note` with the server's counts (`counts: unread 2`), a
+///   badge-only body becoming just that note: a count names no room, so Herald cannot know
+///   which notifications were read (see ``MatrixAdapter/countEvents(_:account:hasEvent:)``).
 struct MatrixAdapter {
     let context: IngestContext
 
@@ -57,23 +63,14 @@ struct MatrixAdapter {
             } else if let related = try relation(notification, room: room) {
                 events.append(Event(account: account, related))
             } else {
-                events.append(Event(account: account, .notify(try notify(notification, eventId: eventId, room: room))))
-            }
-        }
-        var counts: [String] = []
-        if let countFields = try notification.object("counts") {
-            for key in ["unread", "missed_calls"] {
-                if let count = try countFields.integer(key) {
-                    guard count >= 0 else { throw countFields.error(key, "must be >= 0, got \(count)") }
-                    counts.append("\(key) \(count)")
+                var fields = try notify(notification, eventId: eventId, room: room)
+                if try isInviteForUser(notification, account: account) {
+                    (fields.title, fields.body) = try Self.inviteText(notification)
                 }
+                events.append(Event(account: account, .notify(fields)))
             }
         }
-        if !counts.isEmpty {
-            events.append(Event(account: account, .note(source: "matrix", reason: "counts: " + counts.joined(separator: ", "))))
-        } else if events.isEmpty {
-            events.append(Event(account: account, .note(source: "matrix", reason: "no event id and no counts")))
-        }
+        events += try countEvents(notification, account: account, hasEvent: !events.isEmpty)
         return events
     }
 

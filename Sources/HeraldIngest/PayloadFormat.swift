@@ -17,6 +17,10 @@ public enum PayloadFormat: String, CaseIterable, Sendable {
     case matrix
     /// An RFC 8291 `aes128gcm` Web Push body that wraps another format.
     case webpush
+    /// A RongCloud IM push in any form a device or app receives (iOS `userInfo` with `rc`,
+    /// IMKit's local notification, Android FCM data, vendor extras, Xiaomi content,
+    /// `PushNotificationMessage`), or a message of the app's IM connection (`messageUId`).
+    case rongcloud
 }
 
 extension PayloadFormat: CustomStringConvertible {

@@ -21,7 +21,9 @@ import HeraldEvents
 ///   → `pinned`; `REACT_*`/`CHAT_REACT_*`/`CHANNEL_REACT_*` → `reaction` of the message
 ///   (id = `msg_id`, one reaction notification per message) and an `edit` of it with the
 ///   push's text, so a later reaction from another person shows instead of being dropped;
-///   `edit_date` turns a message into an `edit`; `topic_id` is the thread `topic:<id>`;
+///   `edit_date` turns a message into an `edit`, `partial` like the push notification it
+///   edits (SEMANTICS 1.2 applies an edit only to a notification of the same `partial`);
+///   `topic_id` is the thread `topic:<id>`;
 /// - calls: `PHONE_CALL_REQUEST`/`VIDEO_CALL_REQUEST` (and `CONF_*`) → `call` (id = `call_id`);
 ///   `*_CALL_MISSED`/`*_CALL_DECLINE`/`*_CALL_END*` → `endCall` of `call_id`, followed by a
 ///   `message` notify when the push names the call's service message (`msg_id`);
@@ -33,7 +35,9 @@ import HeraldEvents
 ///   (as TDLib shows it), body = `message`, id = ``StableID`` of
 ///   `announcement:<custom.announcement>` (that chat's real messages have small ids);
 /// - `MESSAGE_DELETED` → `delete` (`messages`, else `msg_id`; chat when named);
-///   `READ_HISTORY` → `read` (`max_id`); `READ_REACTION` → `readReactions` (`messages`, else
+///   `READ_HISTORY` → `read` (`max_id`: as TDLib's `read_history_inbox`, it leaves mention
+///   notifications, and no push key reads mentions, so none becomes `readMentions`);
+///   `MESSAGE_MUTED` → `note` (no mute date comes by push); `READ_REACTION` → `readReactions` (`messages`, else
 ///   `msg_id`; it clears the message's reaction notification);
 ///   `SESSION_REVOKE` → `revoke` only when it came encrypted, else a `note`;
 /// - an empty `loc_key` with `max_id` and a chat → `read`; without them → `note`;

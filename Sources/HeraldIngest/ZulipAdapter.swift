@@ -26,7 +26,11 @@ import HeraldEvents
 /// - `message` → `notify` (partial: a push may truncate content), id = `message_id`, date =
 ///   `time`, kind `mention` when `mentioned_user_group_id` is present or `trigger` is a
 ///   mention trigger, title = `"<channel> > <topic>"` or the sender's name, body = `content`;
-/// - `remove` → `delete` without chat (`message_ids` / `zulip_message_ids`);
+/// - `remove` → `delete` without chat (`message_ids` / `zulip_message_ids`). Zulip removes by
+///   message id whatever triggered the notification, and under SEMANTICS 1.2 a `delete` clears
+///   the listed objects' notifications in every group and ends their unread mentions, so
+///   mentions clear too; no `readMentions` is added (it needs a chat, which a removal never
+///   names; see `schema/zulip-push.md`);
 /// - `test` and unknown types → `note`.
 struct ZulipAdapter {
     /// Legacy `trigger` values that mean the user (or everyone) was mentioned.

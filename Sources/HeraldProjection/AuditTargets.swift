@@ -33,6 +33,10 @@ public struct AuditTargets: Sendable {
     var live: [NameKey: [Int64: (groupId: Int64, objectId: Int64)]] = [:]
     /// Per account: each group's chat.
     var groupChats: [NameKey: [Int64: NameKey]] = [:]
+    /// Per account: its mentions groups, and per chat the live mention notifications in
+    /// them, which a history `read` keeps and the trail says so (SEMANTICS 1.2 §6).
+    var mentionsGroups: [NameKey: Set<Int64>] = [:]
+    var keptMentions: [NameKey: [NameKey: Set<Int64>]] = [:]
 
     /// Starts from `projection`, the state the next event applies to (empty for a history
     /// read from seq 1).
@@ -40,13 +44,19 @@ public struct AuditTargets: Sendable {
         for (name, account) in zip(projection.accountsByName.keys, projection.accountsByName.values) {
             var notifications: [Int64: (groupId: Int64, objectId: Int64)] = [:]
             var chats: [Int64: NameKey] = [:]
+            var mentions: [NameKey: Set<Int64>] = [:]
             for group in account.groups {
-                chats[group.id] = NameKey(account.chats[Int(group.chat)].name)
-                for notification in group.active { notifications[notification.id] = (group.id, notification.objectId) }
-                for notification in group.dismissed { notifications[notification.id] = (group.id, notification.objectId) }
+                let chat = NameKey(account.chats[Int(group.chat)].name)
+                chats[group.id] = chat
+                if group.type == .mentions { mentionsGroups[NameKey(name), default: []].insert(group.id) }
+                for notification in group.active + group.dismissed {
+                    notifications[notification.id] = (group.id, notification.objectId)
+                    if group.type == .mentions && notification.kind == .mention { mentions[chat, default: []].insert(notification.id) }
+                }
             }
             live[NameKey(name)] = notifications
             groupChats[NameKey(name)] = chats
+            keptMentions[NameKey(name)] = mentions
         }
     }
 
@@ -72,14 +82,21 @@ public struct AuditTargets: Sendable {
         }
         var reset = false
         var cleared: [Int64] = []
+        if case .read(let chat, let maxId) = event.payload, let kept = keptMentions[account]?[NameKey(chat)] {
+            for id in kept where notifications[id].map({ $0.objectId <= maxId }) == true { touchNotification(id) }
+        }
         for change in outcome.changes {
             switch change {
-            case .groupCreated(let groupId, _, let chat):
+            case .groupCreated(let groupId, let type, let chat):
                 chats[groupId] = NameKey(chat)
+                if type == .mentions { mentionsGroups[account, default: []].insert(groupId) }
                 touchGroup(groupId)
-            case .created(let id, let groupId, let chat, _, let objectId):
+            case .created(let id, let groupId, let chat, let kind, let objectId):
                 chats[groupId] = NameKey(chat)
                 notifications[id] = (groupId, objectId)
+                if kind == .mention && mentionsGroups[account]?.contains(groupId) == true {
+                    keptMentions[account, default: [:]][NameKey(chat), default: []].insert(id)
+                }
                 touchNotification(id)
             case .becameUnread(let chat, let objectId), .ignored(let chat, _, let objectId, _):
                 keys.insert(.object(chat: NameKey(chat), objectId: objectId))
@@ -107,10 +124,15 @@ public struct AuditTargets: Sendable {
             }
         }
         // Forgotten only after the updates, which still name what a revoke or a clear removed.
-        for id in cleared { notifications[id] = nil }
+        for id in cleared {
+            if let (groupId, _) = notifications[id], let chat = chats[groupId] { keptMentions[account]?[chat]?.remove(id) }
+            notifications[id] = nil
+        }
         if reset {
             notifications.removeAll()
             chats.removeAll()
+            mentionsGroups[account] = nil
+            keptMentions[account] = nil
         }
     }
 }

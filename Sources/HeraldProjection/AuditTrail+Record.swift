@@ -13,6 +13,8 @@ extension AuditTrail {
         case .options(let count, let size):
             if let count { groupCountMax = count }
             if let size { groupSizeMax = size }
+        case .chatSettings(let settings):
+            if let until = settings.mutedUntil { mutedUntil[settings.chat] = until }
         default: break
         }
 
@@ -36,7 +38,13 @@ extension AuditTrail {
                 }
             case .ignored(let chat, let kind, let objectId, let reason):
                 if isTarget(chat: chat, objectId: objectId) {
-                    effects.append(Effect(kind: "ignored", text: "\(kind.rawValue) #\(objectId) not notified: \(Self.explain(reason))"))
+                    var why = Self.explain(reason)
+                    if reason == .muted, let until = mutedUntil[chat] {
+                        why = until == Event.ChatSettings.mutedForever
+                            ? "the chat was muted for good (it still counts as unread)"
+                            : "the chat was muted until \(ISO8601.string(seconds: until)) (it still counts as unread)"
+                    }
+                    effects.append(Effect(kind: "ignored", text: "\(kind.rawValue) #\(objectId) not shown: \(why)"))
                 }
             case .upgraded(let id):
                 if isTarget(notification: id) {
@@ -84,6 +92,17 @@ extension AuditTrail {
             }
         }
 
+        if case .read(let chat, let maxId) = event.payload {
+            // SEMANTICS 1.2 §6: a history read leaves mention notifications be.
+            for (id, info) in notifications.sorted(by: { $0.key < $1.key })
+            where info.kind == .mention && info.status != .cleared && !changedStatus.contains(id) && info.objectId <= maxId
+                && info.chat.isSameName(as: chat) && groups[info.groupId]?.type == .mentions && isTarget(notification: id)
+            {
+                effects.append(Effect(kind: "kept", notificationId: id, groupId: info.groupId,
+                    text: "notification \(id) kept: a history read does not clear a mention (only reading the mention does)"))
+            }
+        }
+
         effects += visibilityEffects(outcome.updates, createdNow: createdNow, changedStatus: changedStatus, event: event)
         if reset {
             // Forgotten only now: the revoke's updates remove what the client was shown, and
@@ -93,6 +112,7 @@ extension AuditTrail {
             neverShown.removeAll()
             outOfViewAtBase.removeAll()
             groups.removeAll()
+            mutedUntil.removeAll()
             groupCountMax = 10
             groupSizeMax = 10
         }

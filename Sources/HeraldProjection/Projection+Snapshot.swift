@@ -99,13 +99,18 @@ extension Projection {
     /// holds that account alone (none when the snapshot has no such account), as
     /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large payloads restore
     /// their accounts on two threads; the result is the same as on one.
+    ///
+    /// With `readingFormerFormats`, formats 1 and 2 (SEMANTICS 1.1) are read too, their state
+    /// carried into 1.2 as ``Account/init(decodingFormer:configuration:)`` says: only for a
+    /// snapshot that nothing else can stand for (the start of a store's kept history).
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
-        onlyAccount: String? = nil
+        onlyAccount: String? = nil, readingFormerFormats: Bool = false
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
-        guard version == Self.snapshotFormatVersion else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+        let former = readingFormerFormats && (version == 1 || version == 2)
+        guard version == Self.snapshotFormatVersion || former else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
         let bodyEnd = buffer.count - 8
         let body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
         if !checksumVerified {
@@ -127,6 +132,12 @@ extension Projection {
                 throw decoder.malformed("accounts not in ascending order")
             }
             previous = name
+            if version == 1 {
+                // Format 1 has no lengths: each account follows its name.
+                let account = try Account(decodingFormer: &decoder, configuration: configuration)
+                if onlyAccount.map(name.isSameName(as:)) ?? true { projection.accountsByName[name] = account }
+                continue
+            }
             let length = try decoder.count()
             let start = decoder.offset
             try decoder.skip(length)
@@ -134,7 +145,7 @@ extension Projection {
             if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
-        let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration)
+        let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration, former: former)
         for (entry, account) in zip(entries, accounts) { projection.accountsByName[entry.name] = account }
         self = projection
     }
@@ -144,11 +155,11 @@ extension Projection {
     /// are independent, so the result does not depend on the split; of two errors, the one
     /// of the earlier account is thrown, as on one thread.
     private static func restoreAccounts(
-        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration
+        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool
     ) throws(SnapshotError) -> [Account] {
         let total = ranges.reduce(0) { $0 + $1.count }
         guard ranges.count >= 2, total >= concurrentRestoreMinimum else {
-            return try decodeAccounts(ranges[...], of: body, configuration: configuration).get()
+            return try decodeAccounts(ranges[...], of: body, configuration: configuration, former: former).get()
         }
         var split = 0
         var bytes = 0
@@ -161,7 +172,7 @@ extension Projection {
         results.withUnsafeMutableBufferPointer { slots in
             let shared = SharedRestore(body: body, slots: slots)
             DispatchQueue.concurrentPerform(iterations: 2) { half in
-                shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration)
+                shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration, former: former)
             }
         }
         return try results[0].get() + results[1].get()
@@ -169,14 +180,17 @@ extension Projection {
 
     /// Decodes the accounts at `ranges` of `body`, each of which must end where its range does.
     private static func decodeAccounts(
-        _ ranges: ArraySlice<Range<Int>>, of body: UnsafeRawBufferPointer, configuration: Configuration
+        _ ranges: ArraySlice<Range<Int>>, of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool
     ) -> Result<[Account], SnapshotError> {
         var accounts: [Account] = []
         accounts.reserveCapacity(ranges.count)
         for range in ranges {
             var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[range]), base: range.lowerBound)
             do throws(SnapshotError) {
-                accounts.append(try Account(decoding: &decoder, configuration: configuration))
+                accounts.append(
+                    former
+                        ? try Account(decodingFormer: &decoder, configuration: configuration)
+                        : try Account(decoding: &decoder, configuration: configuration))
                 guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
             } catch {
                 return .failure(error)
@@ -186,7 +200,7 @@ extension Projection {
     }
 }
 
-/// What the two threads of ``Projection/restoreAccounts(_:of:configuration:)`` share.
+/// What the two threads of ``Projection/restoreAccounts(_:of:configuration:former:)`` share.
 private struct SharedRestore: @unchecked Sendable {
     // @unchecked: `body` is only read, and stays valid until `concurrentPerform` returns;
     // each thread writes only its own slot of `slots`, which the caller reads after that.

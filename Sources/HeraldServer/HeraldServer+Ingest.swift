@@ -77,6 +77,9 @@ extension HeraldServer {
         }
         let account = query.get("account")
         if let account, account.isEmpty { throw ServerError.badRequest(field: "account", "must not be empty") }
+        if format == .rongcloud, let problem = RongCloudAccount.problem(account) {
+            throw ServerError.badRequest(field: "account", "format rongcloud: \(problem)")
+        }
         let body = try await body(of: request)
         let payloads = try IngestPlan.payloads(of: body, wholeDocument: false)
         guard !payloads.isEmpty else { throw ServerError.badRequest(field: "body", "no payloads") }

@@ -73,19 +73,24 @@ extension Store {
             return .failure(.init(reason: "no snapshot database"))
         }
         let configuration = configuration ?? options.projection
+        // The snapshot at the start of the kept history stands for records that are gone:
+        // written before SEMANTICS 1.2, it is carried into 1.2 rather than refused.
+        let former = try seq > 0 && seq == history().origin
         return try environment.read { txn in
             try SeqKey(seq).withBytes { key in
                 guard let bytes = try txn.get(database, key: key) else {
                     return .failure(.init(reason: "no snapshot at seq \(seq)"))
                 }
-                return Self.decodeSnapshot(bytes, seq: seq, configuration: configuration, onlyAccount: onlyAccount)
+                return Self.decodeSnapshot(
+                    bytes, seq: seq, configuration: configuration, onlyAccount: onlyAccount, readingFormerFormats: former)
             }
         }
     }
 
     /// Checks an envelope and restores its projection without copying the payload.
     static func decodeSnapshot(
-        _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration, onlyAccount: String? = nil
+        _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration, onlyAccount: String? = nil,
+        readingFormerFormats: Bool = false
     ) -> Result<Projection, SnapshotEnvelope.Damage> {
         do {
             let (_, payload) = try SnapshotEnvelope.check(bytes, expectedSeq: seq)
@@ -93,7 +98,7 @@ extension Store {
             return .success(
                 try Projection(
                     snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
-                    checksumVerified: true, onlyAccount: onlyAccount))
+                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {

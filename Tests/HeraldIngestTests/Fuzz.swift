@@ -120,10 +120,14 @@ struct Fixture {
                 #"{"message":{"data":{"event_id":"$e","room_id":"!r","type":"m.call.hangup","content_call_id":"c","prio":"normal","unread":"1"}}}"#,
                 #"{"room_id":"!r","event_id":"$e","type":"m.call.invite","content":{"call_id":"c"},"unread":2}"#,
                 #"{"notification":{"event_id":"$e","room_id":"!r","type":"m.room.message","devices":[{"tweaks":{"highlight":true}}],"counts":{"unread":1}}}"#,
+                MatrixReadsAndInvitesTests.synapseAllRead, MatrixReadsAndInvitesTests.invite,
             ].map { Array($0.utf8) }
             var withStrings = context(account: "a")
             withStrings.strings = LocalizedStrings(["K": "%1$@ %@ %%", "T": "%2$@"])
             contexts = [context(account: "a"), withStrings]
+        case .rongcloud:
+            seeds += RongCloudFixtures.all.map { Array($0.utf8) }
+            contexts = [context(account: RongCloudFixtures.account)]
         case .webpush:
             let inner = Array(#"{"loc_key":"MESSAGE_TEXT","loc_args":["A","hi"],"custom":{"from_id":"5","msg_id":"9"},"user_id":"14124122"}"#.utf8)
             let body = try WebPushTests.encrypt(inner, to: webPushKeys)

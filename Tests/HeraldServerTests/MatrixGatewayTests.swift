@@ -17,6 +17,50 @@ struct MatrixGatewayTests {
         """#
     }
 
+    /// One push as Synapse's HTTP pusher sends it (`synapse/push/httppusher.py`: `id` and
+    /// `event_id` both, `prio`, `counts.unread` the user's badge, the device with its data).
+    static func synapsePush(event: String, room: String, sender: String, body: String, badge: Int, mention: Bool = false) -> String {
+        let prio = mention ? "high" : "low"
+        return #"""
+        {"notification":{"id":"\#(event)","event_id":"\#(event)","room_id":"\#(room)","type":"m.room.message","sender":"\#(sender)","prio":"\#(prio)","counts":{"unread":\#(badge)},"devices":[{"app_id":"im.herald.test","pushkey":"pk-synapse","pushkey_ts":1764230000,"data":{},"tweaks":{"sound":"default"\#(mention ? #","highlight":true"# : "")}}],"content":{"msgtype":"m.text","body":"\#(body)"},"sender_display_name":"Alice","room_name":"Room \#(room.dropFirst().prefix(5))"}}
+        """#
+    }
+
+    @Test("SEMANTICS 1.2: Synapse's badge-only push after the user read everything clears the account")
+    func synapseReadEverything() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        #expect(try await server.request(.POST, "/v1/admin/pushkeys", body: #"{"pushkey":"pk-synapse","account":"mx:@bob:example.org"}"#).status == 201)
+        let pushes = [
+            Self.synapsePush(event: "$e1", room: "!room1:example.org", sender: "@alice:example.org", body: "one", badge: 1),
+            Self.synapsePush(event: "$e2", room: "!room1:example.org", sender: "@alice:example.org", body: "bob: two", badge: 2, mention: true),
+            Self.synapsePush(event: "$e3", room: "!room2:example.org", sender: "@alice:example.org", body: "three", badge: 3),
+            Self.synapsePush(event: "$e4", room: "!room2:example.org", sender: "@alice:example.org", body: "bob: four", badge: 4, mention: true),
+            Self.synapsePush(event: "$e5", room: "!room2:example.org", sender: "@alice:example.org", body: "five", badge: 5),
+        ]
+        for push in pushes {
+            #expect(try await server.request(.POST, "/_matrix/push/v1/notify", body: push, token: nil).status == 200)
+        }
+        func account() async throws -> [String: Any]? {
+            let state = object(try await server.request(.GET, "/v1/accounts/mx:@bob:example.org/state").body)
+            return (state["accounts"] as? [[String: Any]])?.first
+        }
+        let before = try await account()
+        #expect((before?["unread"] as? [String: Any])?["unread"] as? Int == 5)
+        #expect((before?["groups"] as? [[String: Any]])?.isEmpty == false)
+        // The body Synapse sends when the user has read everything (quoted in issue 33).
+        let read = #"{"notification":{"counts":{"unread":0},"devices":[{"app_id":"im.herald.test","pushkey":"pk-synapse","pushkey_ts":1764230000,"data":{}}],"id":"","sender":"","type":null}}"#
+        #expect(try await server.request(.POST, "/_matrix/push/v1/notify", body: read, token: nil).status == 200)
+        let after = try await account()
+        let unread = after?["unread"] as? [String: Any]
+        #expect(unread?["unread"] as? Int == 0 && unread?["badge"] as? Int == 0 && unread?["unreadMentions"] as? Int == 0, "\(unread ?? [:])")
+        #expect((after?["groups"] as? [[String: Any]])?.isEmpty == true, "what the homeserver says: nothing unread, nothing shown")
+        // A redelivered push of a message read since stays read.
+        #expect(try await server.request(.POST, "/_matrix/push/v1/notify", body: pushes[0], token: nil).status == 200)
+        #expect((try await account()?["groups"] as? [[String: Any]])?.isEmpty == true)
+        await server.stop()
+    }
+
     @Test("registered pushkeys store the notification for their account; unregistered ones are rejected")
     func notifyStoresAndRejects() async throws {
         let directory = TemporaryDirectory("serve")

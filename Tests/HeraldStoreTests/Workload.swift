@@ -14,16 +14,22 @@ func randomEvents(count: Int, seed: UInt64) -> [Event] {
         let chat = chats.randomElement(using: &rng)!
         let id = Int64.random(in: 1...500, using: &rng)
         let payload: Event.Payload
-        switch Int.random(in: 0..<10, using: &rng) {
+        let date = 1_700_000_000 + Int64(i)
+        switch Int.random(in: 0..<14, using: &rng) {
         case 0..<6:
             payload = .notify(.init(
                 chat: chat, kind: NotificationKind.allCases.randomElement(using: &rng)!, id: id,
-                date: 1_700_000_000 + Int64(i), partial: Bool.random(using: &rng),
+                date: date, partial: Bool.random(using: &rng), unreadOnly: id % 11 == 0,
                 title: "title \(i)", body: "body \(i) ✉️"))
         case 6: payload = .read(chat: chat, maxId: id)
         case 7: payload = .delete(ids: [id, id + 1], chat: Bool.random(using: &rng) ? chat : nil)
         case 8: payload = .dismiss(notificationId: Int64.random(in: 1...50, using: &rng))
-        default: payload = .chatSettings(.init(chat: chat, muted: Bool.random(using: &rng)))
+        case 9: payload = .chatSettings(.init(chat: chat, muted: Bool.random(using: &rng)))
+        // SEMANTICS 1.2.
+        case 10: payload = .chatSettings(.init(chat: chat, mutedUntil: date + Int64.random(in: -5...40, using: &rng)))
+        case 11: payload = Bool.random(using: &rng) ? .readAll(chat: id % 3 == 0 ? nil : chat) : .tick(now: date + 20)
+        case 12: payload = .readMentions(chat: chat, ids: id % 2 == 0 ? nil : [id, id + 2])
+        default: payload = .clearHistory(chat: chat, maxId: max(1, id / 3))
         }
         events.append(Event(account: account, payload))
     }

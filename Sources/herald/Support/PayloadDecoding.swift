@@ -67,6 +67,9 @@ struct PayloadOptions: ParsableArguments {
         if let format, !PayloadDecoding.formatNames.contains(format) {
             throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
         }
+        if format == PayloadFormat.rongcloud.rawValue, let problem = RongCloudAccount.problem(account) {
+            throw ValidationError("--format rongcloud --account: \(problem)")
+        }
         if let innerFormat, PayloadFormat(rawValue: innerFormat) == nil {
             throw ValidationError("unknown --inner-format '\(innerFormat)'")
         }
