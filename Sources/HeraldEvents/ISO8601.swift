@@ -24,14 +24,6 @@ public enum ISO8601 {
         return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60))"
     }
 
-    /// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (a date of SEMANTICS, such as a `mutedUntil`).
-    public static func string(seconds: Int64) -> String {
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { return "\(seconds)" }
-        let text = string(milliseconds: whole)
-        return text.dropLast(5) + "Z"
-    }
-
     /// Floor division and its non-negative remainder.
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
