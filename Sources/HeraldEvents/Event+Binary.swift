@@ -1,10 +1,27 @@
 /// The compact binary encoding of canonical events, as stored in log records.
 /// `schema/log-format.md` documents every byte; keep the two in step.
 extension Event {
-    /// The version of this encoding. It is not written with the event, and nothing checks it:
-    /// a log record's own version byte (`LogRecord.formatVersion`, which any change to this
-    /// encoding bumps; `schema/log-format.md`) is what readers check and reject.
-    public static let binaryVersion: UInt8 = 1
+    /// The version of this encoding. It is not written with the event: a log record's own
+    /// version byte (`LogRecord.formatVersion`, which any change to this encoding bumps;
+    /// `schema/log-format.md`) is what readers check and reject. Version 2 (SEMANTICS 1.2)
+    /// adds tags 13–16, the notify flag `unreadOnly` (bit 6) and the chatSettings mute code 3;
+    /// an event that uses none of them encodes as in version 1, byte for byte
+    /// (``binaryVersionRequired``).
+    public static let binaryVersion: UInt8 = 2
+
+    /// The oldest version of this encoding that can hold this event: 2 when it uses what
+    /// version 2 added (a `readAll`, `readMentions`, `tick` or `delete` with `maxId`; a
+    /// `notify` with `unreadOnly`; a `chatSettings` whose `mutedUntil` is neither 0 nor
+    /// ``ChatSettings/mutedForever``), else 1. A log record is marked with it, so that a
+    /// reader from before 1.2 refuses such a record by its version instead of misreading it.
+    package var binaryVersionRequired: UInt8 {
+        switch payload {
+        case .readAll, .readMentions, .tick, .clearHistory: 2
+        case .notify(let n): n.unreadOnly ? 2 : 1
+        case .chatSettings(let s): s.mutedUntil == nil || s.muted != nil ? 1 : 2
+        case .edit, .read, .delete, .readReactions, .endCall, .dismiss, .dismissGroup, .options, .revoke, .note: 1
+        }
+    }
 
     /// Wire tags of event types. Never renumber: they are on disk.
     enum Tag: UInt8 {
@@ -268,16 +285,18 @@ extension Event {
             self.init(account: account, .options(groupCountMax: countMax, groupSizeMax: sizeMax))
         case .chatSettings:
             let chat = try name(knownChat)
+            let flagsOffset = reader.offset
             let flags = try reader.byte()
+            // Reported at the settings byte, though a mute date may have been read after it.
             func setting(_ shift: UInt8) throws(ByteReader.Malformed) -> Bool? {
                 switch (flags >> shift) & 3 {
                 case 0: return nil
                 case 1: return false
                 case 2: return true
-                default: throw ByteReader.Malformed(offset: reader.offset - 1, reason: "bad setting code")
+                default: throw ByteReader.Malformed(offset: flagsOffset, reason: "bad setting code")
                 }
             }
-            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: reader.offset - 1, reason: "unknown flags") }
+            guard flags & ~0x3F == 0 else { throw ByteReader.Malformed(offset: flagsOffset, reason: "unknown flags") }
             let mutedUntil: Int64?
             switch flags & 3 {
             case 0: mutedUntil = nil

@@ -5,20 +5,23 @@ public enum ISO8601 {
     /// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(milliseconds: Int64) -> String {
         let (seconds, millis) = floorDivide(milliseconds, 1000)
+        let milli = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(dateAndTime(seconds: seconds)).\(milli)Z"
+    }
+
+    /// Seconds since the Unix epoch (a `date`, `now` or `mutedUntil`) as `YYYY-MM-DDTHH:MM:SSZ`,
+    /// for every `Int64`: years past 9999 are written in full.
+    public static func string(seconds: Int64) -> String {
+        "\(dateAndTime(seconds: seconds))Z"
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` of seconds since the Unix epoch.
+    private static func dateAndTime(seconds: Int64) -> String {
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civil(daysSinceEpoch: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let milli = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60)).\(milli)Z"
-    }
-
-    /// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (a date of SEMANTICS, such as a `mutedUntil`).
-    public static func string(seconds: Int64) -> String {
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { return "\(seconds)" }
-        let text = string(milliseconds: whole)
-        return text.dropLast(5) + "Z"
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60))"
     }
 
     /// Floor division and its non-negative remainder.

@@ -63,13 +63,15 @@ extension HeraldServer {
         .notFound(field: "account", "no event names account \"\(account)\"")
     }
 
-    /// `{"seq", "account", "unread": {unread, badge, unreadMentions}, "chats": [...]}`: the
-    /// counts and chats of the state form (STATE.md), without the groups.
+    /// `{"seq", "account", "clock", "unread": {unread, badge, unreadMentions}, "chats": [...]}`:
+    /// the clock, counts and chats of the state form (STATE.md), without the groups. The
+    /// clock is what a chat's `muted` and the `badge` are reckoned at (SEMANTICS 1.2 §2).
     static func countsJSON(_ state: AccountState, seq: UInt64) -> [UInt8] {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("seq"); writer.int(seq)
         writer.key("account"); writer.string(state.name)
+        writer.key("clock"); writer.int(state.clock)
         writer.key("unread"); state.unread.writeJSON(to: &writer)
         writer.key("chats")
         writer.arrayStart()

@@ -3,15 +3,27 @@ import HeraldProjection
 
 /// The value bytes of a log record; `schema/log-format.md` documents every byte.
 extension LogRecord {
-    /// The record format version written today.
-    public static let formatVersion: UInt8 = 1
+    /// The newest record format version, written for events that need it
+    /// (``formatVersion(of:)``); a reader reads every version from 1 to this one.
+    ///
+    /// Version 2 (SEMANTICS 1.2) holds events in the binary encoding's version 2 (new tags,
+    /// the notify flag `unreadOnly`, a chatSettings mute date). A record whose event the first
+    /// encoding can hold is still written as version 1, byte for byte as before 1.2, so a
+    /// reader from before 1.2 refuses exactly the records it cannot read, by their version,
+    /// and never misreads one.
+    public static let formatVersion: UInt8 = 2
+
+    /// The record format version of a record holding `event`: the oldest that can hold it.
+    public static func formatVersion(of event: Event) -> UInt8 {
+        event.binaryVersionRequired
+    }
 
     private static let hasDigest: UInt8 = 1
 
     /// Appends the encoded record (without its key) to `writer`.
     static func encode(event: Event, recordedAt: Int64, source: Source, into writer: inout ByteWriter) {
         let start = writer.bytes.count
-        writer.byte(formatVersion)
+        writer.byte(formatVersion(of: event))
         writer.byte(source.digest == nil ? 0 : hasDigest)
         writer.varint(UInt64(bitPattern: recordedAt))
         writer.string(source.format)
@@ -148,10 +160,20 @@ extension LogRecord {
         }
     }
 
+    /// Reads a record's version byte, refusing one this build does not know.
+    @inline(__always)
+    private static func readVersion(_ reader: inout ByteReader) throws {
+        let version = try reader.byte()
+        // Version 1 records hold the version 1 event encoding, which version 2 extends: one
+        // decoder reads both.
+        guard version >= 1 && version <= formatVersion else {
+            throw Damage(reason: "unknown record format version \(version) (this build reads 1 to \(formatVersion))")
+        }
+    }
+
     /// Moves `reader` past a record's version, flags, time, format and digest, to its event.
     static func skipHeader(_ reader: inout ByteReader) throws {
-        let version = try reader.byte()
-        guard version == formatVersion else { throw Damage(reason: "unknown record format version \(version)") }
+        try readVersion(&reader)
         let flags = try reader.byte()
         guard flags & ~hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
         try reader.skipVarint()
@@ -164,10 +186,7 @@ extension LogRecord {
         try Self.verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
         do {
-            let version = try reader.byte()
-            guard version == Self.formatVersion else {
-                throw Damage(reason: "unknown record format version \(version)")
-            }
+            try Self.readVersion(&reader)
             let flags = try reader.byte()
             guard flags & ~Self.hasDigest == 0 else { throw Damage(reason: "unknown record flags \(flags)") }
             let recordedAt = Int64(bitPattern: try reader.varint())

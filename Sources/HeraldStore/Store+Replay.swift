@@ -15,10 +15,22 @@ extension Store {
         configuration: Projection.Configuration = .init(),
         _ body: (LogRecord, Outcome, borrowing Projection) throws -> Bool = { _, _, _ in true }
     ) throws -> Projection {
+        try replay(through: through, configuration: configuration, rewriting: nil, body)
+    }
+
+    /// ``replay(through:configuration:_:)`` applying, for a what-if replay, the event
+    /// `rewrite` gives instead of each logged one (`herald replay --set mutedUntil=…`);
+    /// `body` still gets the record as logged. `nil` applies the logged events.
+    public func replay(
+        through: UInt64 = .max,
+        configuration: Projection.Configuration = .init(),
+        rewriting rewrite: ((Event) -> Event)?,
+        _ body: (LogRecord, Outcome, borrowing Projection) throws -> Bool
+    ) throws -> Projection {
         let (start, initial) = try replayStart(through: through, configuration: configuration, fromSnapshot: false)
         var projection = initial
         try forEachRecord(includingArchive: true, from: start + 1, through: through) { record in
-            let outcome = projection.apply(record.event, seq: record.seq)
+            let outcome = projection.apply(rewrite.map { $0(record.event) } ?? record.event, seq: record.seq)
             return try body(record, outcome, projection)
         }
         return projection

@@ -230,6 +230,71 @@ struct CommandTests {
         #expect(Shared.lines(filtered.stdout).count == 2)
     }
 
+    /// A store in a new temporary directory (keep it alive) holding `events`, canonical JSONL
+    /// ingested by the CLI.
+    static func ingested(_ events: String) throws -> (directory: TemporaryDirectory, store: String) {
+        let directory = TemporaryDirectory()
+        let store = directory.child("s")
+        let ingest = try CLI.run(["ingest", "--store", store, "-"], input: events)
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        return (directory, store)
+    }
+
+    @Test("replay --set mutedUntil replaces every logged mute, and says which events it overrode")
+    func whatIfMute() throws {
+        let (directory, store) = try Self.ingested("""
+            {"type":"chatSettings","account":"a","chat":"c","muted":true}
+            {"type":"notify","account":"a","chat":"c","kind":"message","id":1,"date":1000}
+            {"type":"chatSettings","account":"a","chat":"d","disablePinned":true}
+
+            """)
+        defer { withExtendedLifetime(directory) {} }
+        let muted = Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout)
+        #expect(muted[1].contains(#""updates":[]"#))
+        // A mute that ran out before the message's date (SEMANTICS 1.2 §4 rule 6), or none.
+        for setting in ["mutedUntil=0", "mutedUntil=999", "muted=false", "mutedUntil=1970-01-01T00:10:00Z"] {
+            let shown = try CLI.run(["replay", "--store", store, "--updates", "--json", "--set", setting])
+            #expect(shown.status == 0)
+            #expect(Shared.lines(shown.stdout)[1].contains(#""type":"updateNotificationGroup""#), "\(setting)")
+        }
+        let human = try CLI.run(["replay", "--store", store, "--updates", "--set", "mutedUntil=0"])
+        let overridden = human.stdout.split(separator: "\n").filter { $0.contains("overridden by --set") }
+        #expect(overridden.count == 1 && overridden[0].contains("chatSettings c muted=true"), "\(human.stdout)")
+        #expect(human.stderr.contains("nothing is written"))
+        #expect(Shared.lines(try CLI.run(["replay", "--store", store, "--updates", "--json"]).stdout) == muted)
+        for bad in ["mutedUntil=-5", "mutedUntil=soon", "muted=maybe", "snooze=1"] {
+            let refused = try CLI.run(["replay", "--store", store, "--set", bad])
+            #expect(refused.status == 1, "\(bad)")
+            #expect(refused.stderr.contains(String(bad.prefix { $0 != "=" })), "\(refused.stderr)")
+        }
+    }
+
+    @Test("state shows the account's clock and each chat's mute as dates")
+    func stateClockAndMutes() throws {
+        let (directory, store) = try Self.ingested("""
+            {"type":"chatSettings","account":"a","chat":"forever","muted":true}
+            {"type":"chatSettings","account":"a","chat":"later","mutedUntil":1764266400,"disablePinned":true}
+            {"type":"chatSettings","account":"a","chat":"past","mutedUntil":1700000000}
+            {"type":"chatSettings","account":"a","chat":"plain","disableMentions":true}
+            {"type":"tick","account":"a","now":1764237600}
+            {"type":"chatSettings","account":"b","chat":"c","muted":false}
+
+            """)
+        defer { withExtendedLifetime(directory) {} }
+        let human = try CLI.run(["state", "--store", store]).stdout
+        let lines = human.split(separator: "\n")
+        func line(_ prefix: String) -> Substring? { lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) } }
+        #expect(line("account a")?.contains("clock 2025-11-27T10:00:00Z") == true, "\(human)")
+        #expect(line("account b")?.contains("clock not set") == true, "\(human)")
+        #expect(line("forever ")?.hasSuffix("muted") == true, "\(human)")
+        #expect(line("later ")?.hasSuffix("muted until 2025-11-27T18:00:00Z,no-pinned") == true, "\(human)")
+        #expect(line("past ")?.hasSuffix("mute ran out 2023-11-14T22:13:20Z") == true, "\(human)")
+        #expect(line("plain ")?.hasSuffix("no-mentions") == true, "\(human)")
+        #expect(line("c ")?.contains("mute") == false, "\(human)")
+        let json = try CLI.run(["state", "--store", store, "--json"]).stdout
+        #expect(json.contains(#""clock":1764237600"#) && json.contains(#""mutedUntil":1764266400"#))
+    }
+
     @Test("audit explains why a notification was hidden and shown again")
     func audit() throws {
         let dir = TemporaryDirectory()

@@ -15,12 +15,13 @@ enum Generator {
         let kind = NotificationKind.allCases.randomElement(using: &random)!
         let account = Bool.random(using: &random) ? "tg:\(random.next() % 100)" : s()
         let payload: Event.Payload
-        switch random.next() % 12 {
+        switch random.next() % 17 {
         case 0:
             payload = .notify(
                 .init(
                     chat: s(), kind: kind, id: i(), date: i(), silent: .random(using: &random),
-                    partial: .random(using: &random), title: o(), body: o(), sender: o(), thread: o()))
+                    partial: .random(using: &random), unreadOnly: .random(using: &random),
+                    title: o(), body: o(), sender: o(), thread: o()))
         case 1: payload = .edit(.init(chat: s(), kind: kind, id: i(), title: o(), body: o(), partial: .random(using: &random)))
         case 2: payload = .read(chat: s(), maxId: i())
         case 3: payload = .delete(ids: (0..<random.next() % 4).map { _ in i() }, chat: o())
@@ -33,7 +34,17 @@ enum Generator {
                 groupCountMax: Int(random.next() % 30), groupSizeMax: Bool.random(using: &random) ? Int(random.next() % 30) : nil)
         case 9: payload = .chatSettings(.init(chat: s(), muted: .random(using: &random), disablePinned: .random(using: &random)))
         case 10: payload = .revoke
-        default: payload = .note(source: o(), reason: o())
+        case 11: payload = .note(source: o(), reason: o())
+        // SEMANTICS 1.2.
+        case 12: payload = .readAll(chat: o())
+        case 13: payload = .readMentions(chat: s(), ids: Bool.random(using: &random) ? (0..<random.next() % 3).map { _ in i() } : nil)
+        case 14: payload = .clearHistory(chat: s(), maxId: i())
+        case 15: payload = .tick(now: i())
+        default:
+            payload = .chatSettings(
+                .init(
+                    chat: s(), mutedUntil: Bool.random(using: &random) ? i() : nil,
+                    disableMentions: Bool.random(using: &random) ? .random(using: &random) : nil))
         }
         return Event(account: account, payload)
     }
@@ -42,12 +53,26 @@ enum Generator {
     static func line(_ random: inout SplitMix64) -> [UInt8] {
         let event = event(&random)
         var writer = JSONWriter()
-        if random.next() % 3 == 0 {
+        switch random.next() % 6 {
+        case 0, 1:
             event.writeJSON(to: &writer) { writer in
                 writer.key("seq"); writer.int(Int64(random.next() % 1000))
                 writer.key("x"); writer.string("unknown")
             }
-        } else {
+        case 2:
+            // A field that other types take, which this one ignores or must reject alongside
+            // its own (a delete with ids and maxId, a chatSettings with muted and mutedUntil).
+            let extra = random.next() % 5
+            event.writeJSON(to: &writer) { writer in
+                switch extra {
+                case 0: writer.key("maxId"); writer.int(5)
+                case 1: writer.key("muted"); writer.bool(true)
+                case 2: writer.key("mutedUntil"); writer.int(9)
+                case 3: writer.key("ids"); writer.ints([3])
+                default: writer.key("now"); writer.int(1)
+                }
+            }
+        default:
             event.writeJSON(to: &writer)
         }
         var bytes = Array(writer.string.utf8)

@@ -97,6 +97,7 @@ enum Reference {
                 .init(
                     chat: try need(try string("chat")), kind: try kind(), id: try need(try integer("id")),
                     date: try need(try integer("date")), silent: try bool("silent") ?? false, partial: try bool("partial") ?? false,
+                    unreadOnly: try bool("unreadOnly") ?? false,
                     title: try string("title"), body: try string("body"), sender: try string("sender"), thread: try string("thread")))
         case .edit:
             payload = .edit(
@@ -123,9 +124,14 @@ enum Reference {
             payload = .options(
                 groupCountMax: try integer("groupCountMax").map(Int.init), groupSizeMax: try integer("groupSizeMax").map(Int.init))
         case .chatSettings:
+            // `muted` is an alias of two `mutedUntil` dates; naming both is an error.
+            let chat = try need(try string("chat"))
+            let mutedUntil = try integer("mutedUntil")
+            let muted = try bool("muted")
+            guard mutedUntil == nil || muted == nil else { throw Rejected() }
             payload = .chatSettings(
                 .init(
-                    chat: try need(try string("chat")), muted: try bool("muted"),
+                    chat: chat, mutedUntil: mutedUntil ?? muted.map { $0 ? 2_147_483_647 : 0 },
                     disableMentions: try bool("disableMentions"), disablePinned: try bool("disablePinned")))
         case .revoke: payload = .revoke
         case .note: payload = .note(source: try string("source"), reason: try string("reason"))

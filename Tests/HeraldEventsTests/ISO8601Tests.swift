@@ -20,4 +20,16 @@ struct ISO8601Tests {
         }
         #expect(ISO8601.string(milliseconds: 1_754_385_290_123) == "2025-08-05T09:14:50.123Z")
     }
+
+    @Test("seconds read as the same time without milliseconds, to the ends of Int64")
+    func seconds() {
+        for seconds: Int64 in [0, -1, 59, 1_754_385_290, -2_208_988_800, 253_402_300_799] {
+            #expect(ISO8601.string(seconds: seconds) == String(ISO8601.string(milliseconds: seconds * 1000).prefix(19)) + "Z")
+        }
+        // `muted: true` is mutedUntil 2147483647; a date, `now` or `mutedUntil` may be any Int64 from 0.
+        #expect(ISO8601.string(seconds: 2_147_483_647) == "2038-01-19T03:14:07Z")
+        #expect(ISO8601.string(seconds: 253_402_300_800) == "10000-01-01T00:00:00Z")
+        #expect(ISO8601.string(seconds: .max) == "292277026596-12-04T15:30:07Z")
+        #expect(ISO8601.string(seconds: .min).hasSuffix("Z"))
+    }
 }

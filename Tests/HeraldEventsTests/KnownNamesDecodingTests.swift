@@ -75,5 +75,14 @@ extension Samples {
         Event(account: Samples.account, .options(groupCountMax: 26, groupSizeMax: nil)),
         Event(account: Samples.account, .options(groupCountMax: nil, groupSizeMax: 0)),
         Event(account: Samples.account, .options(groupCountMax: 3, groupSizeMax: 26)),
+        // SEMANTICS 1.2.
+        Event(account: Samples.account, .notify(.init(chat: "c", kind: .message, id: 0, date: 1, unreadOnly: true))),
+        Event(account: Samples.account, .readMentions(chat: "c", ids: [])),
+        Event(account: Samples.account, .readMentions(chat: "c", ids: [3, 0])),
+        Event(account: Samples.account, .clearHistory(chat: "c", maxId: 0)),
+        Event(account: Samples.account, .clearHistory(chat: "c", maxId: -1)),
+        Event(account: Samples.account, .tick(now: -1)),
+        Event(account: Samples.account, .chatSettings(.init(chat: "c", mutedUntil: -1))),
+        Event(account: Samples.account, .chatSettings(.init(chat: "c", mutedUntil: .min, disablePinned: true))),
     ]
 }

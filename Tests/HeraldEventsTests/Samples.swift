@@ -31,5 +31,23 @@ enum Samples {
         Event(account: account, .revoke),
         Event(account: account, .note(source: "telegram", reason: "DC_UPDATE")),
         Event(account: account, .note(source: nil, reason: nil)),
+        // SEMANTICS 1.2.
+        Event(account: account, .notify(.init(chat: "c", kind: .message, id: 45, date: 4, unreadOnly: true))),
+        Event(account: account, .notify(.init(
+            chat: "c", kind: .mention, id: .max, date: .max, silent: true, partial: true, unreadOnly: true,
+            title: "t", body: "b", sender: "s", thread: "th"))),
+        Event(account: account, .readAll(chat: nil)),
+        Event(account: account, .readAll(chat: "stream:10:тест 🚀")),
+        Event(account: account, .readMentions(chat: "c", ids: nil)),
+        Event(account: account, .readMentions(chat: "c", ids: [1, .max])),
+        Event(account: account, .clearHistory(chat: "c", maxId: 1)),
+        Event(account: account, .clearHistory(chat: "chat:9", maxId: .max)),
+        Event(account: account, .tick(now: 0)),
+        Event(account: account, .tick(now: .max)),
+        Event(account: account, .chatSettings(.init(chat: "c", mutedUntil: 1_764_266_400))),
+        Event(account: account, .chatSettings(.init(chat: "c", mutedUntil: 1, disableMentions: false, disablePinned: true))),
+        Event(account: account, .chatSettings(.init(chat: "c", mutedUntil: .max))),
+        Event(account: account, .chatSettings(.init(chat: "c", mutedUntil: 0))),
+        Event(account: account, .chatSettings(.init(chat: "c", disablePinned: false))),
     ]
 }

@@ -27,6 +27,8 @@ struct ReadEndpointTests {
 
         let counts = object(try await server.request(.GET, "/v1/accounts/tg:1/counts").body)
         #expect((counts["unread"] as? [String: Any])?["unread"] as? Int == 2)
+        // The clock (SEMANTICS 1.2 §2): the newest notify's date, 1_754_385_290 + 3.
+        #expect(counts["clock"] as? Int == 1_754_385_293)
         let chats = counts["chats"] as? [[String: Any]]
         #expect(chats?.first(where: { $0["chat"] as? String == "user:5" })?["unread"] as? Int == 1)
 

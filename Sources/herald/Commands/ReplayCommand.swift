@@ -13,13 +13,18 @@ struct ReplayCommand: ParsableCommand {
             The replay always starts from the beginning of history (so the state is
             right): seq 1, or the base snapshot of a store compacted without an archive,
             which has no log before it. --from/--to/--account only choose what is
-            printed. --set overrides view options for a what-if replay: nothing is
-            written.
+            printed. --set overrides settings for a what-if replay: nothing is
+            written. groupCountMax and groupSizeMax override every account's view
+            options; mutedUntil (Unix seconds or an ISO 8601 time; 0: not muted) or
+            its alias muted=true|false replaces the mute of every logged chatSettings
+            event that sets one (SEMANTICS 1.2).
 
             Examples:
               herald replay --store ./herald.db --updates --json
               herald replay --account tg:14124122 --from 100 --to 200 --updates
               herald replay --updates --set groupCountMax=3 --set groupSizeMax=1
+              herald replay --updates --set mutedUntil=0
+              herald replay --updates --set mutedUntil=2026-11-27T18:00:00Z
             """
     )
 
@@ -37,7 +42,11 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the updates of each event (SEMANTICS §9) instead of the events.")
     var updates = false
 
-    @Option(name: .long, help: ArgumentHelp("Override a view option for every account: groupCountMax=N or groupSizeMax=N.", valueName: "NAME=VALUE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Override a setting: groupCountMax=N or groupSizeMax=N for every account, mutedUntil=TIME or muted=true|false for every logged mute.",
+            valueName: "NAME=VALUE"))
     var set: [String] = []
 
     @Flag(name: .long, help: "Print JSON lines (STATE.md forms).")
@@ -57,26 +66,57 @@ struct ReplayCommand: ParsableCommand {
         if let to, to < from { throw ValidationError("--to \(to) is before --from \(from)") }
     }
 
-    /// Parses `--set` into a projection configuration.
-    func overrides() throws -> Projection.Configuration {
+    /// What `--set` overrides.
+    struct Overrides {
+        /// The view options.
         var configuration = Projection.Configuration()
+        /// The `mutedUntil` every logged mute is replaced with.
+        var mutedUntil: Int64?
+
+        /// The event to apply instead of `event`: a `chatSettings` that sets a mute sets
+        /// ``mutedUntil`` instead; `nil` when `event` is applied as logged.
+        func rewritten(_ event: Event) -> Event? {
+            guard let mutedUntil, case .chatSettings(var settings) = event.payload, settings.mutedUntil != nil else { return nil }
+            settings.mutedUntil = mutedUntil
+            return Event(account: event.account, .chatSettings(settings))
+        }
+
+        /// Whether `--set` overrides what `event` sets.
+        func overrides(_ event: Event) -> Bool {
+            if case .options = event.payload {
+                return configuration.groupCountMaxOverride != nil || configuration.groupSizeMaxOverride != nil
+            }
+            return rewritten(event) != nil
+        }
+    }
+
+    /// Parses `--set`.
+    func overrides() throws -> Overrides {
+        var overrides = Overrides()
         for item in set {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let value = Int(parts[1]) else {
-                throw ValidationError("--set '\(item)': expected NAME=VALUE with an integer value")
-            }
-            switch parts[0] {
-            case "groupCountMax":
-                guard Event.groupCountMaxRange.contains(value) else { throw ValidationError("--set groupCountMax=\(value): must be in 0...25") }
-                configuration.groupCountMaxOverride = value
-            case "groupSizeMax":
-                guard Event.groupSizeMaxRange.contains(value) else { throw ValidationError("--set groupSizeMax=\(value): must be in 1...25") }
-                configuration.groupSizeMaxOverride = value
+            guard parts.count == 2 else { throw ValidationError("--set '\(item)': expected NAME=VALUE") }
+            let (name, text) = (parts[0], parts[1])
+            switch name {
+            case "groupCountMax", "groupSizeMax":
+                guard let value = Int(text) else { throw ValidationError("--set '\(item)': expected an integer value") }
+                let range = name == "groupCountMax" ? Event.groupCountMaxRange : Event.groupSizeMaxRange
+                guard range.contains(value) else { throw ValidationError("--set \(name)=\(value): must be in \(range)") }
+                if name == "groupCountMax" { overrides.configuration.groupCountMaxOverride = value } else { overrides.configuration.groupSizeMaxOverride = value }
+            case "mutedUntil":
+                // Unix seconds, or a time as `state --at` takes it (its milliseconds cut to seconds).
+                guard let seconds = Int64(text) ?? Formatting.parseTime(text).map({ $0 / 1000 }), seconds >= 0 else {
+                    throw ValidationError("--set '\(item)': expected Unix seconds from 0 or a time (2026-11-27T18:00:00Z)")
+                }
+                overrides.mutedUntil = seconds
+            case "muted":
+                guard let muted = Bool(text) else { throw ValidationError("--set '\(item)': expected true or false") }
+                overrides.mutedUntil = muted ? Event.ChatSettings.mutedForever : 0
             default:
-                throw ValidationError("--set '\(parts[0])': unknown option; expected groupCountMax or groupSizeMax")
+                throw ValidationError("--set '\(name)': unknown setting; expected groupCountMax, groupSizeMax, mutedUntil or muted")
             }
         }
-        return configuration
+        return overrides
     }
 
     func run() throws {
@@ -88,16 +128,17 @@ struct ReplayCommand: ParsableCommand {
         if let base = try target.historyDroppedThrough(), from <= base {
             Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown", how: try target.droppedHistoryExplanation())
         }
-        let configuration = try overrides()
+        let overrides = try overrides()
         if !set.isEmpty {
             Terminal.note(
                 "what-if replay: " + set.joined(separator: ", ")
-                    + " overrides the logged options events (marked below); nothing is written")
+                    + " overrides the logged options and chatSettings events (marked below); nothing is written")
         }
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY, label: "replay")
         var writer = JSONWriter()
         var printed = 0
-        _ = try target.replay(through: to ?? .max, configuration: configuration) { record, outcome, _ in
+        let rewrite: ((Event) -> Event)? = overrides.mutedUntil == nil ? nil : { overrides.rewritten($0) ?? $0 }
+        _ = try target.replay(through: to ?? .max, configuration: overrides.configuration, rewriting: rewrite) { record, outcome, _ in
             bar.update("seq \(record.seq) of \(last)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
             guard record.seq >= from, account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
             printed += 1
@@ -105,11 +146,7 @@ struct ReplayCommand: ParsableCommand {
                 if json {
                     Terminal.line(Projection.updatesJSON(seq: record.seq, account: record.event.account, updates: outcome.updates))
                 } else {
-                    var text = Self.describe(record, outcome.updates)
-                    if case .options = record.event.payload, !set.isEmpty {
-                        text += Terminal.styled("  (overridden by --set)", .dim)
-                    }
-                    Terminal.line(text)
+                    Terminal.line(Self.describe(record, outcome.updates, overridden: overrides.overrides(record.event)))
                 }
             } else if json {
                 writer.reset()
@@ -125,9 +162,10 @@ struct ReplayCommand: ParsableCommand {
         if printed == 0 && !json { Terminal.note("no events matched") }
     }
 
-    /// The human form of one event's updates.
-    static func describe(_ record: LogRecord, _ updates: [Update]) -> String {
-        var lines = ["\(record.seq)  \(record.event.account)  \(Formatting.summary(record.event))"]
+    /// The human form of one event's updates; `overridden` marks an event `--set` overrode.
+    static func describe(_ record: LogRecord, _ updates: [Update], overridden: Bool = false) -> String {
+        var lines = ["\(record.seq)  \(record.event.account)  \(Formatting.summary(record.event))"
+            + (overridden ? Terminal.styled("  (overridden by --set)", .dim) : "")]
         if updates.isEmpty { lines.append(Terminal.styled("    (no visible change)", .dim)) }
         for update in updates {
             switch update {

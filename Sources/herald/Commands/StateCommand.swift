@@ -124,11 +124,12 @@ enum StateRendering {
             lines.append("")
             lines.append(Terminal.styled("account \(name)", .cyan)
                 + "  unread \(account.unread.unread)  badge \(account.unread.badge)  mentions \(account.unread.unreadMentions)"
+                + "  clock \(account.clock == 0 ? "not set" : Formatting.date(seconds: account.clock))"
                 + Terminal.styled("  (groupCountMax \(account.groupCountMax), groupSizeMax \(account.groupSizeMax))", .dim))
             if !account.chats.isEmpty {
                 var table = Table("chat", "unread", "mentions", "read up to", "settings")
                 for chat in account.chats {
-                    let settings = [chat.muted ? "muted" : nil, chat.disableMentions ? "no-mentions" : nil, chat.disablePinned ? "no-pinned" : nil]
+                    let settings = [mute(chat), chat.disableMentions ? "no-mentions" : nil, chat.disablePinned ? "no-pinned" : nil]
                         .compactMap { $0 }.joined(separator: ",")
                     table.add(chat.chat, "\(chat.unread)", "\(chat.unreadMentions)", "\(chat.readMaxId)", settings)
                 }
@@ -148,5 +149,16 @@ enum StateRendering {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A chat's mute as the settings column shows it (SEMANTICS 1.2 §2): `muted` for good
+    /// (`muted: true`), `muted until DATE` while it runs at the account's clock, `mute ran out
+    /// DATE` once the clock passed it; `nil` when the chat was never muted.
+    static func mute(_ chat: ChatState) -> String? {
+        switch chat.mutedUntil {
+        case 0: nil
+        case Event.ChatSettings.mutedForever where chat.muted: "muted"
+        case let until: chat.muted ? "muted until \(Formatting.date(seconds: until))" : "mute ran out \(Formatting.date(seconds: until))"
+        }
     }
 }

@@ -15,8 +15,7 @@ enum Formatting {
     /// Unix seconds as ISO 8601 in UTC, `YYYY-MM-DDTHH:MM:SSZ`: every time herald prints
     /// carries its zone.
     static func date(seconds: Int64) -> String {
-        let text = timestamp(milliseconds: seconds * 1000)
-        return String(text.prefix(19)) + "Z"
+        ISO8601.string(seconds: seconds)
     }
 
     /// Parses an ISO 8601 time with its zone (what exports write) or `@UNIXSECONDS`, strictly:
