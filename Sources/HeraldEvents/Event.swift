@@ -199,13 +199,16 @@ extension Event {
         }
 
         /// The `muted` alias of ``mutedUntil``: `true` for ``mutedForever``, `false` for 0, `nil`
-        /// for any other date or none.
+        /// for any other date or none; setting it sets ``mutedUntil`` to the date it stands for.
         public var muted: Bool? {
-            switch mutedUntil {
-            case Self.mutedForever: true
-            case 0: false
-            default: nil
+            get {
+                switch mutedUntil {
+                case Self.mutedForever: true
+                case 0: false
+                default: nil
+                }
             }
+            set { mutedUntil = newValue.map { $0 ? Self.mutedForever : 0 } }
         }
     }
 }

@@ -14,7 +14,7 @@ extension AuditTrail {
             if let count { groupCountMax = count }
             if let size { groupSizeMax = size }
         case .chatSettings(let settings):
-            if let until = settings.mutedUntil { mutedUntil[settings.chat] = until }
+            if let until = settings.mutedUntil { mutedUntil[NameKey(settings.chat)] = until }
         default: break
         }
 
@@ -39,7 +39,7 @@ extension AuditTrail {
             case .ignored(let chat, let kind, let objectId, let reason):
                 if isTarget(chat: chat, objectId: objectId) {
                     var why = Self.explain(reason)
-                    if reason == .muted, let until = mutedUntil[chat] {
+                    if reason == .muted, let until = mutedUntil[NameKey(chat)] {
                         why = until == Event.ChatSettings.mutedForever
                             ? "the chat was muted for good (it still counts as unread)"
                             : "the chat was muted until \(ISO8601.string(seconds: until)) (it still counts as unread)"

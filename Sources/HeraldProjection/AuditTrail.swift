@@ -66,7 +66,8 @@ public struct AuditTrail: Sendable {
     var notifications: [Int64: (groupId: Int64, chat: String, objectId: Int64, kind: NotificationKind, status: Status)] = [:]
     var groups: [Int64: (type: GroupType, chat: String)] = [:]
     /// Each chat's `mutedUntil` as the events set it (SEMANTICS 1.2), to quote the mute's end.
-    var mutedUntil: [String: Int64] = [:]
+    /// Keyed by the name's bytes: two chats are one only when their bytes are equal (§2).
+    var mutedUntil: [NameKey: Int64] = [:]
     var visible: [Int64: Set<Int64>] = [:]
     /// Target notifications created out of view and not shown since (`notShown`).
     var neverShown: Set<Int64> = []
@@ -103,7 +104,7 @@ public struct AuditTrail: Sendable {
         state.settleView()
         groupCountMax = state.groupCountMax
         groupSizeMax = state.groupSizeMax
-        for chat in state.chats where chat.mutedUntil != 0 { mutedUntil[chat.name] = chat.mutedUntil }
+        for chat in state.chats where chat.mutedUntil != 0 { mutedUntil[NameKey(chat.name)] = chat.mutedUntil }
         for group in state.groups {
             let chat = state.chats[Int(group.chat)].name
             groups[group.id] = (group.type, chat)

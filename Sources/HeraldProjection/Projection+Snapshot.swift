@@ -31,7 +31,7 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
         switch reason {
         case .truncated: "snapshot truncated at byte \(offset)"
         case .unsupportedVersion(let version) where version < Projection.snapshotFormatVersion:
-            "snapshot format version \(version) was written before SEMANTICS 1.2 and is not read (state is rebuilt from the log)"
+            "snapshot format version \(version) was written before SEMANTICS 1.2 and is read only where it starts the kept history"
         case .unsupportedVersion(let version): "unsupported snapshot format version \(version)"
         case .checksumMismatch: "snapshot checksum mismatch"
         case .malformed(let why): "malformed snapshot at byte \(offset): \(why)"

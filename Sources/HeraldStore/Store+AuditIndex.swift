@@ -8,9 +8,26 @@ extension Store {
     /// Records indexed per write transaction when the index catches up.
     static let auditIndexChunk = 1_000_000
 
-    /// The last seq the audit index covers: 0 when there is none.
+    /// The `meta` key naming the rules the audit index was built under: an index built
+    /// before SEMANTICS 1.2 (no key) lists what 1.1's rules changed, so it is not used, and
+    /// the next catch-up rebuilds it.
+    static let auditIndexSemanticsKey = Array("auditIndexSemantics".utf8)
+    static let auditIndexSemantics = Array("1.2".utf8)
+
+    /// The last seq the audit index covers: 0 when there is none (or only one built under
+    /// earlier rules, which is not used).
     public func auditIndexThrough() throws -> UInt64 {
-        try environment.read { txn in try Self.metaNumber(Self.auditIndexThroughKey, txn, meta: databases.meta, path: path) }
+        let (through, current) = try storedAuditIndex()
+        return current ? through : 0
+    }
+
+    /// The seq `meta` says the audit index covers, and whether it was built under today's rules.
+    func storedAuditIndex() throws -> (through: UInt64, current: Bool) {
+        try environment.read { txn in
+            let through = try Self.metaNumber(Self.auditIndexThroughKey, txn, meta: databases.meta, path: path)
+            let semantics = try txn.get(databases.meta, key: Self.auditIndexSemanticsKey)
+            return (through, semantics == Self.auditIndexSemantics)
+        }
     }
 
     /// Whether this store can keep and use an audit index: its whole history is readable
@@ -55,6 +72,13 @@ extension Store {
     private func catchUpAuditIndexOnce(starting: Bool) throws -> UInt64 {
         try requireWritable()
         guard try auditIndexApplies else { return 0 }
+        var starting = starting
+        let stored = try storedAuditIndex()
+        if stored.through > 0 && !stored.current {
+            logger.notice("audit index built before SEMANTICS 1.2: rebuilding it", metadata: ["path": "\(path)"])
+            try dropAuditIndex()
+            starting = true
+        }
         var through = try auditIndexThrough()
         if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
         let last = try highWaterSeq()
@@ -98,6 +122,7 @@ extension Store {
                     try txn.put(seqsDatabase, key: AuditIndex.seqsKey(accountHash: hash, first: accountSeqs[0]), value: AuditIndex.encode(chunk))
                 }
                 try txn.put(databases.meta, key: Self.auditIndexThroughKey, value: Array(String(end).utf8))
+                try txn.put(databases.meta, key: Self.auditIndexSemanticsKey, value: Self.auditIndexSemantics)
             }
             through = end
         }
@@ -241,6 +266,7 @@ extension Store {
         if let targets { try txn.removeAll(targets) }
         if let seqs { try txn.removeAll(seqs) }
         _ = try txn.delete(meta, key: auditIndexThroughKey)
+        _ = try txn.delete(meta, key: auditIndexSemanticsKey)
     }
 
     /// Removes `account`'s entries from the audit index inside a purge's transaction (the

@@ -21,7 +21,7 @@ struct AuditIndexTests {
             let chat = chats.randomElement(using: &rng)!
             let id = Int64.random(in: 1...120, using: &rng)
             let payload: Event.Payload
-            switch Int.random(in: 0..<100, using: &rng) {
+            switch Int.random(in: 0..<110, using: &rng) {
             case 0..<55:
                 payload = .notify(.init(
                     chat: chat, kind: NotificationKind.allCases.randomElement(using: &rng)!, id: id,
@@ -42,6 +42,11 @@ struct AuditIndexTests {
                     disableMentions: Bool.random(using: &rng), disablePinned: Bool.random(using: &rng)))
             case 93..<98:
                 payload = .options(groupCountMax: Int.random(in: 0...4, using: &rng), groupSizeMax: Int.random(in: 1...4, using: &rng))
+            // SEMANTICS 1.2: mentions a history read keeps, and the new reads and deletes.
+            case 100..<104: payload = .readMentions(chat: chat, ids: Bool.random(using: &rng) ? nil : [id])
+            case 104..<106: payload = .readAll(chat: Bool.random(using: &rng) ? chat : nil)
+            case 106..<108: payload = .clearHistory(chat: chat, maxId: id)
+            case 108..<110: payload = .tick(now: 1_700_000_000 + Int64(i))
             default: payload = .revoke
             }
             events.append(Event(account: account, payload))
@@ -257,6 +262,32 @@ struct AuditIndexTests {
     }
 
     /// Flips the lowest bit of the last byte of every value of `database`, in one commit.
+    @Test("an index built before SEMANTICS 1.2 is not used, and the next catch-up rebuilds it")
+    func indexOfEarlierRulesIsRebuilt() throws {
+        let dir = TemporaryDirectory("audit-index-semantics")
+        let events = Self.events(count: 600, seed: 12)
+        do { _ = try Self.makeStore(at: dir.path, events: events) }
+        // What a store indexed by an earlier build holds: no `auditIndexSemantics` in `meta`.
+        do {
+            let environment = try Environment(path: dir.path)
+            let meta = try #require(try environment.openDatabase("meta"))
+            let deleted = try environment.write { txn in try txn.delete(meta, key: Array("auditIndexSemantics".utf8)) }
+            #expect(deleted)
+        }
+        let store = try Store(path: dir.path)
+        #expect(try store.auditIndexThrough() == 0, "an index of earlier rules must not answer")
+        let account = events[0].account
+        let target = AuditTrail.Target.object(chat: "user:1", objectId: nil)
+        #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
+        // Ingest's catch-up (not asked to start one) rebuilds it under today's rules.
+        #expect(try store.catchUpAuditIndex() == UInt64(events.count))
+        #expect(try store.auditIndexThrough() == UInt64(events.count))
+        #expect(try store.verify().isClean)
+        let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
+        #expect(!fast.listsEveryUnchangedEvent)
+        #expect(Self.changing(fast) == Self.changing(try store.auditReport(account: account, target: target)))
+    }
+
     static func flipLastByteOfEveryValue(_ database: Database, in environment: Environment) throws {
         try environment.write { txn in
             let entries: [([UInt8], [UInt8])] = try txn.withCursor(database) { cursor in
