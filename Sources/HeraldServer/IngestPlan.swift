@@ -13,6 +13,15 @@ struct IngestPlan: Sendable {
         var field: String
         var reason: String
         var raw: [UInt8]
+        /// The format whose decoding failed (`nil`: detection failed).
+        var format: PayloadFormat? = nil
+
+        /// Whether a Web Push body was refused before it decrypted: its header or an
+        /// encrypted record is bad, or the wrong keys sealed it (errors of the decrypted
+        /// events say "produced an invalid…" or name the inner format).
+        var failedToDecrypt: Bool {
+            format == .webpush && (field == "body" || field.hasPrefix("header.")) && !reason.hasPrefix("produced an invalid")
+        }
     }
 
     var batch: [(Event, Source)] = []
@@ -76,7 +85,7 @@ struct IngestPlan: Sendable {
                 let source = Source(format: result.format.rawValue, payload: bytes)
                 for event in result.events { plan.batch.append((event, source)) }
             } catch {
-                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes))
+                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes, format: error.format))
             }
         }
         return plan

@@ -23,6 +23,10 @@ final class ServerMetrics: Sendable {
     let exportedRecords: Counter
     let exportedFileBytes: Counter
     let lastSeq: Gauge
+    /// Matrix notify devices whose pushkey is not registered (answered in `rejected`).
+    let rejectedPushkeys: Counter
+    /// Web Push bodies that did not decrypt (wrong keys, a bad header, a tampered record).
+    let undecryptablePushes: Counter
 
     init() {
         commitLatency = registry.makeDurationHistogram(
@@ -49,6 +53,10 @@ final class ServerMetrics: Sendable {
         exportedFileBytes = registry.makeCounter(
             descriptor: Self.name("archive_exported_file", "bytes_total", "Compressed bytes of the retention exports written"), labels: [])
         lastSeq = registry.makeGauge(descriptor: Self.name("last", "seq", "The seq of the last event appended"), labels: [])
+        rejectedPushkeys = registry.makeCounter(
+            descriptor: Self.name("matrix_pushkeys_rejected", "total", "Matrix notify devices with an unregistered pushkey"), labels: [])
+        undecryptablePushes = registry.makeCounter(
+            descriptor: Self.name("webpush_undecryptable", "total", "Web Push bodies that did not decrypt"), labels: [])
     }
 
     /// The counters of ``appended(type:format:count:)``, by type and format.
