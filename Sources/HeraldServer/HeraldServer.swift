@@ -91,7 +91,7 @@ public final class HeraldServer: Sendable {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let app = Application(
-            router: makeRouter(),
+            responder: RequestMetricsResponder(inner: makeRouter().buildResponder(), metrics: metrics),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
             services: [
                 PeriodicService(name: "snapshot", seconds: configuration.snapshotSeconds, logger: logger) {

@@ -27,6 +27,9 @@ final class ServerMetrics: Sendable {
     let rejectedPushkeys: Counter
     /// Web Push bodies that did not decrypt (wrong keys, a bad header, a tampered record).
     let undecryptablePushes: Counter
+    /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
+    /// (see ``RequestMetricsResponder``).
+    let requestSeries = RequestSeries()
 
     init() {
         commitLatency = registry.makeDurationHistogram(
