@@ -40,6 +40,7 @@ public final class HeraldServer: Sendable {
         self.configuration = configuration
         logger = configuration.logger
         var storeOptions = configuration.storeOptions
+        storeOptions.quarantineLimitBytes = configuration.quarantineMaxBytes > 0 ? configuration.quarantineMaxBytes : nil
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
         host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,

@@ -107,11 +107,13 @@ extension StoreHost {
         if quarantine && !plan.rejected.isEmpty {
             quarantined = try await run { store in
                 let now = store.options.clock()
-                return try store.quarantine(plan.rejected.map {
+                let kept = try store.quarantineWithinLimit(plan.rejected.map {
                     QuarantinedPayload(
                         receivedAt: now, format: plan.format, input: "http", line: $0.line,
                         reason: $0.field.isEmpty ? $0.reason : "\($0.field): \($0.reason)", account: plan.account, raw: $0.raw)
                 })
+                if kept.dropped > 0 { metrics.quarantineDropped.increment(by: Int64(kept.dropped)) }
+                return kept.ids
             }
         }
         let seqs = try await append(plan.batch).map { Array($0) } ?? []

@@ -27,6 +27,8 @@ final class ServerMetrics: Sendable {
     let rejectedPushkeys: Counter
     /// Web Push bodies that did not decrypt (wrong keys, a bad header, a tampered record).
     let undecryptablePushes: Counter
+    /// Quarantine entries dropped, oldest first, to keep it under its limit.
+    let quarantineDropped: Counter
     /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
     /// (see ``RequestMetricsResponder``).
     let requestSeries = RequestSeries()
@@ -60,6 +62,9 @@ final class ServerMetrics: Sendable {
             descriptor: Self.name("matrix_pushkeys_rejected", "total", "Matrix notify devices with an unregistered pushkey"), labels: [])
         undecryptablePushes = registry.makeCounter(
             descriptor: Self.name("webpush_undecryptable", "total", "Web Push bodies that did not decrypt"), labels: [])
+        quarantineDropped = registry.makeCounter(
+            descriptor: Self.name("quarantine_dropped", "total", "Quarantine entries dropped, oldest first, to stay under the limit"),
+            labels: [])
     }
 
     /// The counters of ``appended(type:format:count:)``, by type and format.

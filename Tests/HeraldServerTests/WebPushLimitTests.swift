@@ -74,4 +74,24 @@ struct WebPushLimitTests {
         #expect(metrics.contains("\nherald_matrix_pushkeys_rejected_total 1\n"), "\(metrics)")
         await server.stop()
     }
+
+    @Test("with a quarantine limit, floods of undecryptable pushes drop the oldest entries, counted in /metrics")
+    func quarantineQuota() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path) { $0.quarantineMaxBytes = 24 << 10 }
+        let created = try await server.request(.POST, "/v1/admin/subscriptions", body: #"{"account":"tg:7","inner_format":"herald"}"#)
+        let endpoint = try #require(object(created.body)["endpoint"] as? String)
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<120 {
+            let garbage = (0..<4_096).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            #expect(try await server.requestBytes(.POST, endpoint, body: garbage).status == 400)
+        }
+        let metrics = try await server.request(.GET, "/metrics", token: nil).body
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("herald_quarantine_dropped_total ") }
+        let dropped = try #require(line.flatMap { Int($0.split(separator: " ")[1]) })
+        await server.stop()
+        let entries = try Store(path: directory.path).quarantined()
+        #expect(dropped > 0 && dropped + entries.count == 120, "dropped \(dropped), kept \(entries.count)")
+        #expect(entries.last?.id == 120 && entries.first?.id == UInt64(dropped + 1))
+    }
 }
