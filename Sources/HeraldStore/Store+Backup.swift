@@ -48,6 +48,14 @@ extension Store {
     public static func backup(
         storePath: String, to destination: String, logger: Logger = Options().logger
     ) throws -> BackupReport {
+        try backup(storePath: storePath, to: destination, logger: logger, betweenCopies: { _ in })
+    }
+
+    /// ``backup(storePath:to:logger:)``, calling `betweenCopies` with the attempt number
+    /// after the archive's copy and before the log's (tests change the store there).
+    static func backup(
+        storePath: String, to destination: String, logger: Logger, betweenCopies: (Int) throws -> Void
+    ) throws -> BackupReport {
         let started = ContinuousClock.now
         guard FileSystem.exists(storePath + "/data.mdb") else { throw StoreError.notFound(path: storePath) }
         var destination = destination
@@ -71,7 +79,7 @@ extension Store {
                 try copyEnvironment(storePath + "/" + environment, to: temporary + "/" + environment, maxDatabases: nil)
                 report.environments.append(environment)
             }
-            report.attempts = try copyHistory(storePath: storePath, to: temporary, logger: logger)
+            report.attempts = try copyHistory(storePath: storePath, to: temporary, logger: logger, betweenCopies: betweenCopies)
             if FileSystem.exists(temporary + "/" + Archive.directoryName + "/data.mdb") {
                 report.environments.append(Archive.directoryName)
             }
@@ -125,7 +133,9 @@ extension Store {
     /// Copies the archive (when there is one), then the log's environment, until the archive
     /// stayed unchanged from the start of its copy to the end of the log's (see
     /// ``backup(storePath:to:logger:)``); returns the number of attempts.
-    private static func copyHistory(storePath: String, to temporary: String, logger: Logger) throws -> Int {
+    private static func copyHistory(
+        storePath: String, to temporary: String, logger: Logger, betweenCopies: (Int) throws -> Void
+    ) throws -> Int {
         let archivePath = storePath + "/" + Archive.directoryName
         for attempt in 1 ... backupAttempts {
             let archiveFile = FileIdentity(path: archivePath + "/data.mdb")
@@ -135,6 +145,7 @@ extension Store {
                 try FileSystem.makeDirectory(temporary + "/" + Archive.directoryName)
                 archive = try copyEnvironment(archivePath, to: temporary + "/" + Archive.directoryName, maxDatabases: 4)
             }
+            try betweenCopies(attempt)
             _ = try copyEnvironment(storePath, to: temporary, maxDatabases: nil)
             let unchanged =
                 (archive.map { $0.environment.info().lastTransactionId == $0.transactionId } ?? true)

@@ -142,4 +142,32 @@ struct BackupTests {
         let copiedTable = try #require(try copied.openDatabase("tokens"))
         #expect(try copied.read { txn in try txn.get(copiedTable, key: Array("k".utf8)) } == Array("v".utf8))
     }
+
+    @Test("a compaction between the archive's copy and the log's is seen; the pair is copied again and agrees")
+    func compactionDuringBackupIsRetried() throws {
+        let dir = TemporaryDirectory()
+        let events = randomEvents(count: 3_000, seed: 37)
+        let path = try makeArchivedStore(dir, events: events)
+        do {
+            let store = try Store(path: path, options: fastOptions())
+            try store.append(contentsOf: events[2_000...].map { ($0, .library) })
+            try store.snapshot()
+        }
+        var compacted = false
+        let report = try Store.backup(storePath: path, to: dir.child("backup"), logger: Store.Options().logger) { attempt in
+            guard attempt == 1 else { return }
+            // Moves seqs 2,001…3,000 into the archive after the archive was copied: a log
+            // copied now would say the archive holds them, and the archive copy would not.
+            _ = try Store.compact(path: path, discardingHistory: false, options: fastOptions())
+            compacted = true
+        }
+        #expect(compacted && report.attempts == 2)
+        #expect(report.verify.isClean)
+        #expect(report.verify.archivedRecordsChecked == 3_000)
+        var options = Store.Options()
+        options.readOnly = true
+        let copy = try Store(path: dir.child("backup"), options: options)
+        #expect(try history(copy, through: .max).map(\.seq) == Array(1...3_000))
+        #expect(copy.projection == referenceProjection(events))
+    }
 }
