@@ -32,8 +32,11 @@ final class ServerMetrics: Sendable {
     /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
     /// (see ``RequestMetricsResponder``).
     let requestSeries = RequestSeries()
+    /// Resident memory, open descriptors and CPU seconds, read at each scrape.
+    let process: ProcessMetrics
 
     init() {
+        process = ProcessMetrics(registry: registry)
         commitLatency = registry.makeDurationHistogram(
             descriptor: Self.name("commit_latency", "seconds", "Time from submitting a batch of events to its durable commit"),
             labels: [],
@@ -89,6 +92,9 @@ final class ServerMetrics: Sendable {
         MetricNameDescriptor(namespace: "herald", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// The exposition text.
-    func render() -> [UInt8] { registry.emitToBuffer() }
+    /// The exposition text, with the process's figures read now.
+    func render() -> [UInt8] {
+        process.update()
+        return registry.emitToBuffer()
+    }
 }

@@ -96,6 +96,14 @@ struct RequestMetricsTests {
         #expect(histogramCount?.value == 2)
         let sum = samples.first { $0.name == "herald_http_request_duration_seconds_sum" && $0.labels == ["route": "/healthz"] }
         #expect((sum?.value ?? -1) >= 0 && (sum?.value ?? 99) < 10)
+        // The process's own figures, under the usual names.
+        #expect(scraped.types["process_resident_memory_bytes"] == "gauge")
+        #expect(scraped.types["process_open_fds"] == "gauge")
+        #expect(scraped.types["process_cpu_seconds_total"] == "counter")
+        let value = { (name: String) in samples.first { $0.name == name }?.value ?? -1 }
+        #expect(value("process_resident_memory_bytes") > 1_000_000)
+        #expect(value("process_open_fds") >= 3)
+        #expect(value("process_cpu_seconds_total") > 0)
         // Every sample belongs to a family with a declared type.
         for sample in samples {
             let family = ["_bucket", "_count", "_sum"].reduce(sample.name) { name, suffix in
