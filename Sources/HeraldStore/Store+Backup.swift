@@ -79,7 +79,8 @@ extension Store {
                 try copyEnvironment(storePath + "/" + environment, to: temporary + "/" + environment, maxDatabases: nil)
                 report.environments.append(environment)
             }
-            report.attempts = try copyHistory(storePath: storePath, to: temporary, logger: logger, betweenCopies: betweenCopies)
+            report.attempts = try copyHistory(
+                storePath: storePath, to: temporary, destination: destination, logger: logger, betweenCopies: betweenCopies)
             if FileSystem.exists(temporary + "/" + Archive.directoryName + "/data.mdb") {
                 report.environments.append(Archive.directoryName)
             }
@@ -90,7 +91,9 @@ extension Store {
                 report.files.append(file)
             }
             try checkBackup(temporary, destination: destination, into: &report)
-            for directory in layout.directories.reversed() { try FileSystem.sync(temporary + "/" + directory) }
+            for directory in layout.directories.reversed() where FileSystem.exists(temporary + "/" + directory) {
+                try FileSystem.sync(temporary + "/" + directory)
+            }
             try FileSystem.sync(temporary)
             guard rename(temporary, destination) == 0 else {
                 let code = errno
@@ -134,7 +137,7 @@ extension Store {
     /// stayed unchanged from the start of its copy to the end of the log's (see
     /// ``backup(storePath:to:logger:)``); returns the number of attempts.
     private static func copyHistory(
-        storePath: String, to temporary: String, logger: Logger, betweenCopies: (Int) throws -> Void
+        storePath: String, to temporary: String, destination: String, logger: Logger, betweenCopies: (Int) throws -> Void
     ) throws -> Int {
         let archivePath = storePath + "/" + Archive.directoryName
         for attempt in 1 ... backupAttempts {
@@ -157,7 +160,7 @@ extension Store {
             try FileSystem.remove(temporary + "/" + Archive.directoryName + "/data.mdb")
         }
         throw StoreError.backupRefused(
-            destination: temporary,
+            destination: destination,
             reason: "the archive changed during each of \(backupAttempts) copies (a compaction or retention run); try again later")
     }
 
@@ -191,6 +194,12 @@ extension Store {
             options.create = false
             options.replayOnOpen = false
             let copy = try Store(path: temporary, options: options)
+            // An archive an interrupted first `compact --archive` left holds nothing the
+            // history needs (the next writable open of the store removes it): leave it out.
+            if try copy.archiveIsLeftover() {
+                try FileSystem.remove(temporary + "/" + Archive.directoryName)
+                report.environments.removeAll { $0 == Archive.directoryName }
+            }
             report.verify = try copy.verify()
             report.lastSeq = try copy.highWaterSeq()
             report.firstSeq = try copy.history().origin + 1

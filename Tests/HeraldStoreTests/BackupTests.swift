@@ -170,4 +170,27 @@ struct BackupTests {
         #expect(try history(copy, through: .max).map(\.seq) == Array(1...3_000))
         #expect(copy.projection == referenceProjection(events))
     }
+
+    @Test("an archive an interrupted first compaction left is not copied; the backup verifies")
+    func leftoverArchiveLeftOut() throws {
+        let dir = TemporaryDirectory()
+        let path = try makeStore(dir, events: 20)
+        // What `compact --archive` leaves when it stops before recording anything.
+        try FileManager.default.createDirectory(atPath: path + "/archive", withIntermediateDirectories: true)
+        do {
+            var options = Environment.Options()
+            options.maxDatabases = 4
+            let archive = try Environment(path: path + "/archive", options: options)
+            let log = try #require(try archive.openDatabase("log", create: true))
+            let meta = try #require(try archive.openDatabase("meta", create: true))
+            try archive.write { txn in
+                try txn.put(meta, key: Array("format".utf8), value: Array("herald-archive 1".utf8))
+                try txn.put(log, key: SeqKey(1).bytes, value: [1, 2, 3])
+            }
+        }
+        let report = try Store.backup(storePath: path, to: dir.child("backup"))
+        #expect(report.verify.isClean && report.environments == ["."])
+        #expect(!FileManager.default.fileExists(atPath: dir.child("backup/archive")))
+        #expect(report.lastSeq == 20)
+    }
 }
