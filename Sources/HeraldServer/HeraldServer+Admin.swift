@@ -45,6 +45,7 @@ extension HeraldServer {
             return JSONBody.object(["seq": .uint(seq)]).response()
         }
         addMaintenanceRoutes(to: router)
+        addBackupRoute(to: router)
     }
 
     /// The request body as a JSON object (400 naming `body` otherwise).

@@ -18,13 +18,18 @@ extension HeraldServer {
         }
     }
 
-    /// The body, up to the configured limit (413 above it).
-    func body(of request: Request) async throws -> [UInt8] {
+    /// The body, up to `limit` (default: the configured limit; 413 above it).
+    func body(of request: Request, limit: Int? = nil) async throws -> [UInt8] {
+        let limit = limit ?? configuration.maxBodyBytes
+        // A declared length over the limit is refused before a byte of the body is read.
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+            throw ServerError(.contentTooLarge, field: "body", "larger than \(limit) bytes")
+        }
         do {
-            let buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
+            let buffer = try await request.body.collect(upTo: limit)
             return Array(buffer.readableBytesView)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw ServerError(.contentTooLarge, field: "body", "larger than \(configuration.maxBodyBytes) bytes")
+            throw ServerError(.contentTooLarge, field: "body", "larger than \(limit) bytes")
         }
     }
 

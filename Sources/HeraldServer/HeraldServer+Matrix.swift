@@ -54,9 +54,13 @@ extension HeraldServer {
         }
     }
 
-    /// `POST /_matrix/push/v1/notify`.
+    /// The largest Matrix notify body accepted: a notify carries one event (the Matrix spec
+    /// caps an event at 65,536 bytes) with its counts and devices, so twice that is ample.
+    static let maxMatrixNotifyBytes = 128 << 10
+
+    /// `POST /_matrix/push/v1/notify` (413 over ``maxMatrixNotifyBytes``).
     func matrixNotify(_ request: Request) async throws -> Response {
-        let body = try await body(of: request)
+        let body = try await body(of: request, limit: Self.maxMatrixNotifyBytes)
         guard let document = try? JSONDecoder().decode(JSONBody.self, from: Data(body)),
             case .object(let root) = document, case .object(let notification)? = root["notification"]
         else {
@@ -101,7 +105,10 @@ extension HeraldServer {
             plan.batch += part.batch
         }
         if !plan.batch.isEmpty { _ = try await host.commit(plan, quarantine: false, metrics: metrics) }
-        if !rejected.isEmpty { logger.info("matrix notify: unregistered pushkeys", metadata: ["count": "\(rejected.count)"]) }
+        if !rejected.isEmpty {
+            metrics.rejectedPushkeys.increment(by: Int64(rejected.count))
+            logger.info("matrix notify: unregistered pushkeys", metadata: ["count": "\(rejected.count)"])
+        }
         return JSONBody.object(["rejected": .array(rejected.map { .string($0) })]).response()
     }
 }

@@ -60,8 +60,29 @@ extension HeraldServer {
         }
     }
 
+    /// The largest Web Push body accepted, header and ciphertext (RFC 8030 §7.2: a push
+    /// service must accept at least 4,096 octets of payload, and Herald accepts no more).
+    static let maxWebPushBodyBytes = 4_096
+    /// How much of a body that does not decrypt the quarantine keeps: the RFC 8291 header
+    /// (salt, record size, sender key: 86 bytes) and the start of the first record.
+    static let undecryptablePrefixBytes = 256
+
+    /// A rejected push as the quarantine keeps it: whole when it decrypted (its keys were
+    /// right; only what it held was refused), else its first ``undecryptablePrefixBytes``
+    /// with its size and SHA-256 in the reason, so that anyone who knows an endpoint cannot
+    /// fill the disk with bodies nobody can read.
+    static func bounded(_ rejection: IngestPlan.Rejection) -> IngestPlan.Rejection {
+        guard rejection.failedToDecrypt, rejection.raw.count > undecryptablePrefixBytes else { return rejection }
+        var bounded = rejection
+        let digest = SHA256.hash(data: rejection.raw).map { String(format: "%02x", $0) }.joined()
+        bounded.raw = Array(rejection.raw.prefix(undecryptablePrefixBytes))
+        bounded.reason += "; body of \(rejection.raw.count) bytes (SHA-256 \(digest)): its first \(undecryptablePrefixBytes) bytes are kept"
+        return bounded
+    }
+
     /// `POST /push/{token}`: 201 with the seqs once durable; 404 for an unknown subscription;
-    /// 400 (and the body quarantined) when it does not decrypt or decode.
+    /// 413 for a body over ``maxWebPushBodyBytes``; 400 (and the body quarantined, bounded by
+    /// ``bounded(_:)``) when it does not decrypt or decode.
     func webPush(_ request: Request, token: String) async throws -> Response {
         let subscription = try await host.tables { try $0.get(.subscriptions, token, as: WebPushSubscription.self) }
         guard let subscription else { throw ServerError.notFound(field: "token", "no such push subscription") }
@@ -77,13 +98,15 @@ extension HeraldServer {
         if let topic = request.headers[HTTPField.Name("Topic")!], topic.count > 32 {
             throw ServerError.badRequest(field: "Topic", "at most 32 base64url characters")
         }
-        let body = try await body(of: request)
+        let body = try await body(of: request, limit: Self.maxWebPushBodyBytes)
         let keys = try WebPushKeys(privateKeyBase64url: subscription.privateKey, authSecretBase64url: subscription.authSecret)
         let context = IngestContext(
             account: subscription.account, receivedAt: Self.nowSeconds(), webPush: keys,
             innerFormat: PayloadFormat(rawValue: subscription.innerFormat))
-        let plan = IngestPlan.decode([(1, body)], format: .webpush, context: context)
+        var plan = IngestPlan.decode([(1, body)], format: .webpush, context: context)
         if let bad = plan.rejected.first {
+            plan.rejected = plan.rejected.map(Self.bounded)
+            if bad.failedToDecrypt { metrics.undecryptablePushes.increment() }
             _ = try await host.commit(plan, quarantine: true, metrics: metrics)
             throw ServerError.badRequest(field: bad.field, bad.reason)
         }

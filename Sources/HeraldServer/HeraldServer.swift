@@ -40,6 +40,7 @@ public final class HeraldServer: Sendable {
         self.configuration = configuration
         logger = configuration.logger
         var storeOptions = configuration.storeOptions
+        storeOptions.quarantineLimitBytes = configuration.quarantineMaxBytes > 0 ? configuration.quarantineMaxBytes : nil
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
         host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,
@@ -91,7 +92,7 @@ public final class HeraldServer: Sendable {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let app = Application(
-            router: makeRouter(),
+            responder: RequestMetricsResponder(inner: makeRouter().buildResponder(), metrics: metrics),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
             services: [
                 PeriodicService(name: "snapshot", seconds: configuration.snapshotSeconds, logger: logger) {

@@ -13,6 +13,15 @@ struct IngestPlan: Sendable {
         var field: String
         var reason: String
         var raw: [UInt8]
+        /// The format whose decoding failed (`nil`: detection failed).
+        var format: PayloadFormat? = nil
+
+        /// Whether a Web Push body was refused before it decrypted: its header or an
+        /// encrypted record is bad, or the wrong keys sealed it (errors of the decrypted
+        /// events say "produced an invalid…" or name the inner format).
+        var failedToDecrypt: Bool {
+            format == .webpush && (field == "body" || field.hasPrefix("header.")) && !reason.hasPrefix("produced an invalid")
+        }
     }
 
     var batch: [(Event, Source)] = []
@@ -76,7 +85,7 @@ struct IngestPlan: Sendable {
                 let source = Source(format: result.format.rawValue, payload: bytes)
                 for event in result.events { plan.batch.append((event, source)) }
             } catch {
-                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes))
+                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes, format: error.format))
             }
         }
         return plan
@@ -98,11 +107,13 @@ extension StoreHost {
         if quarantine && !plan.rejected.isEmpty {
             quarantined = try await run { store in
                 let now = store.options.clock()
-                return try store.quarantine(plan.rejected.map {
+                let kept = try store.quarantineWithinLimit(plan.rejected.map {
                     QuarantinedPayload(
                         receivedAt: now, format: plan.format, input: "http", line: $0.line,
                         reason: $0.field.isEmpty ? $0.reason : "\($0.field): \($0.reason)", account: plan.account, raw: $0.raw)
                 })
+                if kept.dropped > 0 { metrics.quarantineDropped.increment(by: Int64(kept.dropped)) }
+                return kept.ids
             }
         }
         let seqs = try await append(plan.batch).map { Array($0) } ?? []

@@ -19,6 +19,7 @@ extension ServerConfiguration {
     /// | `herald.retention.max.bytes` | `HERALD_RETENTION_MAX_BYTES` | `"retention": {"max": {"bytes": …}}` | none |
     /// | `herald.retention.export.directory` | `HERALD_RETENTION_EXPORT_DIRECTORY` | `"retention": {"export": {"directory": …}}` | `STORE/archive-exports` |
     /// | `herald.idempotency.seconds` | `HERALD_IDEMPOTENCY_SECONDS` | `"idempotency": {"seconds": …}` | 86400 |
+    /// | `herald.quarantine.max.bytes` | `HERALD_QUARANTINE_MAX_BYTES` | `"quarantine": {"max": {"bytes": …}}` | 64 MiB (0: none) |
     ///
     /// Retention is on when either limit is set.
     ///
@@ -37,6 +38,7 @@ extension ServerConfiguration {
         heartbeatSeconds = config.int(forKey: "herald.heartbeat.seconds", default: heartbeatSeconds)
         compactSeconds = config.int(forKey: "herald.compact.seconds", default: compactSeconds)
         idempotencySeconds = config.int(forKey: "herald.idempotency.seconds", default: idempotencySeconds)
+        quarantineMaxBytes = config.int(forKey: "herald.quarantine.max.bytes", default: quarantineMaxBytes)
         let maxAge = config.int(forKey: "herald.retention.max.age.seconds")
         let maxBytes = config.int(forKey: "herald.retention.max.bytes")
         if maxAge != nil || maxBytes != nil {

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     public var committers = ProcessInfo.processInfo.environment["HERALD_COMMITTERS"].flatMap(Int.init) ?? 4
     /// The store's options.
     public var storeOptions = Store.Options()
+    /// The most bytes the store's quarantine may occupy before its oldest entries are
+    /// dropped (`Store.Options.quarantineLimitBytes`); 0: no limit.
+    public var quarantineMaxBytes = 64 << 20
     /// The service's logger (the store gets a child of it).
     public var logger = Logger(label: "herald.serve")
 

@@ -23,8 +23,20 @@ final class ServerMetrics: Sendable {
     let exportedRecords: Counter
     let exportedFileBytes: Counter
     let lastSeq: Gauge
+    /// Matrix notify devices whose pushkey is not registered (answered in `rejected`).
+    let rejectedPushkeys: Counter
+    /// Web Push bodies that did not decrypt (wrong keys, a bad header, a tampered record).
+    let undecryptablePushes: Counter
+    /// Quarantine entries dropped, oldest first, to keep it under its limit.
+    let quarantineDropped: Counter
+    /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
+    /// (see ``RequestMetricsResponder``).
+    let requestSeries = RequestSeries()
+    /// Resident memory, open descriptors and CPU seconds, read at each scrape.
+    let process: ProcessMetrics
 
     init() {
+        process = ProcessMetrics(registry: registry)
         commitLatency = registry.makeDurationHistogram(
             descriptor: Self.name("commit_latency", "seconds", "Time from submitting a batch of events to its durable commit"),
             labels: [],
@@ -49,6 +61,13 @@ final class ServerMetrics: Sendable {
         exportedFileBytes = registry.makeCounter(
             descriptor: Self.name("archive_exported_file", "bytes_total", "Compressed bytes of the retention exports written"), labels: [])
         lastSeq = registry.makeGauge(descriptor: Self.name("last", "seq", "The seq of the last event appended"), labels: [])
+        rejectedPushkeys = registry.makeCounter(
+            descriptor: Self.name("matrix_pushkeys_rejected", "total", "Matrix notify devices with an unregistered pushkey"), labels: [])
+        undecryptablePushes = registry.makeCounter(
+            descriptor: Self.name("webpush_undecryptable", "total", "Web Push bodies that did not decrypt"), labels: [])
+        quarantineDropped = registry.makeCounter(
+            descriptor: Self.name("quarantine_dropped", "total", "Quarantine entries dropped, oldest first, to stay under the limit"),
+            labels: [])
     }
 
     /// The counters of ``appended(type:format:count:)``, by type and format.
@@ -73,6 +92,9 @@ final class ServerMetrics: Sendable {
         MetricNameDescriptor(namespace: "herald", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// The exposition text.
-    func render() -> [UInt8] { registry.emitToBuffer() }
+    /// The exposition text, with the process's figures read now.
+    func render() -> [UInt8] {
+        process.update()
+        return registry.emitToBuffer()
+    }
 }

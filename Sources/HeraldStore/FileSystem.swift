@@ -77,6 +77,73 @@ enum FileSystem {
         }
     }
 
+    /// What a directory entry is, without following a symbolic link; `nil` when missing.
+    enum EntryKind { case file, directory, other }
+
+    /// The kind of the entry at `path` (`lstat`).
+    static func kind(_ path: String) -> EntryKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// The names in directory `path`, but `.` and `..`, sorted; empty when it cannot be read.
+    static func names(in path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Copies the plain file `source` to the new file `destination` (mode `mode`, never over
+    /// an existing file), fsynced; returns the bytes copied.
+    @discardableResult
+    static func copyFile(_ source: String, to destination: String, mode: mode_t = 0o600) throws(StoreError) -> Int {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw StoreError.system(path: source, operation: "open", errno: errno) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard output >= 0 else { throw StoreError.system(path: destination, operation: "open", errno: errno) }
+        defer { close(output) }
+        guard fchmod(output, mode) == 0 else { throw StoreError.system(path: destination, operation: "fchmod", errno: errno) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var total = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw StoreError.system(path: source, operation: "read", errno: errno) }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if step < 0 && errno == EINTR { continue }
+                guard step > 0 else { throw StoreError.system(path: destination, operation: "write", errno: errno) }
+                written += step
+            }
+            total += count
+        }
+        guard fsync(output) == 0 else { throw StoreError.system(path: destination, operation: "fsync", errno: errno) }
+        return total
+    }
+
+    /// The absolute path of `path` with every symbolic link, `.` and `..` resolved
+    /// (`realpath`); `nil` when it does not exist.
+    static func resolved(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The directory part of `path` (`.` when there is none).
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

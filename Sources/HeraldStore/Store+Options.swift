@@ -68,6 +68,10 @@ extension Store {
         /// ``Store/projection(at:account:useSnapshots:)``). False: always replay, as
         /// `herald audit --no-index` does to check an answer without trusting the index.
         public var usesAuditIndex = true
+        /// The most bytes the quarantine may occupy (its LMDB pages); past it, each
+        /// ``Store/quarantine(_:)`` drops the oldest entries, in the same commit, until it
+        /// fits again (never the entries it adds). `nil` (the default): no limit.
+        public var quarantineLimitBytes: Int?
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).

@@ -1,5 +1,6 @@
 import HeraldEvents
 import LMDB
+import Logging
 
 /// A payload that ingest rejected, kept with the reason so it can be fixed and retried.
 public struct QuarantinedPayload: Hashable, Sendable {
@@ -73,11 +74,19 @@ public struct QuarantinedPayload: Hashable, Sendable {
 
 extension Store {
     /// Keeps rejected payloads; returns the ids given to them. Runs in its own transaction:
-    /// the quarantine never shares a commit with the log.
+    /// the quarantine never shares a commit with the log. See ``quarantineWithinLimit(_:)``.
     @discardableResult
     public func quarantine(_ entries: [QuarantinedPayload]) throws -> [UInt64] {
-        guard !entries.isEmpty else { return [] }
+        try quarantineWithinLimit(entries).ids
+    }
+
+    /// Keeps rejected payloads, then, past ``Options/quarantineLimitBytes``, drops the oldest
+    /// entries (never those just added) until the quarantine fits, in the same commit.
+    /// Returns the ids given and the number of entries dropped.
+    public func quarantineWithinLimit(_ entries: [QuarantinedPayload]) throws -> (ids: [UInt64], dropped: Int) {
+        guard !entries.isEmpty else { return ([], 0) }
         let database = try auxiliary(.quarantine)
+        let limit = options.quarantineLimitBytes
         return try environment.write { txn in
             // Past the newest entry and past every id ever given (`meta` `quarantined`), so
             // an id removed by a retry or a purge is never given again.
@@ -86,6 +95,7 @@ extension Store {
             }
             let given = try Self.metaNumber(Self.quarantinedKey, txn, meta: databases.meta, path: path)
             var next = max(newest, given) + 1
+            let first = next
             var ids: [UInt64] = []
             for entry in entries {
                 try txn.put(database, key: SeqKey(next).bytes, value: entry.encoded, flags: .append)
@@ -93,7 +103,17 @@ extension Store {
                 next += 1
             }
             try txn.put(databases.meta, key: Self.quarantinedKey, value: Array(String(next - 1).utf8))
-            return ids
+            var dropped = 0
+            while let limit, try txn.bytes(database) > limit {
+                let oldest = try txn.withCursor(database) { cursor in try cursor.first().flatMap { SeqKey(bytes: $0.key)?.seq } }
+                guard let oldest, oldest < first else { break }
+                _ = try txn.delete(database, key: SeqKey(oldest).bytes)
+                dropped += 1
+            }
+            if dropped > 0 {
+                logger.warning("quarantine over its limit: oldest entries dropped", metadata: ["dropped": "\(dropped)", "path": "\(path)"])
+            }
+            return (ids, dropped)
         }
     }
 

@@ -61,6 +61,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// ``Store/addKey(_:rebind:)`` of a Telegram key the store holds bound to another account
     /// (`""`: any account).
     case keyBound(path: String, id: Int64, account: String)
+    /// ``Store/backup(to:)`` wrote nothing to `destination`: it exists and is not an empty
+    /// directory, or the copy failed its check.
+    case backupRefused(destination: String, reason: String)
 
     /// What to do about a damaged data file.
     static let damageAdvice =
@@ -121,6 +124,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "no event of account '\(account)' in store \(path) names chat '\(chat)'"
         case .keyBound(let path, let id, let account):
             "Telegram key \(id) is bound to \(account.isEmpty ? "any account" : account) in store \(path); rebind it to move it"
+        case .backupRefused(let destination, let reason):
+            "no backup written to \(destination): \(reason)"
         }
     }
 }

@@ -34,7 +34,7 @@ struct Herald: ParsableCommand {
             DemoCommand.self, IngestCommand.self, StateCommand.self, ReplayCommand.self, AuditCommand.self,
             ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self, IndexCommand.self,
             SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
-            SalvageCommand.self,
+            SalvageCommand.self, BackupCommand.self,
             ServeCommand.self, MoveAccountCommand.self,
         ]
     )

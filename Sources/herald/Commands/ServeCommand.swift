@@ -54,6 +54,9 @@ struct ServeRunCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds between compactions while serving (then retention), 0 for none (herald.compact.seconds; default 0).")
     var compactSeconds: Int?
 
+    @Option(name: .long, help: "Bytes the quarantine may hold before its oldest entries are dropped, 0 for no limit (herald.quarantine.max.bytes; default 64 MiB).")
+    var quarantineMaxBytes: Int?
+
     @Option(name: .long, help: "Archived records older than this expire: exported, then removed (herald.retention.max.age.seconds).")
     var retentionMaxAgeSeconds: Int?
 
@@ -85,6 +88,7 @@ struct ServeRunCommand: ParsableCommand {
         if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
         if let rateLimit { flags["herald.rate.limit"] = .init(.int(rateLimit), isSecret: false) }
         if let compactSeconds { flags["herald.compact.seconds"] = .init(.int(compactSeconds), isSecret: false) }
+        if let quarantineMaxBytes { flags["herald.quarantine.max.bytes"] = .init(.int(quarantineMaxBytes), isSecret: false) }
         if let retentionMaxAgeSeconds { flags["herald.retention.max.age.seconds"] = .init(.int(retentionMaxAgeSeconds), isSecret: false) }
         if let retentionMaxBytes { flags["herald.retention.max.bytes"] = .init(.int(retentionMaxBytes), isSecret: false) }
         if let retentionExportDirectory {
