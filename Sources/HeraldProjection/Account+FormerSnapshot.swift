@@ -54,17 +54,9 @@ extension Account {
                 previous = try decoder.id(after: previous, "deleted id")
                 chat.deleted.insert(previous)
             }
-            var previousKey: ObjectKey?
-            for _ in 0..<(try decoder.count()) {
-                guard let objectClass = ObjectClass(rawValue: try decoder.byte()), objectClass != .msg else {
-                    throw decoder.malformed("bad object class")
-                }
-                let key = ObjectKey(objectClass: objectClass, id: try decoder.int(in: 1...Int64.max, "object id"))
-                if let previousKey, !(previousKey < key) { throw decoder.malformed("objects not in ascending order") }
-                previousKey = key
-                let notificationId = try decoder.int(in: notificationIds, "object notification id")
-                chat.objects[key] = notificationId
-                if objectClass == .secretChat && notificationId != 0 { chat.secretChatNotificationId = notificationId }
+            try Self.decodeObjects(&decoder, into: &chat, notificationIds: notificationIds)
+            for (key, notificationId) in chat.objects.entries where key.objectClass == .secretChat && notificationId != 0 {
+                chat.secretChatNotificationId = notificationId
             }
             unread += chat.unreadCount
             unreadMentions += chat.unreadMentions
@@ -78,29 +70,17 @@ extension Account {
             guard chats[chat].group(type) == nil, index < Int(Int32.max) else { throw decoder.malformed("two groups of one type in a chat") }
             chats[chat].groupSlots[type.index] = Int32(index)
             var group = NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat))
-            for list in 0..<2 {
-                var notifications: [StoredNotification] = []
-                var previousId: Int64 = 0
-                for _ in 0..<(try decoder.count()) {
-                    let notification = try StoredNotification(decoding: &decoder, type: type, texts: &texts)
-                    guard notification.id > previousId, notification.id < nextNotificationId, live[notification.id] == nil else {
-                        throw decoder.malformed("bad notification id")
-                    }
-                    live[notification.id] = Int32(index)
-                    previousId = notification.id
-                    notifications.append(notification)
-                    if notification.date > clock { clock = notification.date }
-                    if notification.kind == .reaction && type == .messages { chats[chat].hasReactionInMessages = true }
-                    if notification.kind.objectClass == .msg, let position = chats[chat].unreadIndex(of: notification.objectId),
-                        chats[chat].unread[position].notificationId == notification.id
-                    {
-                        chats[chat].unread[position] = UnreadMessage(
-                            id: notification.objectId, notificationId: notification.id,
-                            flags: chats[chat].unread[position].flags | (notification.kind == .pinned ? 2 : 0)
-                                | (type == .mentions ? 4 : 0))
-                    }
+            try decodeLists(&decoder, of: &group, index: index)
+            for notification in group.active + group.dismissed {
+                if notification.date > clock { clock = notification.date }
+                if notification.kind == .reaction && type == .messages { chats[chat].hasReactionInMessages = true }
+                if notification.kind.objectClass == .msg, let position = chats[chat].unreadIndex(of: notification.objectId),
+                    chats[chat].unread[position].notificationId == notification.id
+                {
+                    chats[chat].unread[position] = UnreadMessage(
+                        id: notification.objectId, notificationId: notification.id,
+                        flags: chats[chat].unread[position].flags | (notification.kind == .pinned ? 2 : 0) | (type == .mentions ? 4 : 0))
                 }
-                if list == 0 { group.active = notifications } else { group.dismissed = notifications }
             }
             if type == .messages && !group.active.isEmpty && chats[chat].mutedUntil != 0 {
                 throw decoder.malformed("a muted chat has active notifications in its messages group")

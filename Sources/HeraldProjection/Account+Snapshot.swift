@@ -119,16 +119,7 @@ extension Account {
                 previous = try decoder.id(after: previous, "deleted id")
                 chat.deleted.insert(previous)
             }
-            var previousKey: ObjectKey?
-            for _ in 0..<(try decoder.count()) {
-                guard let objectClass = ObjectClass(rawValue: try decoder.byte()), objectClass != .msg else {
-                    throw decoder.malformed("bad object class")
-                }
-                let key = ObjectKey(objectClass: objectClass, id: try decoder.int(in: 1...Int64.max, "object id"))
-                if let previousKey, !(previousKey < key) { throw decoder.malformed("objects not in ascending order") }
-                previousKey = key
-                chat.objects[key] = try decoder.int(in: notificationIds, "object notification id")
-            }
+            try Self.decodeObjects(&decoder, into: &chat, notificationIds: notificationIds)
             unread += chat.unreadCount
             unreadMentions += chat.unreadMentions
             if chat.mutedUntil != 0 { mutedChats.append(Int32(index)) }
@@ -143,20 +134,7 @@ extension Account {
             }
             chats[Int(chat)].groupSlots[type.index] = Int32(index)
             var group = NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat))
-            for list in 0..<2 {
-                var notifications: [StoredNotification] = []
-                var previousId: Int64 = 0
-                for _ in 0..<(try decoder.count()) {
-                    let notification = try StoredNotification(decoding: &decoder, type: type, texts: &texts)
-                    guard notification.id > previousId, notification.id < nextNotificationId,
-                        live[notification.id] == nil
-                    else { throw decoder.malformed("bad notification id") }
-                    live[notification.id] = Int32(index)
-                    previousId = notification.id
-                    notifications.append(notification)
-                }
-                if list == 0 { group.active = notifications } else { group.dismissed = notifications }
-            }
+            try decodeLists(&decoder, of: &group, index: index)
             if type == .messages && !group.active.isEmpty && chats[Int(chat)].isMuted(at: clock) {
                 throw decoder.malformed("a chat muted at the clock has active notifications in its messages group")
             }
@@ -173,6 +151,41 @@ extension Account {
         for key in candidates.suffix(groupCountMax).reversed() {
             visible.append(key.group)
             groups[Int(key.group)].isVisible = true
+        }
+    }
+
+    /// Reads a chat's reaction, call and secret chat objects (every snapshot format).
+    static func decodeObjects(
+        _ decoder: inout SnapshotDecoder, into chat: inout Chat, notificationIds: ClosedRange<Int64>
+    ) throws(SnapshotError) {
+        var previousKey: ObjectKey?
+        for _ in 0..<(try decoder.count()) {
+            guard let objectClass = ObjectClass(rawValue: try decoder.byte()), objectClass != .msg else {
+                throw decoder.malformed("bad object class")
+            }
+            let key = ObjectKey(objectClass: objectClass, id: try decoder.int(in: 1...Int64.max, "object id"))
+            if let previousKey, !(previousKey < key) { throw decoder.malformed("objects not in ascending order") }
+            previousKey = key
+            chat.objects[key] = try decoder.int(in: notificationIds, "object notification id")
+        }
+    }
+
+    /// Reads the active and dismissed lists of group `index` into `group`, each notification
+    /// entered in ``live`` (every snapshot format).
+    mutating func decodeLists(_ decoder: inout SnapshotDecoder, of group: inout NotificationGroup, index: Int) throws(SnapshotError) {
+        for list in 0..<2 {
+            var notifications: [StoredNotification] = []
+            var previousId: Int64 = 0
+            for _ in 0..<(try decoder.count()) {
+                let notification = try StoredNotification(decoding: &decoder, type: group.type, texts: &texts)
+                guard notification.id > previousId, notification.id < nextNotificationId, live[notification.id] == nil else {
+                    throw decoder.malformed("bad notification id")
+                }
+                live[notification.id] = Int32(index)
+                previousId = notification.id
+                notifications.append(notification)
+            }
+            if list == 0 { group.active = notifications } else { group.dismissed = notifications }
         }
     }
 }

@@ -219,3 +219,60 @@ import HeraldTestSupport
         }
     }
 }
+
+/// A snapshot of format 2 (SEMANTICS 1.1), hand-written as an earlier build wrote it, read
+/// where it starts a store's kept history and carried into 1.2.
+@Suite struct FormerSnapshotTests {
+    /// One account: chat "c" muted, message 5 unread without a notification, mention 7 unread
+    /// with notification 2 in the chat's mentions group (dated 100).
+    static func formatTwo() -> [UInt8] {
+        var account = ByteWriter()
+        for value: UInt64 in [10, 10, 3, 0, 1] { account.varint(value) }  // options, next id, no deletions, one chat
+        account.string("c")
+        account.byte(1)  // muted
+        account.varint(0)  // readMaxId
+        account.varint(0)  // pinned notification
+        account.varint(2)  // unread messages
+        account.varint(5); account.varint(0 << 1 | 0)  // message 5, no notification
+        account.varint(2); account.varint(2 << 1 | 1)  // message 7, notification 2, a mention
+        account.varint(0)  // deleted in the chat
+        account.varint(0)  // objects
+        account.varint(1)  // groups
+        account.byte(1); account.varint(0)  // mentions group of chat 0
+        account.varint(1)  // active
+        account.varint(2); account.byte(1); account.varint(7); account.signedVarint(100); account.byte(0)
+        account.varint(0)  // dismissed
+        var writer = ByteWriter()
+        writer.uint32BigEndian(2)
+        writer.varint(10)  // seq
+        writer.varint(1)
+        writer.string("a")
+        writer.varint(UInt64(account.bytes.count))
+        writer.append(contentsOf: account.bytes)
+        writer.uint64BigEndian(SnapshotChecksum.fnv1a64(writer.bytes))
+        return writer.bytes
+    }
+
+    @Test("a format 2 snapshot is refused, unless read as the start of the kept history, then carried into 1.2")
+    func carriedInto12() throws {
+        let bytes = Self.formatTwo()
+        #expect(throws: SnapshotError.self) { try Projection(snapshot: bytes) }
+        var projection = try bytes.withUnsafeBytes { buffer in
+            try Projection(snapshot: buffer, configuration: .init(), checksumVerified: false, readingFormerFormats: true)
+        }
+        projection.checkAllInvariants()
+        let account = try #require(projection.account("a"))
+        #expect(account.clock == 100)
+        #expect(account.unread == UnreadCounts(unread: 2, badge: 0, unreadMentions: 1))
+        #expect(account.chats.first?.mutedUntil == Event.ChatSettings.mutedForever && account.chats.first?.muted == true)
+        #expect(account.groups.map(\.totalCount) == [1] && account.groups.first?.notifications.map(\.id) == [2])
+        // Under 1.2 a history read leaves the mention shown and unread as a mention.
+        _ = projection.apply(Event(account: "a", .read(chat: "c", maxId: 10)), seq: 11)
+        projection.checkAllInvariants()
+        let after = try #require(projection.account("a"))
+        #expect(after.unread == UnreadCounts(unread: 0, badge: 0, unreadMentions: 1))
+        #expect(after.groups.first?.notifications.map(\.id) == [2])
+        // Its own snapshot is format 3 and restores it.
+        #expect(try Projection(snapshot: projection.snapshot()) == projection)
+    }
+}

@@ -11,7 +11,7 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Tour Herald on a temporary store built from real push payloads.",
         discussion: """
-            Ingests bundled Telegram (plain and encrypted), Zulip, APNs and Matrix
+            Ingests bundled Telegram (plain and encrypted), Zulip, APNs, Matrix and RongCloud
             payloads, shows the updates a client receives as they happen and the
             notifications a person would see, crashes a writer with SIGKILL and restarts,
             and prints an audit.
@@ -78,6 +78,13 @@ struct DemoTour {
             for applied in try store.append(contentsOf: result.events.map { ($0, source) }) {
                 Self.printApplied(applied)
             }
+        }
+        // The RongCloud message again, from the app's IM connection: one notification, upgraded.
+        let message = DemoPayloads.rongCloudConnectionMessage
+        Terminal.line("")
+        Terminal.line(Terminal.styled("← the same RongCloud message, from the app's IM connection (RongCloudMessage)", .cyan))
+        for applied in try store.append(contentsOf: try message.events(account: DemoPayloads.rongCloudAccount).map { ($0, Source.library) }) {
+            Self.printApplied(applied)
         }
     }
 

@@ -1,3 +1,5 @@
+import HeraldIngest
+
 /// Real push payloads, as their services send them (copied from ../shared/payloads, whose
 /// README names each source), so that `herald demo` runs anywhere without the shared folder.
 enum DemoPayloads {
@@ -44,5 +46,17 @@ enum DemoPayloads {
         Sample(format: "matrix", title: "Matrix push gateway notification", payload: #"""
 {"notification":{"id":"$3957tyerfgewrf384","room_id":"!slw48wfj34rtnrf:example.com","event_id":"$qTOWWTEL48yPm3uT-gdNhFcoHxfKbZuqRVnnWWSkGBs","type":"m.room.message","sender":"@exampleuser:matrix.org","sender_display_name":"Major Tom","room_name":"Mission Control","room_alias":"#exampleroom:matrix.org","prio":"high","content":{"msgtype":"m.text","body":"I'm floating in a most peculiar way.","other":1},"counts":{"unread":2,"missed_calls":1},"devices":[{"app_id":"com.example.apns","pushkey":"spqr","pushkey_ts":42}]}}
 """#, account: "matrix:@tom:matrix.org"),
+        Sample(format: "rongcloud", title: "RongCloud APNs push of a private message (the IM connection was down)", payload: #"""
+{"aps":{"alert":{"title":"Ada","body":"lunch at noon?"},"badge":3,"sound":"default","category":"RC:TxtMsg","mutable-content":1,"thread-id":"u-ada"},"rc":{"cType":"PR","fId":"u-ada","oName":"RC:TxtMsg","tId":"u-me","id":"BPJK-E8N4-OAS4-O3RR","msgTime":1754385300123},"appData":""}
+"""#, account: rongCloudAccount),
     ]
+
+    /// The RongCloud account of the demo (`rc:<appKey>|<userId>`).
+    static let rongCloudAccount = "rc:8luwapkvucoil|u-me"
+
+    /// The same message as the RongCloud push, as the app's IM connection delivers it once
+    /// it reconnects: a full notify of the same object, which upgrades the push's notification.
+    static let rongCloudConnectionMessage = RongCloudMessage(
+        conversationType: 1, targetId: "u-ada", senderUserId: "u-ada", messageUId: "BPJK-E8N4-OAS4-O3RR",
+        objectName: "RC:TxtMsg", sentTime: 1_754_385_300_123, content: "lunch at noon? I booked the usual place", senderName: "Ada")
 }
