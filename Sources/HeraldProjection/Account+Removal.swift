@@ -6,7 +6,7 @@ extension Account {
     /// one up to `maxId` and the secret chat notice clear.
     mutating func read(chat: Int, maxId: Int64) {
         if maxId > chats[chat].readMaxId { chats[chat].readMaxId = maxId }
-        let end = maxId == .max ? chats[chat].unread.count : chats[chat].unreadLowerBound(maxId + 1)
+        let end = chats[chat].endOfMessages(upTo: maxId)
         if end > 0 {
             // Without updates or changes to report, the notifications are cleared group by
             // group in one pass (see `clearRead`); otherwise one by one, in message order,
@@ -108,7 +108,7 @@ extension Account {
             if message.notificationId != 0 { clear(message.notificationId, reason: .read) }
         }
         if chats[chat].secretChatNotificationId != 0 { clear(chats[chat].secretChatNotificationId, reason: .read) }
-        forgetMessages(chat: chat, in: 0..<chats[chat].unreadLowerBound(chats[chat].forgottenBelow &+ 1))
+        forgetMessages(chat: chat, in: 0..<chats[chat].endOfMessages(upTo: chats[chat].forgottenBelow))
     }
 
     /// `readMentions` (SEMANTICS 1.2 §6): the mentions `ids` (every unread mention when
@@ -125,7 +125,7 @@ extension Account {
         } else {
             guard chats[chat].unreadMentions > 0 else { return }
             for i in 0..<chats[chat].unread.count where chats[chat].unread[i].isUnreadMention { readMention(chat: chat, at: i) }
-            forgetMessages(chat: chat, in: 0..<chats[chat].unreadLowerBound(chats[chat].forgottenBelow &+ 1))
+            forgetMessages(chat: chat, in: 0..<chats[chat].endOfMessages(upTo: chats[chat].forgottenBelow))
         }
     }
 
@@ -172,7 +172,7 @@ extension Account {
 
     /// `delete` with `maxId` (SEMANTICS 1.2 §6): the chat's history up to `maxId` was cleared.
     mutating func clearHistory(chat: Int, maxId: Int64) {
-        let end = chats[chat].unreadLowerBound(maxId == .max ? .max : maxId + 1)
+        let end = chats[chat].endOfMessages(upTo: maxId)
         for i in 0..<end {
             let message = chats[chat].unread[i]
             stopUnread(chat: chat, at: i)

@@ -177,6 +177,10 @@ struct Chat: Hashable, Sendable {
         return low
     }
 
+    /// The position after the last remembered message whose id is `<= id`.
+    @inline(__always)
+    func endOfMessages(upTo id: Int64) -> Int { id == .max ? unread.count : unreadLowerBound(id + 1) }
+
     /// The position of the unread message `id`, or `nil`.
     @inline(__always)
     func unreadIndex(of id: Int64) -> Int? {

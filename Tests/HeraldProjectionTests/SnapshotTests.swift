@@ -276,3 +276,24 @@ import HeraldTestSupport
         #expect(try Projection(snapshot: projection.snapshot()) == projection)
     }
 }
+
+@Suite struct LargestIdTests {
+    @Test("ids and marks at Int64.max: reads, readAll and cleared histories forget what they pass, and snapshots restore")
+    func largestIds() throws {
+        var projection = Projection()
+        let events: [Event] = [
+            Event(account: "a", .notify(.init(chat: "c", kind: .message, id: 5, date: 100))),
+            Event(account: "a", .notify(.init(chat: "c", kind: .mention, id: .max, date: 101))),
+            Event(account: "a", .read(chat: "c", maxId: .max)),
+            Event(account: "a", .readAll(chat: "c")),
+            Event(account: "a", .notify(.init(chat: "d", kind: .mention, id: .max, date: 102))),
+            Event(account: "a", .clearHistory(chat: "d", maxId: .max)),
+        ]
+        for (index, event) in events.enumerated() {
+            _ = projection.apply(event, seq: UInt64(index + 1))
+            projection.checkAllInvariants()
+            #expect(try Projection(snapshot: projection.snapshot()) == projection, "after \(event.jsonString)")
+        }
+        #expect(projection.account("a")?.unread == UnreadCounts(unread: 0, badge: 0, unreadMentions: 0))
+    }
+}
