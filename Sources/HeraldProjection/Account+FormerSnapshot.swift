@@ -16,17 +16,9 @@ extension Account {
     /// - No cleared-history or dismissal marks (1.1 had neither).
     init(decodingFormer decoder: inout SnapshotDecoder, configuration: Projection.Configuration) throws(SnapshotError) {
         self.init(configuration: configuration)
-        requestedGroupCountMax = Int(try decoder.int(in: 0...25, "groupCountMax"))
-        requestedGroupSizeMax = Int(try decoder.int(in: 1...25, "groupSizeMax"))
-        groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
-        groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
-        previousGroupSizeMax = groupSizeMax
-        nextNotificationId = try decoder.int(in: 1...(1 << 55), "nextNotificationId")
+        try decodeOptions(&decoder)
+        try decodeDeletedEverywhere(&decoder)
         var previous: Int64 = 0
-        for _ in 0..<(try decoder.count()) {
-            previous = try decoder.id(after: previous, "deleted id")
-            deletedEverywhere.insert(previous)
-        }
         let notificationIds: ClosedRange<Int64> = 0...(nextNotificationId - 1)
         for index in 0..<(try decoder.count()) {
             let name = try decoder.string()
@@ -90,10 +82,6 @@ extension Account {
             if let date = group.candidateDate { candidates.append(CandidateKey(date: date, group: Int32(index))) }
             groups.append(group)
         }
-        candidates.sort()
-        for key in candidates.suffix(groupCountMax).reversed() {
-            visible.append(key.group)
-            groups[Int(key.group)].isVisible = true
-        }
+        showTopCandidates()
     }
 }

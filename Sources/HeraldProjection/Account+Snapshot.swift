@@ -66,18 +66,10 @@ extension Account {
     /// the derived data.
     init(decoding decoder: inout SnapshotDecoder, configuration: Projection.Configuration) throws(SnapshotError) {
         self.init(configuration: configuration)
-        requestedGroupCountMax = Int(try decoder.int(in: 0...25, "groupCountMax"))
-        requestedGroupSizeMax = Int(try decoder.int(in: 1...25, "groupSizeMax"))
-        groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
-        groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
-        previousGroupSizeMax = groupSizeMax
-        nextNotificationId = try decoder.int(in: 1...(1 << 55), "nextNotificationId")
+        try decodeOptions(&decoder)
         clock = try decoder.int(in: 0...Int64.max, "clock")
+        try decodeDeletedEverywhere(&decoder)
         var previous: Int64 = 0
-        for _ in 0..<(try decoder.count()) {
-            previous = try decoder.id(after: previous, "deleted id")
-            deletedEverywhere.insert(previous)
-        }
         let notificationIds: ClosedRange<Int64> = 0...(nextNotificationId - 1)
         for index in 0..<(try decoder.count()) {
             let name = try decoder.string()
@@ -147,6 +139,30 @@ extension Account {
         for chat in chats where chat.unread.contains(where: { isForgettable($0, below: chat.forgottenBelow) }) {
             throw decoder.malformed("chat \(chat.name) remembers a message no rule needs")
         }
+        showTopCandidates()
+    }
+
+    /// Reads the view options and the next notification id (every snapshot format).
+    mutating func decodeOptions(_ decoder: inout SnapshotDecoder) throws(SnapshotError) {
+        requestedGroupCountMax = Int(try decoder.int(in: 0...25, "groupCountMax"))
+        requestedGroupSizeMax = Int(try decoder.int(in: 1...25, "groupSizeMax"))
+        groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
+        groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
+        previousGroupSizeMax = groupSizeMax
+        nextNotificationId = try decoder.int(in: 1...(1 << 55), "nextNotificationId")
+    }
+
+    /// Reads the ids deleted without a chat (every snapshot format).
+    mutating func decodeDeletedEverywhere(_ decoder: inout SnapshotDecoder) throws(SnapshotError) {
+        var previous: Int64 = 0
+        for _ in 0..<(try decoder.count()) {
+            previous = try decoder.id(after: previous, "deleted id")
+            deletedEverywhere.insert(previous)
+        }
+    }
+
+    /// Sorts the restored candidate keys and shows the first `groupCountMax` groups.
+    mutating func showTopCandidates() {
         candidates.sort()
         for key in candidates.suffix(groupCountMax).reversed() {
             visible.append(key.group)
