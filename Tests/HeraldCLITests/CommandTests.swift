@@ -136,7 +136,7 @@ struct CommandTests {
     func exportImport() throws {
         let dir = TemporaryDirectory()
         let original = dir.child("a"), copy = dir.child("b")
-        _ = try CLI.run(["ingest", "--store", original, Shared.path("spec/conformance/20-random-1.events.jsonl")])
+        _ = try CLI.run(["ingest", "--store", original, Shared.path("conformance/20-random-1.events.jsonl")])
         // A note has a `source` field of its own, beside the line's ingest `format`.
         let note = #"{"type":"note","account":"tg:1","source":"telegram","reason":"DC_UPDATE"}"#
         #expect(try CLI.run(["ingest", "--store", original, "-"], input: note + "\n").status == 0)
