@@ -2,7 +2,8 @@ import Foundation
 
 /// The files tests read, kept in the repository so that `swift test` passes on a clone with
 /// nothing beside it: the conformance cases and sample payloads under `Tests/Fixtures/`, and
-/// the contract (`SEMANTICS.md`, `STATE.md`) under `schema/spec/`.
+/// the contract (`SEMANTICS.md`, `STATE.md`) under `schema/spec/`; and the benchmarks' C
+/// baselines under `Benchmarks/Baselines/`.
 ///
 /// They are copies of the project's shared folder (`../shared/` beside the repository, where
 /// it exists); `FixtureCopyTests` fails while a copy differs from it, so a newer spec there
@@ -34,6 +35,7 @@ public enum Fixtures {
         ("spec/STATE.md", "schema/spec/STATE.md"),
         ("spec/conformance", "Tests/Fixtures/conformance"),
         ("payloads", "Tests/Fixtures/payloads"),
+        ("bench", "Benchmarks/Baselines"),
     ]
 
     /// The project's shared folder beside the repository, or nil on a clone with nothing
