@@ -15,6 +15,9 @@ struct WebPushSubscription: Codable, Sendable, Hashable {
     var authSecret: String
     /// The format inside decrypted bodies (`telegram`, `matrix`, `herald`, …).
     var innerFormat: String
+    /// The VAPID application server key (uncompressed P-256 point, base64url) every push
+    /// must be signed with; absent (as in stores written before it existed): unbound.
+    var vapidKey: String?
     /// Milliseconds since the epoch.
     var createdAt: Int64
 }
@@ -28,8 +31,9 @@ extension HeraldServer {
     /// accepted and checked; Herald stores every message it accepts (it is the user agent's
     /// store, not a relay), so a TTL never discards one.
     func addWebPushRoutes(to router: Router<BasicRequestContext>) {
-        // {"account": "tg:1", "inner_format": "telegram"} → {"endpoint": "/push/…", "p256dh": …, "auth": …}:
-        // what an app server needs to encrypt for this account.
+        // {"account": "tg:1", "inner_format": "telegram", "vapid_key": …} → {"endpoint": "/push/…",
+        // "p256dh": …, "auth": …}: what an app server needs to encrypt for this account (the
+        // endpoint absolute under herald.public.url when set).
         router.post("/v1/admin/subscriptions") { request, context in
             try self.tokens.authorize(request, .admin)
             let document = try await self.jsonObject(request)
@@ -38,14 +42,22 @@ extension HeraldServer {
             }
             var inner = "herald"
             if case .string(let named)? = document["inner_format"] { inner = named }
-            let subscription = try await self.host.tables { [inner] tables in
-                try SubscriptionRegistry(tables: tables).create(account: account, innerFormat: inner)
+            var vapidKey: String?
+            switch document["vapid_key"] {
+            case .string(let key)?: vapidKey = key
+            case nil, .null?: break
+            default: throw ServerError.badRequest(field: "vapid_key", "expected a string: the application server's public key, base64url")
             }
-            return JSONBody.object([
-                "account": .string(account), "endpoint": .string(subscription.endpoint),
+            let subscription = try await self.host.tables { [inner, vapidKey] tables in
+                try SubscriptionRegistry(tables: tables).create(account: account, innerFormat: inner, vapidKey: vapidKey)
+            }
+            var reply: [String: JSONBody] = [
+                "account": .string(account), "endpoint": .string(subscription.endpoint(under: self.configuration.publicURL)),
                 "p256dh": .string(subscription.p256dh), "auth": .string(subscription.auth),
                 "inner_format": .string(subscription.innerFormat),
-            ]).response(status: .created)
+            ]
+            if let vapidKey = subscription.vapidKey { reply["vapid_key"] = .string(vapidKey) }
+            return JSONBody.object(reply).response(status: .created)
         }
         router.delete("/v1/admin/subscriptions/:token") { request, context in
             try self.tokens.authorize(request, .admin)
@@ -80,12 +92,32 @@ extension HeraldServer {
         return bounded
     }
 
+    /// The origins a VAPID token's `aud` may name: that of `herald.public.url`, or without
+    /// one, the request's `Host` under either scheme (a TLS-terminating proxy hides which).
+    func pushAudiences(_ request: Request) -> [String] {
+        if let publicURL = configuration.publicURL { return [publicURL.origin] }
+        guard let host = request.head.authority else { return [] }
+        return ["https", "http"].compactMap { PublicURL.origin(scheme: $0, authority: host) }
+    }
+
     /// `POST /push/{token}`: 201 with the seqs once durable; 404 for an unknown subscription;
+    /// 401 or 403 for a subscription bound to a VAPID key without a valid token of that key
+    /// (``VAPID``; nothing stored or quarantined);
     /// 413 for a body over ``maxWebPushBodyBytes``; 400 (and the body quarantined, bounded by
     /// ``bounded(_:)``) when it does not decrypt or decode.
     func webPush(_ request: Request, token: String) async throws -> Response {
         let subscription = try await host.tables { try $0.get(.subscriptions, token, as: WebPushSubscription.self) }
         guard let subscription else { throw ServerError.notFound(field: "token", "no such push subscription") }
+        if let vapidKey = subscription.vapidKey {
+            do throws(ServerError) {
+                try VAPID.check(
+                    authorization: request.headers[.authorization], cryptoKey: request.headers[HTTPField.Name("Crypto-Key")!],
+                    boundKey: vapidKey, audiences: pushAudiences(request), now: Int64(Date().timeIntervalSince1970))
+            } catch {
+                (error.status == .forbidden ? metrics.vapidForbidden : metrics.vapidUnauthorized).increment()
+                throw error
+            }
+        }
         if let encoding = request.headers[.contentEncoding], encoding.lowercased() != "aes128gcm" {
             throw ServerError(.unsupportedMediaType, field: "Content-Encoding", "only aes128gcm (RFC 8291) is accepted")
         }

@@ -9,6 +9,7 @@ extension ServerConfiguration {
     /// |---|---|---|---|
     /// | `herald.store` | `HERALD_STORE` | `{"herald": {"store": …}}` | `./herald.db` |
     /// | `herald.listen` | `HERALD_LISTEN` | `"listen"` | `127.0.0.1:8080` |
+    /// | `herald.public.url` | `HERALD_PUBLIC_URL` | `"public": {"url": …}` | none (endpoints are paths) |
     /// | `herald.admin.token` (secret) | `HERALD_ADMIN_TOKEN` | `"admin": {"token": …}` | none |
     /// | `herald.max.body.bytes` | `HERALD_MAX_BODY_BYTES` | `"max": {"body": {"bytes": …}}` | 4 MiB |
     /// | `herald.snapshot.seconds` | `HERALD_SNAPSHOT_SECONDS` | `"snapshot": {"seconds": …}` | 300 |
@@ -23,7 +24,11 @@ extension ServerConfiguration {
     ///
     /// Retention is on when either limit is set.
     ///
-    /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen`.
+    /// `Tools/SERVE.md` lists every key with its default (a test checks it against the keys
+    /// this initializer reads).
+    ///
+    /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen` or
+    /// `herald.public.url`.
     public init(reading config: ConfigReader) throws {
         self.init(storePath: config.string(forKey: "herald.store", default: "./herald.db"))
         let listen = config.string(forKey: "herald.listen", default: "127.0.0.1:8080")
@@ -31,6 +36,7 @@ extension ServerConfiguration {
             throw ServerError.badRequest(field: "herald.listen", "expected HOST:PORT, got \"\(listen)\"")
         }
         (host, port) = address
+        publicURL = try Self.publicURL(reading: config)
         adminToken = config.string(forKey: "herald.admin.token", isSecret: true).flatMap { $0.isEmpty ? nil : $0 }
         maxBodyBytes = config.int(forKey: "herald.max.body.bytes", default: maxBodyBytes)
         snapshotSeconds = config.int(forKey: "herald.snapshot.seconds", default: snapshotSeconds)
@@ -47,6 +53,12 @@ extension ServerConfiguration {
                 exportDirectory: config.string(
                     forKey: "herald.retention.export.directory", default: storePath + "/" + Self.defaultExportDirectory))
         }
+    }
+
+    /// `herald.public.url`, checked (``PublicURL``), or `nil` when not set: for the tools
+    /// that print endpoints (`herald serve subscriptions`) as well as the server.
+    public static func publicURL(reading config: ConfigReader) throws -> PublicURL? {
+        try config.string(forKey: "herald.public.url").flatMap { $0.isEmpty ? nil : try PublicURL($0) }
     }
 
     /// Where retention exports go when `herald.retention.export.directory` is not set, inside
