@@ -1,4 +1,5 @@
 import Configuration
+import Crypto
 import Foundation
 import HeraldServer
 import HeraldTestSupport
@@ -36,9 +37,20 @@ struct PublicURLTests {
         }
     }
 
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Records whether `line` has every member `schema/NAME` requires and none it does not list.
+    static func expectConforms(_ line: [String: Any], to name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let schema = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("schema/" + name))) as? [String: Any])
+        let required = Set(schema["required"] as? [String] ?? [])
+        let allowed = Set((schema["properties"] as? [String: Any] ?? [:]).keys)
+        let keys = Set(line.keys)
+        #expect(required.isSubset(of: keys) && keys.isSubset(of: allowed), "\(line) against \(name)", sourceLocation: sourceLocation)
+    }
+
     /// The rows of `Tools/SERVE.md`'s configuration table: key → cells.
     static func documentedKeys() throws -> [String: [String]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("Tools/SERVE.md"), encoding: .utf8)
         var rows: [String: [String]] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("| `herald.") {
@@ -93,7 +105,12 @@ struct PublicURLTests {
         #expect(added.status == 0, "\(added.output)")
         let token = try #require(object(added.output)["token"] as? String)
         #expect(object(added.output)["endpoint"] as? String == "https://push.example.com/h/push/\(token)")
-        let listed = try shell("HERALD_PUBLIC_URL=http://10.1.2.3:8080 \(quoted(herald)) serve subscriptions list --store \(quoted(directory.path))")
+        try Self.expectConforms(object(added.output), to: "subscription-line.schema.json")
+        let vapidKey = VAPIDTests.base64url(P256.Signing.PrivateKey().publicKey.x963Representation)
+        let bound = try run(herald, ["serve", "subscriptions", "add", "--store", directory.path, "--account", "tg:5", "--json", "--vapid-key", vapidKey])
+        #expect(object(bound.output)["vapid_key"] as? String == vapidKey && object(bound.output)["endpoint"] as? String == "/push/\(object(bound.output)["token"] as? String ?? "")", "\(bound.output)")
+        try Self.expectConforms(object(bound.output), to: "subscription-line.schema.json")
+        let listed = try shell("HERALD_PUBLIC_URL=http://10.1.2.3:8080 \(quoted(herald)) serve subscriptions list --store \(quoted(directory.path)) --account tg:4")
         #expect(listed.status == 0 && listed.stdout.hasPrefix("http://10.1.2.3:8080/push/\(token)\ttg:4\therald\t"), "\(listed)")
         let badEnvironment = try shell("HERALD_PUBLIC_URL='https://x.example/?q' \(quoted(herald)) serve subscriptions list --store \(quoted(directory.path))")
         #expect(badEnvironment.status != 0 && badEnvironment.stderr.contains("herald.public.url"), "\(badEnvironment)")
@@ -111,6 +128,7 @@ struct PublicURLTests {
         let listed = try run(herald, ["serve", "pushkeys", "list", "--store", directory.path, "--json"])
         let lines = listed.output.split(separator: "\n").map { object(String($0)) }
         #expect(lines.count == 2, "\(listed.output)")
+        for line in lines { try Self.expectConforms(line, to: "pushkey-line.schema.json") }
         #expect(lines.first?["pushkey"] as? String == "pk1" && lines.first?["account"] as? String == "mx:@a:x" && lines.first?["app_id"] as? String == "org.app")
         #expect(lines.last?["pushkey"] as? String == "pk2" && lines.last?["app_id"] == nil && lines.last?.count == 2)
         let removed = try run(herald, ["serve", "pushkeys", "remove", "--store", directory.path, "--pushkey", "pk2", "--json"])
