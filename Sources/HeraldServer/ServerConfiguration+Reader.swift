@@ -14,6 +14,8 @@ extension ServerConfiguration {
     /// | `herald.max.body.bytes` | `HERALD_MAX_BODY_BYTES` | `"max": {"body": {"bytes": …}}` | 4 MiB |
     /// | `herald.snapshot.seconds` | `HERALD_SNAPSHOT_SECONDS` | `"snapshot": {"seconds": …}` | 300 |
     /// | `herald.rate.limit` | `HERALD_RATE_LIMIT` | `"rate": {"limit": …}` | 0 (none) |
+    /// | `herald.ratelimit.endpoint.rate` | `HERALD_RATELIMIT_ENDPOINT_RATE` | `"ratelimit": {"endpoint": {"rate": …}}` | 10 (0: none) |
+    /// | `herald.ratelimit.endpoint.burst` | `HERALD_RATELIMIT_ENDPOINT_BURST` | `"ratelimit": {"endpoint": {"burst": …}}` | 100 |
     /// | `herald.heartbeat.seconds` | `HERALD_HEARTBEAT_SECONDS` | `"heartbeat": {"seconds": …}` | 15 |
     /// | `herald.compact.seconds` | `HERALD_COMPACT_SECONDS` | `"compact": {"seconds": …}` | 0 (none) |
     /// | `herald.retention.max.age.seconds` | `HERALD_RETENTION_MAX_AGE_SECONDS` | `"retention": {"max": {"age": {"seconds": …}}}` | none |
@@ -41,6 +43,8 @@ extension ServerConfiguration {
         maxBodyBytes = config.int(forKey: "herald.max.body.bytes", default: maxBodyBytes)
         snapshotSeconds = config.int(forKey: "herald.snapshot.seconds", default: snapshotSeconds)
         requestsPerSecondPerToken = config.int(forKey: "herald.rate.limit", default: requestsPerSecondPerToken)
+        endpointRequestsPerSecond = config.int(forKey: "herald.ratelimit.endpoint.rate", default: endpointRequestsPerSecond)
+        endpointBurst = config.int(forKey: "herald.ratelimit.endpoint.burst", default: endpointBurst)
         heartbeatSeconds = config.int(forKey: "herald.heartbeat.seconds", default: heartbeatSeconds)
         compactSeconds = config.int(forKey: "herald.compact.seconds", default: compactSeconds)
         idempotencySeconds = config.int(forKey: "herald.idempotency.seconds", default: idempotencySeconds)

@@ -38,6 +38,11 @@ public struct ServerConfiguration: Sendable {
     /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over
     /// it, 429 with `Retry-After`.
     public var requestsPerSecondPerToken = 0
+    /// Requests per second allowed per unauthenticated endpoint (a Web Push subscription, a
+    /// Matrix pushkey), on average; 0: no limit. Over it, 429 with `Retry-After`.
+    public var endpointRequestsPerSecond = 10
+    /// The most requests an unauthenticated endpoint may make at once.
+    public var endpointBurst = 100
     /// Threads that run store calls other than appends (reads, quarantine, snapshots).
     public var storeThreads = 16
     /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).

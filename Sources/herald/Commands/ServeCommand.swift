@@ -58,6 +58,12 @@ struct ServeRunCommand: ParsableCommand {
     @Option(name: .long, help: "Requests per second allowed per token, bursts of twice as many; 0 for no limit (herald.rate.limit; default 0).")
     var rateLimit: Int?
 
+    @Option(name: .long, help: "Requests per second allowed per Web Push subscription or Matrix pushkey, 0 for no limit (herald.ratelimit.endpoint.rate; default 10).")
+    var ratelimitEndpointRate: Int?
+
+    @Option(name: .long, help: "Requests a Web Push subscription or Matrix pushkey may make at once (herald.ratelimit.endpoint.burst; default 100).")
+    var ratelimitEndpointBurst: Int?
+
     @Option(name: .long, help: "Seconds between keep-alive comments on an idle update stream (herald.heartbeat.seconds; default 15).")
     var heartbeatSeconds: Int?
 
@@ -95,6 +101,8 @@ struct ServeRunCommand: ParsableCommand {
         if let store { flags["herald.store"] = .init(.string(store), isSecret: false) }
         if let listen { flags["herald.listen"] = .init(.string(listen), isSecret: false) }
         if let publicURL { flags["herald.public.url"] = .init(.string(publicURL), isSecret: false) }
+        if let ratelimitEndpointRate { flags["herald.ratelimit.endpoint.rate"] = .init(.int(ratelimitEndpointRate), isSecret: false) }
+        if let ratelimitEndpointBurst { flags["herald.ratelimit.endpoint.burst"] = .init(.int(ratelimitEndpointBurst), isSecret: false) }
         if let heartbeatSeconds { flags["herald.heartbeat.seconds"] = .init(.int(heartbeatSeconds), isSecret: false) }
         if let maxBodyBytes { flags["herald.max.body.bytes"] = .init(.int(maxBodyBytes), isSecret: false) }
         if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
