@@ -28,9 +28,10 @@ struct ServeRunCommand: ParsableCommand {
             one and prints it once (only its SHA-256 is stored). SIGTERM or SIGINT stops
             accepting, lets requests finish, takes a final snapshot and exits.
             /healthz, /readyz and /metrics need no token: keep them on an internal address.
-            Without --public-url, Web Push endpoints are handed out as paths (/push/TOKEN) for
-            the application server to prefix, and VAPID audiences are checked against the
-            request's Host. Every key and its default: Tools/SERVE.md.
+            Without --public-url, Web Push endpoints are handed out as paths
+            (/push/TOKEN) for the application server to prefix, and VAPID audiences
+            are checked against the request's Host. Every key and its default:
+            Tools/SERVE.md.
 
             Example:
               HERALD_ADMIN_TOKEN=secret herald serve --store ./herald.db --listen 127.0.0.1:8080

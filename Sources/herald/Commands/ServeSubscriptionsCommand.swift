@@ -10,17 +10,20 @@ struct ServeSubscriptionsCommand: ParsableCommand {
         commandName: "subscriptions",
         abstract: "Create, list and remove the Web Push subscriptions that /push/{token} receives for.",
         discussion: """
-            add generates the subscription's receiver keys and prints what an application
-            server needs: the endpoint, p256dh and auth. list prints them again (never the
-            private key). remove deletes one: pushes to its endpoint then get 404. The endpoint
-            is absolute under the public URL (--public-url, $HERALD_PUBLIC_URL or the --config
-            file's herald.public.url, as for herald serve); without one it is the path,
-            /push/TOKEN, for the application server to prefix. With --vapid-key, pushes must
-            carry a VAPID token (RFC 8292) signed by that application server key.
+            add generates the subscription's receiver keys and prints what an
+            application server needs: the endpoint, p256dh and auth. list prints
+            them again (never the private key). remove deletes one: pushes to its
+            endpoint then get 404. The endpoint is absolute under the public URL
+            (--public-url, $HERALD_PUBLIC_URL or the --config file's
+            herald.public.url, as for herald serve); without one it is the path,
+            /push/TOKEN, for the application server to prefix. With --vapid-key,
+            pushes must carry a VAPID token (RFC 8292) of that application server
+            key.
 
             Examples:
-              herald serve subscriptions add --store ./herald.db --account tg:1 --inner-format telegram \\
-                --public-url https://push.example.com --vapid-key BASE64URL_P256_PUBLIC_KEY
+              herald serve subscriptions add --store ./herald.db --account tg:1 \\
+                --inner-format telegram --public-url https://push.example.com \\
+                --vapid-key BASE64URL_P256_PUBLIC_KEY
               herald serve subscriptions list --store ./herald.db --json
               herald serve subscriptions remove --store ./herald.db --token TOKEN
             """
