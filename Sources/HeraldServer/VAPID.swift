@@ -21,12 +21,18 @@ enum VAPID {
     /// `key` (an uncompressed P-256 point, base64url) as a signing public key; throws
     /// ``ServerError`` (400, naming `field`) otherwise.
     static func publicKey(_ key: String, field: String) throws -> P256.Signing.PublicKey {
-        guard let bytes = base64urlDecode(key), bytes.count == 65, bytes.first == 4,
-            let publicKey = try? P256.Signing.PublicKey(x963Representation: bytes)
-        else {
+        guard let (_, publicKey) = decodeKey(key) else {
             throw ServerError.badRequest(field: field, "expected an uncompressed P-256 public key (65 bytes, base64url), as a browser's applicationServerKey")
         }
         return publicKey
+    }
+
+    /// The bytes and the key of an uncompressed P-256 point in base64url, or `nil`.
+    private static func decodeKey(_ key: String) -> (bytes: [UInt8], key: P256.Signing.PublicKey)? {
+        guard let bytes = base64urlDecode(key), bytes.count == 65, bytes.first == 4,
+            let publicKey = try? P256.Signing.PublicKey(x963Representation: bytes)
+        else { return nil }
+        return (bytes, publicKey)
     }
 
     /// Checks the VAPID credentials of a push to a subscription bound to `boundKey`, whose
@@ -39,9 +45,7 @@ enum VAPID {
             throw refusal(.unauthorized, "missing: this subscription is bound to an application server key; send Authorization: vapid t=JWT, k=KEY (RFC 8292)")
         }
         let (token, key) = try credentials(authorization: authorization, cryptoKey: cryptoKey)
-        guard let keyBytes = base64urlDecode(key), keyBytes.count == 65, keyBytes.first == 4,
-            let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes)
-        else {
+        guard let (keyBytes, publicKey) = decodeKey(key) else {
             throw refusal(.unauthorized, "k is not an uncompressed P-256 public key in base64url")
         }
         let claims = try verifiedClaims(token, publicKey: publicKey)
@@ -59,8 +63,9 @@ enum VAPID {
         guard expiry <= now + maxLifetimeSeconds + clockSkewSeconds else {
             throw refusal(.unauthorized, "exp is \(expiry - now) s ahead; RFC 8292 allows at most 24 hours")
         }
-        if let subject = claims["sub"], case .string = subject {} else if claims["sub"] != nil {
-            throw refusal(.unauthorized, "sub must be a string (mailto: or https: contact)")
+        switch claims["sub"] {
+        case nil, .string?: break
+        default: throw refusal(.unauthorized, "sub must be a string (mailto: or https: contact)")
         }
         guard let bound = base64urlDecode(boundKey), bound == keyBytes else {
             throw refusal(.forbidden, "the token is signed by another application server key than the one this subscription is bound to")
