@@ -19,7 +19,7 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// `herald serve [run]`: the server itself.
-struct ServeRunCommand: ParsableCommand {
+struct ServeRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Serve the store over HTTP: ingest, state, update streams, Matrix push gateway, metrics.",
@@ -141,13 +141,7 @@ struct ServeRunCommand: ParsableCommand {
         }
     }
 
-    /// `herald`'s root command is synchronous: the server runs in a task while the main
-    /// thread (not one of the cooperative pool's) waits for it.
-    func run() throws {
-        try waitForTask { try await serve() }
-    }
-
-    private func serve() async throws {
+    func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info

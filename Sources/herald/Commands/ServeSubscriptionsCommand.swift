@@ -5,7 +5,7 @@ import HeraldServer
 
 /// `herald serve subscriptions add|list|remove`: Web Push subscriptions (what
 /// `POST /v1/admin/subscriptions` does), beside a running server or not.
-struct ServeSubscriptionsCommand: ParsableCommand {
+struct ServeSubscriptionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscriptions",
         abstract: "Create, list and remove the Web Push subscriptions that /push/{token} receives for.",
@@ -69,11 +69,11 @@ struct ServeSubscriptionsCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let registry = try SubscriptionRegistry(storePath: store.path)
         var flags: [AbsoluteConfigKey: ConfigValue] = [:]
         if let publicURL { flags["herald.public.url"] = .init(.string(publicURL), isSecret: false) }
-        let reader = try waitForTask { [flags, config] in try await ServeRunCommand.configReader(flags: flags, file: config) }
+        let reader = try await ServeRunCommand.configReader(flags: flags, file: config)
         let base = try ServeRunCommand.usageFailure { try ServerConfiguration.publicURL(reading: reader) }
         switch action {
         case "add":
