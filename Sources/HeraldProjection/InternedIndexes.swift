@@ -1,10 +1,10 @@
 /// A cache from one ``NameInterner``'s ids to the projection's own indexes (of accounts, or
 /// of one account's chats), filled as ids first appear.
 ///
-/// It is not state: equal projections may hold different caches (or none), so it compares
-/// equal to any other and hashes to nothing. It belongs to one interner, by token, and is
-/// emptied when ids of another arrive or when the indexes it maps to change.
-struct InternedIndexes: Sendable, Hashable {
+/// It is not state: the projection keeps it beside its accounts, and no comparison looks at
+/// it. It belongs to one interner, by token, and is emptied when ids of another arrive or
+/// when the indexes it maps to change.
+struct InternedIndexes: Sendable {
     /// The token of the interner whose ids it maps; 0 before any.
     private var token: UInt32 = 0
     /// Interner id → index; -1 where not known yet.
@@ -30,7 +30,4 @@ struct InternedIndexes: Sendable, Hashable {
         }
         indexes[Int(id)] = Int32(index)
     }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { true }
-    func hash(into hasher: inout Hasher) {}
 }

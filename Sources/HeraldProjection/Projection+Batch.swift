@@ -82,11 +82,15 @@ extension Projection {
         guard smaller * 8 >= events.count else { return false }
 
         var newlyStale: [[Int]] = [[], []]
+        if accountsByName.states.count > internedChats.count { addInternedChats(through: accountsByName.states.count - 1) }
         accountsByName.withStates { states in
             accounts.withUnsafeBufferPointer { accounts in
                 newlyStale.withUnsafeMutableBufferPointer { newlyStale in
-                    let shared = SharedReplay(events: events, accounts: accounts, states: states, newlyStale: newlyStale)
-                    DispatchQueue.concurrentPerform(iterations: 2) { half in shared.replay(half: half) }
+                    internedChats.withUnsafeMutableBufferPointer { chatIds in
+                        let shared = SharedReplay(
+                            events: events, accounts: accounts, states: states, chatIds: chatIds, newlyStale: newlyStale)
+                        DispatchQueue.concurrentPerform(iterations: 2) { half in shared.replay(half: half) }
+                    }
                 }
             }
         }
@@ -101,19 +105,22 @@ private struct SharedReplay: @unchecked Sendable {
     // @unchecked: `events` and `accounts` are only read, and stay valid until
     // `concurrentPerform` returns; each thread mutates only the accounts (elements of
     // `states`) of its own parity, which no other code touches meanwhile, and writes only its
-    // own slot of `newlyStale`. Two accounts never share mutable storage: their arrays are
+    // own slot of `newlyStale`; the same holds for `chatIds`. Two accounts never share mutable storage: their arrays are
     // copied on write like any value's, with atomic reference counts.
     let events: LentEvents
     let accounts: UnsafeBufferPointer<Int32>
     let states: UnsafeMutableBufferPointer<Account>
+    /// Each account's cache of interned chat ids (a `revoke` empties it).
+    let chatIds: UnsafeMutableBufferPointer<InternedIndexes>
     let newlyStale: UnsafeMutableBufferPointer<[Int]>
 
     /// Replays, in order, the records whose account's index has parity `half`.
     func replay(half: Int) {
         var stale: [Int] = []
+        var scratch = EventScratch()
         for index in accounts.indices where Int(accounts[index]) & 1 == half {
             let account = Int(accounts[index])
-            if states[account].replay(events[index].pointee.payload) { stale.append(account) }
+            if states[account].replay(events[index].pointee.payload, chatIds: &chatIds[account], &scratch) { stale.append(account) }
         }
         newlyStale[half] = stale
     }
