@@ -6,21 +6,21 @@
 /// when the indexes it maps to change.
 struct InternedIndexes: Sendable {
     /// The token of the interner whose ids it maps; 0 before any.
-    private var token: UInt32 = 0
+    private var token: UInt64 = 0
     /// Interner id → index; -1 where not known yet.
     private var indexes: [Int32] = []
 
     /// The index of interner id `id` of `token`, or -1 when not known (then the caller
     /// resolves the name and records it with ``record(_:for:token:)``).
     @inline(__always)
-    func index(of id: Int32, token: UInt32) -> Int {
+    func index(of id: Int32, token: UInt64) -> Int {
         // One unsigned comparison also turns away -1 (no chat) and an empty cache.
         guard token == self.token, UInt32(bitPattern: id) < UInt32(truncatingIfNeeded: indexes.count) else { return -1 }
         return Int(indexes[Int(id)])
     }
 
     /// Records that interner id `id` of `token` maps to `index`.
-    mutating func record(_ index: Int, for id: Int32, token: UInt32) {
+    mutating func record(_ index: Int, for id: Int32, token: UInt64) {
         if token != self.token {
             self.token = token
             indexes.removeAll()

@@ -8,7 +8,8 @@
 // - `Account*`: one account's state and the rules of SEMANTICS §4–§9.
 // - `Chat`, `NotificationGroup`: interned chats and groups holding live notifications.
 // - `HeraldNotification`, `Update`, `Change`, `AccountState`: public values.
-// - `Projection+Batch`: batch replays, on two threads when a batch spans several accounts.
+// - `Projection+Batch`: batch replays, in two halves of the accounts that the caller may run
+//   on two threads (the module starts none).
 // - `Projection+JSON`, `Projection+Snapshot`, `Projection+Invariants`: aspects.
 
 import HeraldEvents
