@@ -140,10 +140,10 @@ final class TokenAuthority: Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    /// The token's record, when `request` carries a known bearer token that grants `needed`.
-    /// Throws 401 without a (known) token, 403 when its scopes do not grant `needed`.
-    @discardableResult
-    func authorize(_ request: Request, _ needed: Scope) throws -> TokenRecord {
+    /// Returns when `request` carries a known bearer token that grants `needed` and is under
+    /// its rate limit. Throws 401 without a (known) token, 403 when its scopes do not grant
+    /// `needed`, 429 over the rate. ``TokenMiddleware`` calls it for each route group.
+    func authorize(_ request: Request, _ needed: Scope) throws {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
             var error = ServerError(.unauthorized, field: "Authorization", "a bearer token is required")
             error.headers[.wwwAuthenticate] = "Bearer"
@@ -162,6 +162,5 @@ final class TokenAuthority: Sendable {
             error.headers[.retryAfter] = "\(wait)"
             throw error
         }
-        return record
     }
 }

@@ -7,11 +7,10 @@ import Hummingbird
 extension HeraldServer {
     /// `/v1/admin/accounts/{a}/…` and `/v1/admin/routes`: what `herald move-account` uses to
     /// move one account between instances (export, import, fence, registrations, purge) and
-    /// the HAProxy map files of the push endpoints. Each needs an `admin` token.
-    func addAccountRoutes(to router: Router<BasicRequestContext>) {
+    /// the HAProxy map files of the push endpoints, in the admin group.
+    func addAccountRoutes(to admin: some RouterMethods<BasicRequestContext>) {
         // The account's records after `after` (at most `limit`), as `herald export` lines.
-        router.get("/v1/admin/accounts/:account/export") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.get("accounts/:account/export") { request, context in
             let account = try Self.pathAccount(context)
             let query = request.uri.queryParameters
             let after = query.get("after").flatMap { UInt64($0) } ?? 0
@@ -35,8 +34,7 @@ extension HeraldServer {
         }
         // Export lines of this account from another instance, appended here with new seqs
         // (format and digest kept); all or nothing. Honours Idempotency-Key.
-        router.post("/v1/admin/accounts/:account/import") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("accounts/:account/import") { request, context in
             let account = try Self.pathAccount(context)
             let body = try await self.body(of: request)
             var batch: [(Event, Source)] = []
@@ -66,8 +64,7 @@ extension HeraldServer {
         }
         // Refuse the account's appends (503 + Retry-After), persistently, and answer once
         // every append queued before has finished. {"movedTo": URL} is optional.
-        router.post("/v1/admin/accounts/:account/fence") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("accounts/:account/fence") { request, context in
             let account = try Self.pathAccount(context)
             let document = (try? await self.jsonObject(request)) ?? [:]
             var movedTo: String?
@@ -82,8 +79,7 @@ extension HeraldServer {
             self.logger.notice("account fenced", metadata: ["account": "\(account)", "movedTo": "\(movedTo ?? "")"])
             return JSONBody.object(["fenced": .string(account), "lastSeq": .uint(last)]).response()
         }
-        router.delete("/v1/admin/accounts/:account/fence") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.delete("accounts/:account/fence") { request, context in
             let account = try Self.pathAccount(context)
             let fenced = try await self.host.tables { tables in
                 try tables.remove(.fences, account)
@@ -94,8 +90,7 @@ extension HeraldServer {
             return JSONBody.object(["unfenced": .string(account)]).response()
         }
         // The account's pushkeys and Web Push subscriptions (keys included), to copy them.
-        router.get("/v1/admin/accounts/:account/registrations") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.get("accounts/:account/registrations") { request, context in
             let account = try Self.pathAccount(context)
             var registrations = try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables) }
             registrations.telegramKeys = try await self.host.run { store in
@@ -103,8 +98,7 @@ extension HeraldServer {
             }
             return Response.json(Array(try JSONEncoder().encode(registrations)))
         }
-        router.post("/v1/admin/accounts/:account/registrations") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("accounts/:account/registrations") { request, context in
             let account = try Self.pathAccount(context)
             let body = try await self.body(of: request)
             guard let registrations = try? JSONDecoder().decode(AccountRegistrations.self, from: Data(body)) else {
@@ -123,8 +117,7 @@ extension HeraldServer {
         }
         // Removes the account from this instance: its records (store purge, with the store
         // closed, as compaction does) and its registrations. `?dry_run=true` only counts.
-        router.post("/v1/admin/accounts/:account/purge") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("accounts/:account/purge") { request, context in
             let account = try Self.pathAccount(context)
             let dryRun = request.uri.queryParameters.get("dry_run") == "true"
             let options = self.configuration.storeOptions
@@ -143,8 +136,7 @@ extension HeraldServer {
         }
         // HAProxy map files: `?map=pushkeys` (pushkey → account) or `?map=subscriptions`
         // (subscription token → account), one `KEY ACCOUNT` line each.
-        router.get("/v1/admin/routes") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.get("routes") { request, context in
             let map = request.uri.queryParameters.get("map") ?? "pushkeys"
             guard map == "pushkeys" || map == "subscriptions" else {
                 throw ServerError.badRequest(field: "map", "expected pushkeys or subscriptions")
@@ -157,12 +149,6 @@ extension HeraldServer {
             }
             return Response.text(Array(lines.utf8), contentType: "text/plain; charset=utf-8")
         }
-    }
-
-    /// The `account` path parameter, percent-decoded.
-    static func pathAccount(_ context: BasicRequestContext) throws -> String {
-        let raw = try context.parameters.require("account")
-        return raw.removingPercentEncoding ?? raw
     }
 }
 

@@ -3,12 +3,12 @@ import HeraldStore
 import Hummingbird
 
 extension HeraldServer {
-    /// `/v1/admin/…`: tokens, snapshots, compaction and retention; each needs an `admin` token.
-    func addAdminRoutes(to router: Router<BasicRequestContext>) {
+    /// `/v1/admin/…`: tokens, snapshots, compaction and retention, in the group whose
+    /// middleware asks for an `admin` token.
+    func addAdminRoutes(to admin: some RouterMethods<BasicRequestContext>) {
         // {"name": "gateway", "scopes": ["ingest", "read:tg:1"]} → {"token": "hrd_…"}: the only
         // time the token is shown; only its SHA-256 is stored.
-        router.post("/v1/admin/tokens") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("tokens") { request, context in
             let document = try await self.jsonObject(request)
             guard case .string(let name)? = document["name"], !name.isEmpty else {
                 throw ServerError.badRequest(field: "name", "required: a name for the token")
@@ -31,21 +31,19 @@ extension HeraldServer {
                 "name": .string(name), "scopes": .array(scopes.map { .string($0.description) }), "token": .string(token),
             ]).response(status: .created)
         }
-        router.delete("/v1/admin/tokens/:name") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.delete("tokens/:name") { request, context in
             let name = try context.parameters.require("name")
             let removed = try await self.host.tables { [tokens = self.tokens] _ in try tokens.revoke(name: name) }
             guard removed > 0 else { throw ServerError.notFound(field: "name", "no stored token is named \"\(name)\"") }
             return JSONBody.object(["revoked": .int(Int64(removed))]).response()
         }
-        router.post("/v1/admin/snapshot") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("snapshot") { request, context in
             let seq = try await self.host.run { store in try store.snapshot() }
             self.logger.info("snapshot taken", metadata: ["seq": "\(seq)"])
             return JSONBody.object(["seq": .uint(seq)]).response()
         }
-        addMaintenanceRoutes(to: router)
-        addBackupRoute(to: router)
+        addMaintenanceRoutes(to: admin)
+        addBackupRoute(to: admin)
     }
 
     /// The request body as a JSON object (400 naming `body` otherwise).

@@ -7,9 +7,8 @@ extension HeraldServer {
     /// store, into a directory on the server's machine that must not exist or be empty (409
     /// otherwise). The backup runs on the store's thread pool beside requests (it only reads);
     /// compaction and retention wait for it. Answers with the report as JSON.
-    func addBackupRoute(to router: Router<BasicRequestContext>) {
-        router.post("/v1/admin/backup") { request, context in
-            try self.tokens.authorize(request, .admin)
+    func addBackupRoute(to admin: some RouterMethods<BasicRequestContext>) {
+        admin.post("backup") { request, context in
             let document = try await self.jsonObject(request)
             guard case .string(let destination)? = document["to"], destination.hasPrefix("/") else {
                 throw ServerError.badRequest(field: "to", "required: an absolute path on the server for the new backup directory")

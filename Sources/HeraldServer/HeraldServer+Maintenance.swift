@@ -41,9 +41,8 @@ extension HeraldServer {
 
     /// `POST /v1/admin/compact` and `POST /v1/admin/expire-archive` (`?dry_run=true`: what
     /// retention would export and remove now).
-    func addMaintenanceRoutes(to router: Router<BasicRequestContext>) {
-        router.post("/v1/admin/compact") { request, context in
-            try self.tokens.authorize(request, .admin)
+    func addMaintenanceRoutes(to admin: some RouterMethods<BasicRequestContext>) {
+        admin.post("compact") { request, context in
             let discard = request.uri.queryParameters.get("discard_history") == "true"
             let report = try await self.maintain(discardingHistory: discard)
             let compaction = report.compaction
@@ -57,8 +56,7 @@ extension HeraldServer {
             if let retention = report.retention { fields["retention"] = Self.json(retention) }
             return JSONBody.object(fields).response()
         }
-        router.post("/v1/admin/expire-archive") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("expire-archive") { request, context in
             guard let retention = self.configuration.retention else {
                 throw ServerError.badRequest(
                     field: "herald.retention.max.age.seconds", "no retention is configured (herald.retention.max.age.seconds or .max.bytes)")

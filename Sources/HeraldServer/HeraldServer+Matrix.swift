@@ -13,14 +13,13 @@ extension HeraldServer {
     /// The notification is stored once per account its registered devices belong to (durably,
     /// before the answer); devices whose pushkey is not registered are listed in `rejected`,
     /// as Sygnal does, so the homeserver removes those pushers.
-    func addMatrixRoutes(to router: Router<BasicRequestContext>) {
+    func addMatrixRoutes(to router: Router<BasicRequestContext>, admin: some RouterMethods<BasicRequestContext>) {
         router.post("/_matrix/push/v1/notify") { request, context in
             try await self.matrixNotify(request)
         }
         // {"pushkey": "…", "account": "mx:@alice:example.org", "app_id": "…"} registers;
         // DELETE /v1/admin/pushkeys/{pushkey} removes; GET lists.
-        router.post("/v1/admin/pushkeys") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("pushkeys") { request, context in
             let document = try await self.jsonObject(request)
             guard case .string(let pushkey)? = document["pushkey"], !pushkey.isEmpty, pushkey.utf8.count <= 512 else {
                 throw ServerError.badRequest(field: "pushkey", "required: 1 to 512 bytes")
@@ -34,8 +33,7 @@ extension HeraldServer {
             try await self.host.tables { try $0.put(.pushkeys, pushkey, registration) }
             return JSONBody.object(["pushkey": .string(pushkey), "account": .string(account)]).response(status: .created)
         }
-        router.get("/v1/admin/pushkeys") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.get("pushkeys") { request, context in
             let all = try await self.host.tables { try $0.all(.pushkeys, as: Registration.self) }
             return JSONBody.object(["pushkeys": .array(all.map { entry in
                 var item: [String: JSONBody] = ["pushkey": .string(entry.key), "account": .string(entry.value.account)]
@@ -43,8 +41,7 @@ extension HeraldServer {
                 return .object(item)
             })]).response()
         }
-        router.delete("/v1/admin/pushkeys/:pushkey") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.delete("pushkeys/:pushkey") { request, context in
             let raw = try context.parameters.require("pushkey")
             let pushkey = raw.removingPercentEncoding ?? raw
             guard try await self.host.tables({ try $0.remove(.pushkeys, pushkey) }) else {

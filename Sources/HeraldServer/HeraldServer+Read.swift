@@ -5,11 +5,11 @@ import HeraldStore
 import Hummingbird
 
 extension HeraldServer {
-    /// The read endpoints: state, active notifications, counts, stats, audit and the update
-    /// stream. Each needs a token with `read:ACCOUNT` or `read:*` (stats: `read:*`).
-    func addReadRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/accounts/:account/state") { request, context in
-            let account = try self.account(request, context)
+    /// `/v1/accounts/{account}/…`: state, active notifications, counts and the update
+    /// stream, in the group whose middleware asks for `read:ACCOUNT` or `read:*`.
+    func addAccountReadRoutes(to account: some RouterMethods<BasicRequestContext>) {
+        account.get("state") { _, context in
+            let account = try Self.pathAccount(context)
             let json = try await self.host.run { store -> String? in
                 let projection = store.projection
                 return projection.account(account) == nil ? nil : projection.stateJSON(accounts: account)
@@ -17,8 +17,8 @@ extension HeraldServer {
             guard let json else { throw Self.unknownAccount(account) }
             return Response.json(Array(json.utf8))
         }
-        router.get("/v1/accounts/:account/active") { request, context in
-            let account = try self.account(request, context)
+        account.get("active") { _, context in
+            let account = try Self.pathAccount(context)
             let json = try await self.host.run { store -> String? in
                 let projection = store.projection
                 return projection.account(account) == nil ? nil : projection.activeNotificationsJSON(account: account)
@@ -26,36 +26,38 @@ extension HeraldServer {
             guard let json else { throw Self.unknownAccount(account) }
             return Response.json(Array(json.utf8))
         }
-        router.get("/v1/accounts/:account/counts") { request, context in
-            let account = try self.account(request, context)
+        account.get("counts") { _, context in
+            let account = try Self.pathAccount(context)
             let found = try await self.host.run { store in (store.account(account), store.lastSeq) }
             guard let state = found.0 else { throw Self.unknownAccount(account) }
             return Response.json(Self.countsJSON(state, seq: found.1))
         }
-        router.get("/v1/accounts/:account/updates") { request, context in
-            let account = try self.account(request, context)
-            return try await self.updateStream(request, account: account)
+        account.get("updates") { request, context in
+            try await self.updateStream(request, account: try Self.pathAccount(context))
         }
-        router.get("/v1/audit") { request, context in
-            let query = request.uri.queryParameters
-            guard let account = query.get("account"), !account.isEmpty else {
-                throw ServerError.badRequest(field: "account", "required")
-            }
-            try self.tokens.authorize(request, .read(account: account))
-            return try await self.audit(account: account, query: query)
+    }
+
+    /// `GET /v1/audit`, in the group whose middleware asks for `read:` the account the query
+    /// names.
+    func addAuditRoute(to routes: some RouterMethods<BasicRequestContext>) {
+        routes.get("/v1/audit") { request, _ in
+            try await self.audit(account: try Self.auditAccount(request), query: request.uri.queryParameters)
         }
-        router.get("/v1/stats") { request, context in
-            try self.tokens.authorize(request, .read(account: "*"))
+    }
+
+    /// `GET /v1/stats`, in the group whose middleware asks for `read:*`.
+    func addStatsRoute(to routes: some RouterMethods<BasicRequestContext>) {
+        routes.get("/v1/stats") { _, _ in
             let stats = try await self.host.run { store in try store.statistics() }
             return Response.json(Self.statsJSON(stats))
         }
     }
 
-    /// The `account` path parameter, once the token may read it.
-    func account(_ request: Request, _ context: BasicRequestContext) throws -> String {
-        let raw = try context.parameters.require("account")
-        let account = raw.removingPercentEncoding ?? raw
-        try tokens.authorize(request, .read(account: account))
+    /// The `account` query parameter of `/v1/audit` (400 without one).
+    static func auditAccount(_ request: Request) throws -> String {
+        guard let account = request.uri.queryParameters.get("account"), !account.isEmpty else {
+            throw ServerError.badRequest(field: "account", "required")
+        }
         return account
     }
 

@@ -10,9 +10,8 @@ extension HeraldServer {
     /// is not true), `GET /v1/admin/keys` lists ids and accounts (never the key bytes), and
     /// `DELETE /v1/admin/keys/{id}` removes one. A key without `account` decrypts pushes of
     /// any account, as with `herald keys add`.
-    func addTelegramKeyRoutes(to router: Router<BasicRequestContext>) {
-        router.post("/v1/admin/keys") { request, context in
-            try self.tokens.authorize(request, .admin)
+    func addTelegramKeyRoutes(to admin: some RouterMethods<BasicRequestContext>) {
+        admin.post("keys") { request, context in
             let document = try await self.jsonObject(request)
             guard case .string(let typed)? = document["key"] else {
                 throw ServerError.badRequest(field: "key", "required: a 256-byte Telegram auth key, base64url")
@@ -38,15 +37,13 @@ extension HeraldServer {
             return JSONBody.object(["id": .int(key.keyId), "account": .string(account), "added": .bool(added)])
                 .response(status: added ? .created : .ok)
         }
-        router.get("/v1/admin/keys") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.get("keys") { request, context in
             let keys = try await self.host.run { store in try store.keys() }
             return JSONBody.object(["keys": .array(keys.map { key in
                 .object(["id": .int(key.id), "account": .string(key.account)])
             })]).response()
         }
-        router.delete("/v1/admin/keys/:id") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.delete("keys/:id") { request, context in
             guard let id = Int64(try context.parameters.require("id")) else {
                 throw ServerError.badRequest(field: "id", "must be a key id (a signed 64-bit integer)")
             }

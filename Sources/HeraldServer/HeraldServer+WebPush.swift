@@ -31,12 +31,11 @@ extension HeraldServer {
     /// URL is the credential, as on any push service. `TTL`, `Urgency` and `Topic` are
     /// accepted and checked; Herald stores every message it accepts (it is the user agent's
     /// store, not a relay), so a TTL never discards one.
-    func addWebPushRoutes(to router: Router<BasicRequestContext>) {
+    func addWebPushRoutes(to router: Router<BasicRequestContext>, admin: some RouterMethods<BasicRequestContext>) {
         // {"account": "tg:1", "inner_format": "telegram", "vapid_key": …} → {"endpoint": "/push/…",
         // "p256dh": …, "auth": …}: what an app server needs to encrypt for this account (the
         // endpoint absolute under herald.public.url when set).
-        router.post("/v1/admin/subscriptions") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.post("subscriptions") { request, context in
             let document = try await self.jsonObject(request)
             guard case .string(let account)? = document["account"], !account.isEmpty else {
                 throw ServerError.badRequest(field: "account", "required")
@@ -60,8 +59,7 @@ extension HeraldServer {
             if let vapidKey = subscription.vapidKey { reply["vapid_key"] = .string(vapidKey) }
             return JSONBody.object(reply).response(status: .created)
         }
-        router.delete("/v1/admin/subscriptions/:token") { request, context in
-            try self.tokens.authorize(request, .admin)
+        admin.delete("subscriptions/:token") { request, context in
             let token = try context.parameters.require("token")
             guard try await self.host.tables({ try $0.remove(.subscriptions, token) }) else {
                 throw ServerError.notFound(field: "token", "no such subscription")

@@ -8,7 +8,8 @@
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
 // - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;
 // - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
-// - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
+// - `UpdateStream`: Server-Sent Events of the update stream, the store's resumable follow;
+// - `TokenMiddleware`: the bearer token check of each route group;
 // - `StoreHost`, `CommitQueue`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
@@ -28,7 +29,6 @@ public final class HeraldServer: Sendable {
     public let host: StoreHost
     let tokens: TokenAuthority
     let idempotency: Idempotency
-    let updates: UpdateHub
     let metrics = ServerMetrics()
     /// Rate limits of the unauthenticated push endpoints, by subscription token or pushkey.
     let endpointLimits: TokenBuckets
@@ -51,7 +51,6 @@ public final class HeraldServer: Sendable {
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(
             host: host, windowSeconds: configuration.idempotencySeconds, clock: configuration.storeOptions.clock)
-        updates = UpdateHub(host: host)
         endpointLimits = TokenBuckets(rate: configuration.endpointRequestsPerSecond, burst: configuration.endpointBurst)
         // Fenced accounts (moved, or moving, elsewhere) stay refused across restarts.
         let fenced = Set(try host.tables.all(.fences, as: Fence.self).map(\.key))
@@ -74,13 +73,23 @@ public final class HeraldServer: Sendable {
                 : JSONBody.object(["status": .string("unavailable")]).response(status: .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in try await self.metricsResponse() }
-        addIngestRoutes(to: router)
-        addReadRoutes(to: router)
-        addAdminRoutes(to: router)
-        addAccountRoutes(to: router)
-        addMatrixRoutes(to: router)
-        addWebPushRoutes(to: router)
-        addTelegramKeyRoutes(to: router)
+        // Grouped by who may call them: each group's middleware checks the bearer token and
+        // its scope before any of its handlers runs. The push endpoints (Matrix, Web Push)
+        // take no bearer token: a registered pushkey or subscription token is the credential.
+        let admin = router.group("/v1/admin").add(middleware: TokenMiddleware(tokens, scope: .admin))
+        addIngestRoutes(to: router.group().add(middleware: TokenMiddleware(tokens, scope: .ingest)))
+        addAccountReadRoutes(to: router.group("/v1/accounts/:account").add(middleware: TokenMiddleware(tokens) { _, context in
+            .read(account: try Self.pathAccount(context))
+        }))
+        addAuditRoute(to: router.group().add(middleware: TokenMiddleware(tokens) { request, _ in
+            .read(account: try Self.auditAccount(request))
+        }))
+        addStatsRoute(to: router.group().add(middleware: TokenMiddleware(tokens, scope: .read(account: "*"))))
+        addAdminRoutes(to: admin)
+        addAccountRoutes(to: admin)
+        addMatrixRoutes(to: router, admin: admin)
+        addWebPushRoutes(to: router, admin: admin)
+        addTelegramKeyRoutes(to: admin)
         return router
     }
 
@@ -130,12 +139,7 @@ public final class HeraldServer: Sendable {
     /// The final snapshot, then the store closed.
     func finish() async {
         do {
-            let seq = try await host.run { store -> UInt64? in
-                let last = store.lastSeq
-                guard last > 0, try store.snapshotSeqs().last != last else { return nil }
-                return try store.snapshot()
-            }
-            if let seq { logger.info("final snapshot", metadata: ["seq": "\(seq)"]) }
+            if let seq = try await snapshotIfNeeded() { logger.info("final snapshot", metadata: ["seq": "\(seq)"]) }
         } catch {
             logger.error("final snapshot failed", metadata: ["error": "\(error)"])
         }

@@ -16,13 +16,11 @@ extension HeraldServer {
     /// `data:` the line of the updates form (STATE.md).
     ///
     /// Resuming: with `Last-Event-ID: S` (or `?after=S`), every update after seq `S` is sent
-    /// once, in order: first those already in the log (rebuilt by replaying from the
-    /// projection at `S`), then live ones as they commit. The live subscription starts
-    /// before the log is read, and live events at or below the last seq sent are skipped,
-    /// so nothing falls in between and nothing comes twice, across restarts of either side
-    /// (seqs are durable). Without either, the stream starts after the current last seq:
-    /// read `/state` first (it carries its `seq`) and pass it as `after` to get exactly what
-    /// follows that state.
+    /// once, in order: the store's `appliedEvents(after: S)` replays those already in the
+    /// log, then follows live ones as they commit, so nothing falls in between and nothing
+    /// comes twice, across restarts of either side (seqs are durable). Without either, the
+    /// stream starts after the current last seq: read `/state` first (it carries its `seq`)
+    /// and pass it as `after` to get exactly what follows that state.
     func updateStream(_ request: Request, account: String) async throws -> Response {
         var after: UInt64? = nil
         for (name, text) in [("Last-Event-ID", request.headers[Self.lastEventID]), ("after", request.uri.queryParameters.get("after"))] {
@@ -33,38 +31,35 @@ extension HeraldServer {
             after = seq
             break
         }
-        // Subscribe before reading the log: what commits from here on is in `live`.
-        let live = try await updates.subscribe(account: account)
-        let committed = try await host.run { store in try store.committedLastSeq() }
+        // The store's resumable follow of the account: the log after `start`, then live.
+        let (committed, followed) = try await host.run { [after] store in
+            let committed = try store.committedLastSeq()
+            return (committed, store.appliedEvents(after: after ?? committed, account: account))
+        }
         let start = after ?? committed
         guard start <= committed else {
             throw ServerError(.conflict, field: "Last-Event-ID", "seq \(start) is beyond the store's last seq \(committed)")
         }
-        let host = self.host
         let metrics = self.metrics
         let heartbeat = Duration.seconds(configuration.heartbeatSeconds)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             metrics.sseClients.increment()
             defer { metrics.sseClients.decrement() }
-            var last = start
             // Tell the client how long to wait before reconnecting, and that the stream is open.
             try await writer.write(ByteBuffer(string: "retry: 1000\n: stream of \(account) after \(start)\n\n"))
-            if start < committed {
-                let replayed = try await host.run { store in try Self.replayedUpdates(of: account, after: start, through: committed, in: store) }
-                for (seq, json) in replayed {
-                    try await writer.write(Self.event(seq: seq, json: json))
-                    last = seq
-                }
-                last = max(last, committed)
-            }
-            // Live events, and a keep-alive comment every `heartbeat` so that a client gone
-            // away is noticed (the write fails) even on a quiet account. Ends at a graceful
-            // shutdown, and when the store is released (a compaction; the client resumes).
-            let (merged, feed) = AsyncStream<Applied?>.makeStream(bufferingPolicy: .unbounded)
+            // The account's events, and a keep-alive comment every `heartbeat` so that a
+            // client gone away is noticed (the write fails) even on a quiet account. Ends at a
+            // graceful shutdown, and when the store is released (a compaction; the client
+            // resumes).
+            let (merged, feed) = AsyncThrowingStream<Applied?, any Error>.makeStream(bufferingPolicy: .unbounded)
             let forward = Task {
-                for await applied in live { feed.yield(applied) }
-                feed.finish()
+                do {
+                    for try await applied in followed { feed.yield(applied) }
+                    feed.finish()
+                } catch {
+                    feed.finish(throwing: error)
+                }
             }
             let beat = Task {
                 while !Task.isCancelled {
@@ -76,14 +71,12 @@ extension HeraldServer {
                 forward.cancel()
                 beat.cancel()
             }
-            for await item in merged.cancelOnGracefulShutdown() {
+            for try await item in merged.cancelOnGracefulShutdown() {
                 guard let applied = item else {
                     try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                     continue
                 }
-                guard applied.seq > last else { continue }
-                last = applied.seq
-                guard applied.event.account == account, !applied.updates.isEmpty else { continue }
+                guard !applied.updates.isEmpty else { continue }
                 let json = Projection.updatesJSON(seq: applied.seq, account: account, updates: applied.updates)
                 try await writer.write(Self.event(seq: applied.seq, json: json))
             }
@@ -99,20 +92,5 @@ extension HeraldServer {
         buffer.writeString(json)
         buffer.writeString("\n\n")
         return buffer
-    }
-
-    /// The update lines of `account` for the records in `seq+1...through`, replayed from the
-    /// projection at `seq`. Blocks.
-    static func replayedUpdates(of account: String, after seq: UInt64, through: UInt64, in store: Store) throws -> [(UInt64, String)] {
-        var projection = try store.projection(at: seq)
-        var lines: [(UInt64, String)] = []
-        try store.forEachRecord(includingArchive: true, from: seq + 1, through: through) { record in
-            let updates = projection.apply(record.event, seq: record.seq).updates
-            if record.event.account == account && !updates.isEmpty {
-                lines.append((record.seq, Projection.updatesJSON(seq: record.seq, account: account, updates: updates)))
-            }
-            return true
-        }
-        return lines
     }
 }

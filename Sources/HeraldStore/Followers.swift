@@ -17,7 +17,8 @@ final class Followers: Sendable {
         case unbounded(AsyncStream<Applied>.Continuation)
         /// ``Store/appliedEvents(after:bufferLimit:)``: a bounded buffer; a follower whose
         /// buffer is full is ended with ``StoreError/followerFellBehind(path:lastDelivered:)``.
-        case bounded(AsyncThrowingStream<Applied, any Error>.Continuation, path: String)
+        /// With an account, only that account's events are handed to it.
+        case bounded(AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?)
     }
 
     private let continuations = Mutex<[UUID: Follower]>([:])
@@ -30,9 +31,9 @@ final class Followers: Sendable {
         continuations.withLock { $0[id] = .unbounded(continuation) }
     }
 
-    /// Adds a follower with a bounded buffer.
-    func add(_ continuation: AsyncThrowingStream<Applied, any Error>.Continuation, path: String, id: UUID) {
-        continuations.withLock { $0[id] = .bounded(continuation, path: path) }
+    /// Adds a follower with a bounded buffer, of `account`'s events (all when `nil`).
+    func add(_ continuation: AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?, id: UUID) {
+        continuations.withLock { $0[id] = .bounded(continuation, path: path, account: account) }
     }
 
     /// Removes a follower, if it is still there.
@@ -46,12 +47,19 @@ final class Followers: Sendable {
         guard !events.isEmpty else { return }
         let current = continuations.withLock { Array($0) }
         var behind: [UUID] = []
+        // The events by account, grouped once for all the followers of one account.
+        var byAccount: [String: [Applied]]? = nil
         for (id, follower) in current {
             switch follower {
             case .unbounded(let continuation):
                 for event in events { continuation.yield(event) }
-            case .bounded(let continuation, let path):
-                for event in events {
+            case .bounded(let continuation, let path, let account):
+                var handed = events
+                if let account {
+                    if byAccount == nil { byAccount = Dictionary(grouping: events, by: \.event.account) }
+                    handed = byAccount?[account] ?? []
+                }
+                for event in handed {
                     if case .dropped = continuation.yield(event) {
                         // What it buffered is still delivered, then the error says where to
                         // resume from: the seq before the first event it missed.
@@ -74,7 +82,7 @@ final class Followers: Sendable {
         for follower in all {
             switch follower {
             case .unbounded(let continuation): continuation.finish()
-            case .bounded(let continuation, _): continuation.finish()
+            case .bounded(let continuation, _, _): continuation.finish()
             }
         }
     }

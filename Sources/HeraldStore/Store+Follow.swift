@@ -21,15 +21,28 @@ extension Store {
     /// memory stays bounded. The stream ends when the store is closed or released; it does
     /// not keep the store alive. Reading the log runs on the store's own threads.
     public func appliedEvents(after seq: UInt64, bufferLimit: Int = Store.followerBufferLimit) -> AsyncThrowingStream<Applied, any Error> {
+        appliedEvents(after: seq, account: nil, bufferLimit: bufferLimit)
+    }
+
+    /// ``appliedEvents(after:bufferLimit:)`` restricted to the events of `account` (every
+    /// event when `nil`): one account's update stream, as `herald serve` sends it. The
+    /// events of other accounts are still replayed (the updates depend on them) but never
+    /// handed out, and a commit gives a live follower only its account's events, so many
+    /// followers of a few accounts each cost a commit little. `bufferLimit` counts the
+    /// account's events only.
+    package func appliedEvents(after seq: UInt64, account: String?, bufferLimit: Int = Store.followerBufferLimit)
+        -> AsyncThrowingStream<Applied, any Error>
+    {
         precondition(bufferLimit > 0, "a follower buffers at least one event")
-        let follower = ResumableFollower(store: self, after: seq, bufferLimit: bufferLimit)
+        let follower = ResumableFollower(store: self, after: seq, account: account, bufferLimit: bufferLimit)
         return AsyncThrowingStream(unfolding: { try await follower.next() })
     }
 
-    /// Registers a live follower when the log ends at `position` (no committed event after
-    /// it is unpublished): atomic with publishing, which happens with the state locked.
-    /// Events at or below `position` that are published later are skipped by the follower.
-    func follow(at position: UInt64, bufferLimit: Int) throws -> AsyncThrowingStream<Applied, any Error>? {
+    /// Registers a live follower (of `account`'s events, or of all when `nil`) when the log
+    /// ends at `position` (no committed event after it is unpublished): atomic with
+    /// publishing, which happens with the state locked. Events at or below `position` that
+    /// are published later are skipped by the follower.
+    func follow(at position: UInt64, account: String?, bufferLimit: Int) throws -> AsyncThrowingStream<Applied, any Error>? {
         try state.withLock { _ -> AsyncThrowingStream<Applied, any Error>? in
             guard try committedLastSeq() <= position else { return nil }
             let (stream, continuation) = AsyncThrowingStream<Applied, any Error>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
@@ -39,7 +52,7 @@ extension Store {
             }
             let id = UUID()
             continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
-            followers.add(continuation, path: path, id: id)
+            followers.add(continuation, path: path, account: account, id: id)
             return stream
         }
     }
@@ -58,17 +71,22 @@ final class ResumableFollower: @unchecked Sendable {
     }
 
     private weak var store: Store?
+    /// Whose events are handed out (every account's when `nil`).
+    private let account: String?
     private let bufferLimit: Int
-    /// The last seq handed out (or the seq to start after).
+    /// The last seq handed out or read past (or the seq to start after).
     private var position: UInt64
     private let box = ProjectionBox()
     private var page: [Applied] = []
     private var pageIndex = 0
+    /// The last seq the page read, handed out or not.
+    private var pageEnd: UInt64 = 0
     private var live: AsyncThrowingStream<Applied, any Error>.AsyncIterator?
     static let pageSize = 512
 
-    init(store: Store, after seq: UInt64, bufferLimit: Int) {
+    init(store: Store, after seq: UInt64, account: String?, bufferLimit: Int) {
         self.store = store
+        self.account = account
         self.position = seq
         self.bufferLimit = bufferLimit
     }
@@ -81,6 +99,7 @@ final class ResumableFollower: @unchecked Sendable {
                 position = applied.seq
                 return applied
             }
+            position = max(position, pageEnd)
             if live != nil {
                 // Events published after registration may include some at or below the
                 // position the log was read to: skip them.
@@ -94,7 +113,7 @@ final class ResumableFollower: @unchecked Sendable {
             }
             guard let store else { return nil }
             if store.isClosed { return nil }
-            if let stream = try store.follow(at: position, bufferLimit: bufferLimit) {
+            if let stream = try store.follow(at: position, account: account, bufferLimit: bufferLimit) {
                 live = stream.makeAsyncIterator()
                 box.projection = nil
                 continue
@@ -104,21 +123,30 @@ final class ResumableFollower: @unchecked Sendable {
     }
 
     /// Reads the next page of the log after ``position`` on the store's threads, applying it
-    /// to the follower's projection to get each event's updates.
+    /// to the follower's projection to get each event's updates; keeps the events of
+    /// ``account``.
     private func readPage(from store: Store) async throws {
         let start = position
         let box = self.box
-        let applied = try await store.offload { () -> [Applied] in
+        let account = self.account
+        let (applied, end) = try await store.offload { () -> ([Applied], UInt64) in
             if box.projection == nil { box.projection = try store.projection(at: start) }
             var applied: [Applied] = []
+            var read = 0
+            var end = start
             try store.forEachRecord(includingArchive: true, from: start + 1) { record in
                 let updates = box.projection!.apply(record.event, seq: record.seq).updates
-                applied.append(Applied(seq: record.seq, event: record.event, updates: updates))
-                return applied.count < ResumableFollower.pageSize
+                if account == nil || record.event.account == account {
+                    applied.append(Applied(seq: record.seq, event: record.event, updates: updates))
+                }
+                read += 1
+                end = record.seq
+                return read < ResumableFollower.pageSize
             }
-            return applied
+            return (applied, end)
         }
         page = applied
         pageIndex = 0
+        pageEnd = end
     }
 }

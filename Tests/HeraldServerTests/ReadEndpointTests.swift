@@ -128,4 +128,22 @@ struct ReadEndpointTests {
         watchdog.cancel()
         await server.stop()
     }
+
+    @Test("a stream resumed after N events gets exactly the account's later events, across log pages and then live")
+    func resumedStreamGetsTheMissingOnes() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        let watchdog = Self.watchdog(server)
+        defer { watchdog.cancel() }
+        // Seqs 1…1,200: every third event is tg:2's, the rest tg:1's.
+        let lines = (1...1_200).map { notifyLine(account: $0 % 3 == 0 ? "tg:2" : "tg:1", id: $0) }
+        #expect(try await server.request(.POST, "/v1/events", body: lines.joined(separator: "\n")).status == 200)
+        var stream = try await openStream(server, account: "tg:1", lastEventID: 500)
+        let missing = (501...1_200).filter { $0 % 3 != 0 }.map(UInt64.init)
+        #expect(try await stream.next(missing.count).map(\.id) == missing)
+        let live = (1_201...1_206).map { notifyLine(account: $0 % 3 == 0 ? "tg:2" : "tg:1", id: $0) }
+        #expect(try await server.request(.POST, "/v1/events", body: live.joined(separator: "\n")).status == 200)
+        #expect(try await stream.next(4).map(\.id) == [1_201, 1_202, 1_204, 1_205])
+        await server.stop()
+    }
 }
