@@ -31,10 +31,12 @@ extension HeraldServer {
             after = seq
             break
         }
-        // The store's resumable follow of the account: the log after `start`, then live.
+        // The store's resumable follow of the account: the log after `start`, then live. One
+        // that falls behind its buffer (a bulk append to the account) reads what it missed
+        // from the log: the stream does not end for it.
         let (committed, followed) = try await host.run { [after] store in
             let committed = try store.committedLastSeq()
-            return (committed, store.appliedEvents(after: after ?? committed, account: account))
+            return (committed, store.appliedEvents(after: after ?? committed, account: account, catchingUp: true))
         }
         let start = after ?? committed
         guard start <= committed else {

@@ -17,8 +17,10 @@ final class Followers: Sendable {
         case unbounded(AsyncStream<Applied>.Continuation)
         /// ``Store/appliedEvents(after:bufferLimit:)``: a bounded buffer; a follower whose
         /// buffer is full is ended with ``StoreError/followerFellBehind(path:lastDelivered:)``.
-        /// With an account, only that account's events are handed to it.
-        case bounded(AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?)
+        /// With an account, only that account's events are handed to it. One that is
+        /// `catchingUp` is ended without an error instead, and reads what it missed from the
+        /// log.
+        case bounded(AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?, catchingUp: Bool)
     }
 
     private let continuations = Mutex<[UUID: Follower]>([:])
@@ -32,8 +34,10 @@ final class Followers: Sendable {
     }
 
     /// Adds a follower with a bounded buffer, of `account`'s events (all when `nil`).
-    func add(_ continuation: AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?, id: UUID) {
-        continuations.withLock { $0[id] = .bounded(continuation, path: path, account: account) }
+    func add(
+        _ continuation: AsyncThrowingStream<Applied, any Error>.Continuation, path: String, account: String?, catchingUp: Bool, id: UUID
+    ) {
+        continuations.withLock { $0[id] = .bounded(continuation, path: path, account: account, catchingUp: catchingUp) }
     }
 
     /// Removes a follower, if it is still there.
@@ -53,7 +57,7 @@ final class Followers: Sendable {
             switch follower {
             case .unbounded(let continuation):
                 for event in events { continuation.yield(event) }
-            case .bounded(let continuation, let path, let account):
+            case .bounded(let continuation, let path, let account, let catchingUp):
                 var handed = events
                 if let account {
                     if byAccount == nil { byAccount = Dictionary(grouping: events, by: \.event.account) }
@@ -62,8 +66,10 @@ final class Followers: Sendable {
                 for event in handed {
                     if case .dropped = continuation.yield(event) {
                         // What it buffered is still delivered, then the error says where to
-                        // resume from: the seq before the first event it missed.
-                        continuation.finish(throwing: StoreError.followerFellBehind(path: path, lastDelivered: event.seq - 1))
+                        // resume from: the seq before the first event it missed (no error
+                        // for one catching up: it reads the log after the last it got).
+                        let error = StoreError.followerFellBehind(path: path, lastDelivered: event.seq - 1)
+                        continuation.finish(throwing: catchingUp ? nil : error)
                         behind.append(id)
                         break
                     }
@@ -82,7 +88,7 @@ final class Followers: Sendable {
         for follower in all {
             switch follower {
             case .unbounded(let continuation): continuation.finish()
-            case .bounded(let continuation, _, _): continuation.finish()
+            case .bounded(let continuation, _, _, _): continuation.finish()
             }
         }
     }

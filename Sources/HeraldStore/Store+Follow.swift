@@ -21,7 +21,7 @@ extension Store {
     /// memory stays bounded. The stream ends when the store is closed or released; it does
     /// not keep the store alive. Reading the log runs on the store's own threads.
     public func appliedEvents(after seq: UInt64, bufferLimit: Int = Store.followerBufferLimit) -> AsyncThrowingStream<Applied, any Error> {
-        appliedEvents(after: seq, account: nil, bufferLimit: bufferLimit)
+        appliedEvents(after: seq, account: nil, catchingUp: false, bufferLimit: bufferLimit)
     }
 
     /// ``appliedEvents(after:bufferLimit:)`` restricted to the events of `account` (every
@@ -30,11 +30,16 @@ extension Store {
     /// handed out, and a commit gives a live follower only its account's events, so many
     /// followers of a few accounts each cost a commit little. `bufferLimit` counts the
     /// account's events only.
-    package func appliedEvents(after seq: UInt64, account: String?, bufferLimit: Int = Store.followerBufferLimit)
-        -> AsyncThrowingStream<Applied, any Error>
-    {
+    ///
+    /// With `catchingUp`, a follower that falls behind its buffer does not end: after the
+    /// events it buffered, it reads those it missed from the log, as a new follower would,
+    /// then follows live again. Memory stays bounded and no event is missed; only the store
+    /// closing or being released ends the stream.
+    package func appliedEvents(
+        after seq: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int = Store.followerBufferLimit
+    ) -> AsyncThrowingStream<Applied, any Error> {
         precondition(bufferLimit > 0, "a follower buffers at least one event")
-        let follower = ResumableFollower(store: self, after: seq, account: account, bufferLimit: bufferLimit)
+        let follower = ResumableFollower(store: self, after: seq, account: account, catchingUp: catchingUp, bufferLimit: bufferLimit)
         return AsyncThrowingStream(unfolding: { try await follower.next() })
     }
 
@@ -42,7 +47,7 @@ extension Store {
     /// ends at `position` (no committed event after it is unpublished): atomic with
     /// publishing, which happens with the state locked. Events at or below `position` that
     /// are published later are skipped by the follower.
-    func follow(at position: UInt64, account: String?, bufferLimit: Int) throws -> AsyncThrowingStream<Applied, any Error>? {
+    func follow(at position: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int) throws -> AsyncThrowingStream<Applied, any Error>? {
         try state.withLock { _ -> AsyncThrowingStream<Applied, any Error>? in
             guard try committedLastSeq() <= position else { return nil }
             let (stream, continuation) = AsyncThrowingStream<Applied, any Error>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
@@ -52,7 +57,7 @@ extension Store {
             }
             let id = UUID()
             continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
-            followers.add(continuation, path: path, account: account, id: id)
+            followers.add(continuation, path: path, account: account, catchingUp: catchingUp, id: id)
             return stream
         }
     }
@@ -73,6 +78,8 @@ final class ResumableFollower: @unchecked Sendable {
     private weak var store: Store?
     /// Whose events are handed out (every account's when `nil`).
     private let account: String?
+    /// Whether falling behind the live buffer sends the follower back to the log.
+    private let catchingUp: Bool
     private let bufferLimit: Int
     /// The last seq handed out or read past (or the seq to start after).
     private var position: UInt64
@@ -84,9 +91,10 @@ final class ResumableFollower: @unchecked Sendable {
     private var live: AsyncThrowingStream<Applied, any Error>.AsyncIterator?
     static let pageSize = 512
 
-    init(store: Store, after seq: UInt64, account: String?, bufferLimit: Int) {
+    init(store: Store, after seq: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int) {
         self.store = store
         self.account = account
+        self.catchingUp = catchingUp
         self.position = seq
         self.bufferLimit = bufferLimit
     }
@@ -109,11 +117,16 @@ final class ResumableFollower: @unchecked Sendable {
                         return applied
                     }
                 }
-                return nil
+                // The live stream ended: the store closed or went, the task was cancelled,
+                // or (catching up) the follower fell behind: then read the log after
+                // `position` again.
+                guard catchingUp, !Task.isCancelled, let store, !store.isClosed else { return nil }
+                live = nil
+                continue
             }
             guard let store else { return nil }
             if store.isClosed { return nil }
-            if let stream = try store.follow(at: position, account: account, bufferLimit: bufferLimit) {
+            if let stream = try store.follow(at: position, account: account, catchingUp: catchingUp, bufferLimit: bufferLimit) {
                 live = stream.makeAsyncIterator()
                 box.projection = nil
                 continue

@@ -24,7 +24,7 @@ struct AccountFollowTests {
         }
         // A restart: the follower stored seq 601 and resumes there.
         let store = try Store(path: directory.path)
-        var iterator = store.appliedEvents(after: 601, account: "a").makeAsyncIterator()
+        var iterator = store.appliedEvents(after: 601, account: "a", catchingUp: false).makeAsyncIterator()
         let fromLog = expected.filter { $0.seq > 601 && $0.event.account == "a" }
         var received: [Applied] = []
         for _ in fromLog { received.append(try #require(try await iterator.next())) }
@@ -45,7 +45,7 @@ struct AccountFollowTests {
     func bufferCountsTheAccount() async throws {
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.path)
-        let stream = store.appliedEvents(after: 0, account: "a", bufferLimit: 4)
+        let stream = store.appliedEvents(after: 0, account: "a", catchingUp: false, bufferLimit: 4)
         let (gate, open) = AsyncStream<Void>.makeStream()
         // The follower takes the first event, then stalls until the gate opens.
         let consumer = Task { () -> (seen: [UInt64], failed: Bool) in
@@ -70,8 +70,29 @@ struct AccountFollowTests {
         let (seen, failed) = await consumer.value
         #expect(failed, "the follower fell behind")
         #expect(seen == [1, 22, 23, 24, 25])
-        var rest = store.appliedEvents(after: try #require(seen.last), account: "a").makeAsyncIterator()
+        var rest = store.appliedEvents(after: try #require(seen.last), account: "a", catchingUp: false).makeAsyncIterator()
         for expected in UInt64(26)...30 { #expect(try await rest.next()?.seq == expected) }
         store.close()
+    }
+
+    @Test("catching up, a follower that falls behind its buffer reads what it missed from the log and goes on, no error")
+    func catchingUpFollowerMissesNothing() async throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.path)
+        var iterator = store.appliedEvents(after: 0, account: "a", catchingUp: true, bufferLimit: 4).makeAsyncIterator()
+        _ = try await store.append(notify("a", 1))
+        #expect(try await iterator.next()?.seq == 1)  // now live
+        // 40 of a's in one commit, and b's between: ten times the buffer.
+        var batch: [(Event, Source)] = []
+        for id in 2...81 { batch.append((notify(id % 2 == 0 ? "a" : "b", Int64(id)), .library)) }
+        let appended = try await store.append(contentsOf: batch)
+        var received: [UInt64] = []
+        for _ in 0..<40 { received.append(try #require(try await iterator.next()).seq) }
+        #expect(received == appended.filter { $0.event.account == "a" }.map(\.seq))
+        // Live again after catching up.
+        let next = try await store.append(notify("a", 82))
+        #expect(try await iterator.next()?.seq == next.seq)
+        store.close()
+        #expect(try await iterator.next() == nil)
     }
 }

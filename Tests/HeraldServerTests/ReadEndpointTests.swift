@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldStore
 import HeraldTestSupport
 import NIOCore
 import Testing
@@ -144,6 +145,23 @@ struct ReadEndpointTests {
         let live = (1_201...1_206).map { notifyLine(account: $0 % 3 == 0 ? "tg:2" : "tg:1", id: $0) }
         #expect(try await server.request(.POST, "/v1/events", body: live.joined(separator: "\n")).status == 200)
         #expect(try await stream.next(4).map(\.id) == [1_201, 1_202, 1_204, 1_205])
+        await server.stop()
+    }
+
+    @Test("an open stream gets every event of a bulk append larger than the store's follower buffer")
+    func bulkAppendBeyondTheBuffer() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        let watchdog = Self.watchdog(server)
+        defer { watchdog.cancel() }
+        #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1)).status == 200)
+        var stream = try await openStream(server, account: "tg:1", lastEventID: 1)
+        let count = HeraldStore.Store.followerBufferLimit + 500
+        // One chat each, so that each event's updates stay one line of a few hundred bytes.
+        let lines = (2...(count + 1)).map { notifyLine(chat: "user:\($0)", id: $0) }
+        #expect(try await server.request(.POST, "/v1/events", body: lines.joined(separator: "\n")).status == 200)
+        let received = try await stream.next(count).map(\.id)
+        #expect(received == Array(2...UInt64(count + 1)))
         await server.stop()
     }
 }
