@@ -76,14 +76,12 @@ public final class HeraldServer: Sendable {
         // Grouped by who may call them: each group's middleware checks the bearer token and
         // its scope before any of its handlers runs. The push endpoints (Matrix, Web Push)
         // take no bearer token: a registered pushkey or subscription token is the credential.
+        let readingPathAccount = TokenMiddleware(tokens) { _, context in .read(account: try Self.pathAccount(context)) }
+        let readingAuditAccount = TokenMiddleware(tokens) { request, _ in .read(account: try Self.auditAccount(request)) }
         let admin = router.group("/v1/admin").add(middleware: TokenMiddleware(tokens, scope: .admin))
         addIngestRoutes(to: router.group().add(middleware: TokenMiddleware(tokens, scope: .ingest)))
-        addAccountReadRoutes(to: router.group("/v1/accounts/:account").add(middleware: TokenMiddleware(tokens) { _, context in
-            .read(account: try Self.pathAccount(context))
-        }))
-        addAuditRoute(to: router.group().add(middleware: TokenMiddleware(tokens) { request, _ in
-            .read(account: try Self.auditAccount(request))
-        }))
+        addAccountReadRoutes(to: router.group("/v1/accounts/:account").add(middleware: readingPathAccount))
+        addAuditRoute(to: router.group().add(middleware: readingAuditAccount))
         addStatsRoute(to: router.group().add(middleware: TokenMiddleware(tokens, scope: .read(account: "*"))))
         addAdminRoutes(to: admin)
         addAccountRoutes(to: admin)

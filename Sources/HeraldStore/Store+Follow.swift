@@ -47,7 +47,9 @@ extension Store {
     /// ends at `position` (no committed event after it is unpublished): atomic with
     /// publishing, which happens with the state locked. Events at or below `position` that
     /// are published later are skipped by the follower.
-    func follow(at position: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int) throws -> AsyncThrowingStream<Applied, any Error>? {
+    func follow(
+        at position: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int
+    ) throws -> AsyncThrowingStream<Applied, any Error>? {
         try state.withLock { _ -> AsyncThrowingStream<Applied, any Error>? in
             guard try committedLastSeq() <= position else { return nil }
             let (stream, continuation) = AsyncThrowingStream<Applied, any Error>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
