@@ -117,15 +117,6 @@ extension Store {
         return history.isComplete ? nil : history.origin
     }
 
-    /// How the history before ``historyDroppedThrough()`` went, for a note: "compacted without
-    /// an archive", or the export files archive retention wrote it to before removing it.
-    public func droppedHistoryExplanation() throws -> String {
-        let exported = try exportedRanges()
-        guard !exported.isEmpty else { return "was compacted without an archive" }
-        let files = exported.map { "seqs \($0.first)…\($0.last) in \($0.directory)/\($0.file)" }
-        return "expired under archive retention and was exported before removal (" + files.joined(separator: ", ") + ")"
-    }
-
     /// The seq of the last record before the first one recorded after `time` (milliseconds
     /// since the epoch), or `nil` when the first record is already later: the log as it
     /// stood at `time`. With a clock that never goes back this is the last record recorded

@@ -89,7 +89,7 @@ public final class Store: Sendable {
         var environmentOptions = Environment.Options()
         environmentOptions.mapSize = options.initialMapSize
         environmentOptions.readOnly = options.readOnly
-        environmentOptions.durability = options.durability
+        environmentOptions.durability = options.durability.environmentDurability
         environmentOptions.pageCheck = options.readOnly || options.checksPages ? .always : .whenSuspicious
         environmentOptions.walkVerdicts = options.walkVerdicts
         do {
@@ -137,12 +137,12 @@ public final class Store: Sendable {
 
     private func checkFormat() throws {
         let key = Array("format".utf8)
-        let found = try environment.read { txn in try txn.get(databases.meta, key: key) }
+        let found = try environment.storeRead { txn in try txn.get(databases.meta, key: key) }
         if let found {
             let tag = String(decoding: found, as: UTF8.self)
             guard tag == Self.formatTag else { throw StoreError.unsupportedFormat(path: path, found: tag) }
         } else if !options.readOnly {
-            try environment.write { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
+            try environment.storeWrite { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
         }
     }
 }

@@ -54,7 +54,7 @@ struct SameProcessTests {
             #expect {
                 try reader.append(notify(3))
             } throws: { error in
-                guard case StoreError.readOnly(let path) = error else { return false }
+                guard let error = error as? StoreError, error.code == .readOnly, let path = error.path else { return false }
                 return path == dir.path
             }
         }
@@ -94,7 +94,7 @@ struct SameProcessTests {
             #expect("\(name)") {
                 try write()
             } throws: { error in
-                guard case StoreError.readOnly(let path) = error else { return false }
+                guard let error = error as? StoreError, error.code == .readOnly, let path = error.path else { return false }
                 return path == dir.path
             }
         }
