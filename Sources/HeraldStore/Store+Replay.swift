@@ -101,9 +101,12 @@ extension Store {
         }
         switch try loadSnapshot(seq: history.origin) {
         case .success(let restored):
-            let projection = configuration == restored.configuration
-                ? restored : try Projection(snapshot: restored.snapshot(), configuration: configuration)
-            return (history.origin, projection)
+            guard configuration != restored.configuration else { return (history.origin, restored) }
+            do {
+                return (history.origin, try Projection(snapshot: restored.snapshot(), configuration: configuration))
+            } catch {
+                throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: "\(error)")
+            }
         case .failure(let damage):
             throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
         }

@@ -22,7 +22,7 @@ import Logging
 /// are made, and releasing one leaves the others, and the locks other processes rely on,
 /// intact. Open the writable one first, or at least not while a read-only one is open on
 /// files this process could not open for writing: that open fails with
-/// `LMDBError.incompatibleOpen` (inside ``StoreError/lmdb(_:)``), naming the path.
+/// a ``StoreError`` with code ``StoreError/Code/lmdb``, naming the path.
 public final class Store: Sendable {
     /// The store directory.
     public let path: String

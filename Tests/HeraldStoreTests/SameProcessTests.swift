@@ -98,7 +98,12 @@ struct SameProcessTests {
                 return path == dir.path
             }
         }
-        #expect(throws: LMDBError(code: EACCES, operation: "mdb_env_sync", path: dir.path)) { try reader.sync() }
+        #expect {
+            try reader.sync()
+        } throws: { error in
+            guard let error = error as? StoreError, error.code == .lmdb else { return false }
+            return error.lmdbError == LMDBError(code: EACCES, operation: "mdb_env_sync", path: dir.path)
+        }
         #expect(writer.environmentInfo().lastTransactionId == before)
         #expect(try reader.records() == records)
         #expect(try reader.keys().map(\.id) == [7])
