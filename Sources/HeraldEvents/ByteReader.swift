@@ -1,6 +1,6 @@
 /// Reads the primitives written by ``ByteWriter`` from borrowed bytes, never trusting them:
-/// every read checks bounds and throws ``ByteReader/Malformed`` instead of trapping.
-public struct ByteReader {
+/// every read checks bounds and throws ``MalformedBytes`` instead of trapping.
+package struct ByteReader {
     // The small reads are inlinable, so that other modules' decoders (a log record's
     // header) inline them as this module's do.
     @usableFromInline let buffer: UnsafeRawBufferPointer
@@ -8,32 +8,24 @@ public struct ByteReader {
     @usableFromInline var position: Int = 0
 
     /// The offset of the next byte to read.
-    @inlinable public var offset: Int { position }
+    @inlinable package var offset: Int { position }
 
     /// Why bytes could not be decoded, and at which offset.
-    public struct Malformed: Error, Hashable, Sendable, CustomStringConvertible {
-        public var offset: Int
-        public var reason: String
-        public init(offset: Int, reason: String) {
-            self.offset = offset
-            self.reason = reason
-        }
-        public var description: String { "\(reason) at byte \(offset)" }
-    }
+    package typealias Malformed = MalformedBytes
 
     /// Reads from `buffer`, which must stay valid while the reader is used.
-    public init(_ buffer: UnsafeRawBufferPointer) {
+    package init(_ buffer: UnsafeRawBufferPointer) {
         self.buffer = buffer
     }
 
     /// The number of bytes not read yet.
-    @inlinable public var remaining: Int { buffer.count - offset }
+    @inlinable package var remaining: Int { buffer.count - offset }
 
     /// Whether every byte has been read.
-    @inlinable public var isAtEnd: Bool { offset == buffer.count }
+    @inlinable package var isAtEnd: Bool { offset == buffer.count }
 
     @inlinable @inline(__always)
-    public mutating func byte() throws(Malformed) -> UInt8 {
+    package mutating func byte() throws(Malformed) -> UInt8 {
         let at = offset
         guard at < buffer.count else { throw Self.unexpectedEnd(at: at) }
         position = at + 1
@@ -48,7 +40,7 @@ public struct ByteReader {
     }
 
     @inlinable @inline(__always)
-    public mutating func varint() throws(Malformed) -> UInt64 {
+    package mutating func varint() throws(Malformed) -> UInt64 {
         // Most varints are one byte (lengths, counts, flags): that case reads and returns.
         let start = offset
         guard start < buffer.count else { throw Self.unexpectedEnd(at: start) }
@@ -62,7 +54,7 @@ public struct ByteReader {
 
     /// Passes over a varint without decoding it; throws where ``varint()`` throws.
     @inlinable @inline(__always)
-    public mutating func skipVarint() throws(Malformed) {
+    package mutating func skipVarint() throws(Malformed) {
         let start = position
         if buffer.count &- start >= 8 {
             // The first eight bytes hold its last byte (the first without its high bit):
@@ -114,13 +106,13 @@ public struct ByteReader {
         throw Self.unexpectedEnd(at: end)
     }
 
-    public mutating func signedVarint() throws(Malformed) -> Int64 {
+    package mutating func signedVarint() throws(Malformed) -> Int64 {
         let raw = try varint()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
     /// Reads a varint that must fit in `0...limit`, e.g. a count or a length.
-    public mutating func count(limit: Int) throws(Malformed) -> Int {
+    package mutating func count(limit: Int) throws(Malformed) -> Int {
         let start = offset
         let raw = try varint()
         guard raw <= UInt64(limit) else { throw Malformed(offset: start, reason: "count \(raw) exceeds \(limit)") }
@@ -128,7 +120,7 @@ public struct ByteReader {
     }
 
     /// Reads a length-prefixed UTF-8 string, rejecting invalid UTF-8.
-    public mutating func string() throws(Malformed) -> String {
+    package mutating func string() throws(Malformed) -> String {
         let start = offset
         let slice = try utf8Slice()
         if Self.isASCII(slice) { return Self.asciiString(slice) }
@@ -157,7 +149,7 @@ public struct ByteReader {
 
     /// Reads a length-prefixed UTF-8 string's bytes, validated but not copied: they are
     /// borrowed from the reader's buffer and valid as long as it is.
-    public mutating func utf8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+    package mutating func utf8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
         let start = offset
         let slice = try utf8Slice()
         guard Self.isASCII(slice) || String(validating: slice, as: UTF8.self) != nil else {
@@ -211,41 +203,58 @@ public struct ByteReader {
 
     /// Passes over `count` bytes.
     @inlinable
-    public mutating func skip(_ count: Int) throws(Malformed) {
+    package mutating func skip(_ count: Int) throws(Malformed) {
         guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
         position += count
     }
 
     /// Passes over a length-prefixed string without decoding it.
     @inlinable @inline(__always)
-    public mutating func skipString() throws(Malformed) {
+    package mutating func skipString() throws(Malformed) {
         position &+= try stringLength()
     }
 
     /// Reads a length-prefixed string's bytes without validating them, borrowed from the
     /// reader's buffer: for bytes already decoded (and validated) once.
     @inlinable @inline(__always)
-    public mutating func unvalidatedUTF8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
+    package mutating func unvalidatedUTF8() throws(Malformed) -> UnsafeBufferPointer<UInt8> {
         try utf8Slice()
     }
 
-    public mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
+    package mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
         guard count >= 0, count <= remaining else { throw Self.unexpectedEnd(at: offset) }
         defer { position += count }
         return Array(buffer[offset..<(offset + count)])
     }
 
-    public mutating func uint64BigEndian() throws(Malformed) -> UInt64 {
+    package mutating func uint64BigEndian() throws(Malformed) -> UInt64 {
         guard remaining >= 8 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt64 = 0
         for _ in 0..<8 { value = value << 8 | UInt64(buffer[offset]); position += 1 }
         return value
     }
 
-    public mutating func uint32BigEndian() throws(Malformed) -> UInt32 {
+    package mutating func uint32BigEndian() throws(Malformed) -> UInt32 {
         guard remaining >= 4 else { throw Self.unexpectedEnd(at: offset) }
         var value: UInt32 = 0
         for _ in 0..<4 { value = value << 8 | UInt32(buffer[offset]); position += 1 }
         return value
     }
+}
+
+/// Why bytes (a binary event, ``Event/init(binary:)``) could not be decoded, and at which
+/// offset.
+public struct MalformedBytes: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The offset of the byte at fault.
+    public var offset: Int
+    /// What is wrong, in a few words.
+    public var reason: String
+
+    /// Creates an error for the byte at `offset`.
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "\(reason) at byte \(offset)" }
 }

@@ -46,7 +46,7 @@ extension Event {
     static let kindsByCode: [NotificationKind] = [.message, .mention, .pinned, .reaction, .call, .secretChat]
 
     /// Appends the binary encoding of this event to `writer`.
-    public func encode(to writer: inout ByteWriter) {
+    package func encode(to writer: inout ByteWriter) {
         switch payload {
         case .notify(let n):
             writer.byte(Tag.notify.rawValue)
@@ -169,7 +169,7 @@ extension Event {
     }
 
     /// Decodes one event from `reader`, then validates it; damaged bytes throw, never trap.
-    public init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
+    package init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
         try self.init(from: &reader, knownAccount: nil, knownChat: nil)
     }
 
@@ -325,7 +325,7 @@ extension Event {
     }
 
     /// Decodes one event that fills `bytes` exactly.
-    public init(binary bytes: [UInt8]) throws(ByteReader.Malformed) {
+    public init(binary bytes: [UInt8]) throws(MalformedBytes) {
         do {
             self = try bytes.withUnsafeBytes { try Event(exactly: $0) }
         } catch {
@@ -335,7 +335,7 @@ extension Event {
     }
 
     /// Decodes one event that fills `buffer` exactly (no trailing bytes).
-    public init(exactly buffer: UnsafeRawBufferPointer) throws(ByteReader.Malformed) {
+    public init(exactly buffer: UnsafeRawBufferPointer) throws(MalformedBytes) {
         var reader = ByteReader(buffer)
         let event = try Event(from: &reader)
         guard reader.isAtEnd else { throw ByteReader.Malformed(offset: reader.offset, reason: "trailing bytes") }

@@ -6,7 +6,7 @@ extension Event {
     ///
     /// A replay interns the names from these bytes (``HeraldProjection`` `NameInterner`)
     /// instead of reading them back out of the decoded event, whose payload would be copied.
-    public static func encodedNames(
+    package static func encodedNames(
         _ reader: ByteReader
     ) throws(ByteReader.Malformed) -> (account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) {
         var reader = reader

@@ -16,8 +16,8 @@ extension HeraldServer {
             let report: BackupReport
             do {
                 report = try await self.host.run { store in try store.backup(to: destination) }
-            } catch StoreError.backupRefused(_, let reason) {
-                throw ServerError(.conflict, field: "to", reason)
+            } catch let error as StoreError where error.code == .backupRefused {
+                throw ServerError(.conflict, field: "to", error.reason ?? "")
             }
             self.logger.notice(
                 "backup written", metadata: ["to": "\(destination)", "bytes": "\(report.bytes)", "lastSeq": "\(report.lastSeq)"])

@@ -58,7 +58,8 @@ extension HeraldServer {
     static func addKey(_ key: StoredKey, rebind: Bool, to store: Store) throws -> Bool {
         do {
             return try store.addKey(key, rebind: rebind)
-        } catch StoreError.keyBound(_, _, let bound) {
+        } catch let error as StoreError where error.code == .keyBound {
+            let bound = error.account ?? ""
             let owner = { (account: String) in account.isEmpty ? "any account" : account }
             throw ServerError(
                 .conflict, field: "key",

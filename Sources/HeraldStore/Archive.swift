@@ -23,7 +23,7 @@ final class Archive: Sendable {
     /// Opens the archive of store `storePath`; creates it when `create` (and writable).
     /// Returns `nil` when there is none and none is to be created.
     static func open(
-        storePath: String, create: Bool, readOnly: Bool, durability: Environment.Durability, checksPages: Bool = false,
+        storePath: String, create: Bool, readOnly: Bool, durability: Store.Durability, checksPages: Bool = false,
         walkVerdicts: String? = nil
     ) throws -> Archive? {
         let path = storePath + "/" + directoryName
@@ -34,13 +34,13 @@ final class Archive: Sendable {
         return try Archive(path: path, readOnly: readOnly, durability: durability, checksPages: checksPages, walkVerdicts: walkVerdicts)
     }
 
-    private init(path: String, readOnly: Bool, durability: Environment.Durability, checksPages: Bool, walkVerdicts: String?) throws {
+    private init(path: String, readOnly: Bool, durability: Store.Durability, checksPages: Bool, walkVerdicts: String?) throws {
         self.path = path
         var options = Environment.Options()
         options.pageCheck = readOnly || checksPages ? .always : .whenSuspicious
         options.walkVerdicts = walkVerdicts
         options.readOnly = readOnly
-        options.durability = durability
+        options.durability = durability.environmentDurability
         options.mapSize = 64 << 20
         options.maxDatabases = 4
         func open(_ name: String, in environment: Environment) throws -> Database {
@@ -58,19 +58,19 @@ final class Archive: Sendable {
             throw StoreError.lmdb(error)
         }
         let key = Array("format".utf8)
-        let found = try environment.read { txn in try txn.get(meta, key: key) }
+        let found = try environment.storeRead { txn in try txn.get(meta, key: key) }
         if let found {
             let tag = String(decoding: found, as: UTF8.self)
             guard tag == Self.formatTag else { throw StoreError.unsupportedFormat(path: path, found: tag) }
         } else if !readOnly {
-            try environment.write { txn in try txn.put(meta, key: key, value: Array(Self.formatTag.utf8)) }
+            try environment.storeWrite { txn in try txn.put(meta, key: key, value: Array(Self.formatTag.utf8)) }
         }
     }
 
     /// Stores encoded records under their seqs, overwriting equal keys (a compaction that
     /// crashed after archiving may archive the same records again). One commit.
     func store(_ records: [(seq: UInt64, bytes: [UInt8])]) throws {
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             for record in records {
                 try txn.put(log, key: SeqKey(record.seq).bytes, value: record.bytes)
             }
@@ -81,7 +81,7 @@ final class Archive: Sendable {
     @discardableResult
     func delete(_ seqs: some Collection<UInt64>) throws -> Int {
         guard !seqs.isEmpty else { return 0 }
-        return try environment.write { txn in
+        return try environment.storeWrite { txn in
             var deleted = 0
             for seq in seqs where try txn.delete(log, key: SeqKey(seq).bytes) { deleted += 1 }
             return deleted
@@ -94,7 +94,7 @@ final class Archive: Sendable {
         from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         guard from <= through else { return }
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(log) { cursor in
                 var entry = try cursor.seek(atLeast: SeqKey(from).bytes)
                 while let current = entry {
@@ -110,7 +110,7 @@ final class Archive: Sendable {
 
     /// The number of archived records.
     func recordCount() throws -> Int {
-        try environment.read { txn in try txn.count(log) }
+        try environment.storeRead { txn in try txn.count(log) }
     }
 
     /// The number of archived records with seq ≤ `through`.

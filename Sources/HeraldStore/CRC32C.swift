@@ -6,7 +6,7 @@ import CCRC32C  // empty except on x86-64
 /// snapshot, went from 88–106 ms to 78–82 ms with it), else table-driven, slicing by 8 bytes.
 ///
 /// Check value (RFC 3720 B.4): `CRC32C.checksum("123456789")` is `0xE3069283`.
-public enum CRC32C {
+package enum CRC32C {
     private static let tables: [[UInt32]] = {
         var tables = Array(repeating: Array(repeating: UInt32(0), count: 256), count: 8)
         for n in 0..<256 {
@@ -31,7 +31,7 @@ public enum CRC32C {
     #endif
 
     /// The CRC-32C of `bytes`.
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         #if arch(x86_64)
         if usesHardware { return herald_crc32c_update(0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF }
         #endif
@@ -62,7 +62,7 @@ public enum CRC32C {
     }
 
     /// The CRC-32C of `bytes`.
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         let array = Array(bytes)
         return array.withUnsafeBytes { checksum($0) }
     }

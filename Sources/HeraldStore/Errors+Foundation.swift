@@ -12,7 +12,7 @@ extension StoreError: LocalizedError {
 }
 
 extension LMDBError: LocalizedError {
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 extension EventError: LocalizedError {

@@ -14,7 +14,7 @@ extension LogRecord {
     public static let formatVersion: UInt8 = 2
 
     /// The record format version of a record holding `event`: the oldest that can hold it.
-    public static func formatVersion(of event: Event) -> UInt8 {
+    package static func formatVersion(of event: Event) -> UInt8 {
         event.binaryVersionRequired
     }
 
@@ -47,7 +47,7 @@ extension LogRecord {
     }
 
     /// Checks the checksum of encoded record bytes without decoding the event.
-    public static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(Damage) {
+    package static func verifyChecksum(_ bytes: UnsafeRawBufferPointer) throws(Damage) {
         guard bytes.count >= 6 else { throw Damage(reason: "record of \(bytes.count) bytes is too short") }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
         let stored = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
@@ -59,14 +59,14 @@ extension LogRecord {
 
     /// Decodes only the event of stored record bytes, checking the checksum first: what a
     /// rebuild needs, without materialising the source and digest.
-    public static func decodeEvent(_ bytes: UnsafeRawBufferPointer) throws(Damage) -> Event {
+    package static func decodeEvent(_ bytes: UnsafeRawBufferPointer) throws(Damage) -> Event {
         try decodeEvent(bytes) { _, _ in () }.event
     }
 
     /// ``decodeEvent(_:)``, also calling `names` with the event's account and chat names
     /// (``Event/encodedNames(_:)``), read in place from `bytes`: a replay interns them
     /// without reading them back out of the event.
-    public static func decodeEvent<Names>(
+    package static func decodeEvent<Names>(
         _ bytes: UnsafeRawBufferPointer, names: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Names
     ) throws(Damage) -> (event: Event, names: Names) {
         try verifyChecksum(bytes)
@@ -147,7 +147,7 @@ extension LogRecord {
     /// checking the checksum first but decoding only the event's account name: a read of one
     /// account's records skips the others' without materialising them, and still refuses a
     /// damaged record of any account.
-    public static func isEvent(of account: [UInt8], _ bytes: UnsafeRawBufferPointer) throws(Damage) -> Bool {
+    package static func isEvent(of account: [UInt8], _ bytes: UnsafeRawBufferPointer) throws(Damage) -> Bool {
         try verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
         do {

@@ -12,36 +12,36 @@ import HeraldEvents
 /// | length | u64be: the payload's byte count |
 /// | payload | the bytes of `Projection.snapshot()` |
 /// | checksum | u32be: CRC-32C of every preceding byte |
-public struct SnapshotEnvelope: Hashable, Sendable {
+package struct SnapshotEnvelope: Hashable, Sendable {
     /// The seq the snapshot covers: every event with a seq up to this one is in it.
-    public var seq: UInt64
+    package var seq: UInt64
     /// The projection's snapshot bytes (`Projection.snapshot()`).
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// The envelope version this build writes and reads.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The four bytes every envelope starts with.
-    public static let magic: [UInt8] = Array("HSNP".utf8)
+    package static let magic: [UInt8] = Array("HSNP".utf8)
     /// Bytes around the payload: magic, version, seq, length, checksum.
     static let overhead = 4 + 1 + 8 + 8 + 4
 
     /// Creates an envelope.
-    public init(seq: UInt64, payload: [UInt8]) {
+    package init(seq: UInt64, payload: [UInt8]) {
         self.seq = seq
         self.payload = payload
     }
 
     /// Why stored bytes are not a usable snapshot envelope.
-    public struct Damage: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct Damage: Error, Hashable, Sendable, CustomStringConvertible {
         /// What is wrong, in words.
-        public var reason: String
+        package var reason: String
         /// Whether the bytes are intact but of a version this build does not know.
-        public var isUnknownVersion = false
-        public var description: String { reason }
+        package var isUnknownVersion = false
+        package var description: String { reason }
     }
 
     /// The encoded envelope.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = ByteWriter(capacity: payload.count + Self.overhead)
         writer.append(contentsOf: Self.magic)
         writer.byte(Self.version)
@@ -54,7 +54,7 @@ public struct SnapshotEnvelope: Hashable, Sendable {
 
     /// Checks and decodes stored bytes: magic, version, checksum, length and, when given,
     /// that the seq matches the key it was stored under.
-    public init(bytes: UnsafeRawBufferPointer, expectedSeq: UInt64? = nil) throws(Damage) {
+    package init(bytes: UnsafeRawBufferPointer, expectedSeq: UInt64? = nil) throws(Damage) {
         let (seq, payload) = try Self.check(bytes, expectedSeq: expectedSeq)
         self.seq = seq
         self.payload = Array(bytes[payload])
@@ -62,7 +62,7 @@ public struct SnapshotEnvelope: Hashable, Sendable {
 
     /// Checks stored bytes like ``init(bytes:expectedSeq:)`` without copying the payload;
     /// returns the seq and where the payload lies in `bytes`.
-    public static func check(
+    package static func check(
         _ bytes: UnsafeRawBufferPointer, expectedSeq: UInt64? = nil
     ) throws(Damage) -> (seq: UInt64, payload: Range<Int>) {
         guard bytes.count >= overhead else {

@@ -99,7 +99,7 @@ final class SnapshotWriter: Sendable {
     private func write(_ projection: Projection, seq: UInt64) throws {
         let value = SnapshotEnvelope(seq: seq, payload: projection.snapshot()).encoded
         let database = try handles.open(.snapshots, create: true, in: environment)!
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try txn.put(database, key: SeqKey(seq).bytes, value: value)
             let history = try Store.history(txn, meta: meta, path: path)
             let seqs = try Store.snapshotSeqs(database, txn)

@@ -106,7 +106,7 @@ extension Store {
             // After the records: a crash in between leaves gaps that verify reports, never a
             // gap over seqs that were not imported.
             let gaps = try auxiliary(.gaps)
-            try environment.write { txn in
+            try environment.storeWrite { txn in
                 for range in skipped { try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes) }
             }
         }

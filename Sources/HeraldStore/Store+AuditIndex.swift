@@ -23,7 +23,7 @@ extension Store {
 
     /// The seq `meta` says the audit index covers, and whether it was built under today's rules.
     func storedAuditIndex() throws -> (through: UInt64, current: Bool) {
-        try environment.read { txn in
+        try environment.storeRead { txn in
             let through = try Self.metaNumber(Self.auditIndexThroughKey, txn, meta: databases.meta, path: path)
             let semantics = try txn.get(databases.meta, key: Self.auditIndexSemanticsKey)
             return (through, semantics == Self.auditIndexSemantics)
@@ -112,7 +112,7 @@ extension Store {
             let end = chunkEnd
             let snapshot = snapshotDue ? SnapshotEnvelope(seq: end, payload: projection.snapshot()).encoded : nil
             if snapshotDue { snapshotRuns.insert(end / spacing) }
-            try environment.write { txn in
+            try environment.storeWrite { txn in
                 if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
                 try Self.writeWindows(entries.windows, into: targets, txn)
                 for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
@@ -176,7 +176,7 @@ extension Store {
         let targets = try existingAuxiliary(.auditTargets)
         let seqs = try existingAuxiliary(.auditSeqs)
         let through = try auditIndexThrough()
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             AuditIndexStatistics(
                 through: through,
                 buckets: try targets.map { try txn.count($0) } ?? 0,
@@ -207,7 +207,7 @@ extension Store {
         }
         let (windows, seqs) = (entries.windows, entries.seqs)
         var stored = 0
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(targets) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
@@ -246,7 +246,7 @@ extension Store {
                         : "account \(account.name)'s seqs differ from the log's from seq \(seq) on \(advice)"))
             }
         }
-        let chunks = try environment.read { txn in try txn.count(seqsDatabase) }
+        let chunks = try environment.storeRead { txn in try txn.count(seqsDatabase) }
         if seqs.isEmpty && chunks > 0 {
             problems.append(.init(.auditIndex, seq: through, "\(chunks) seq chunk\(chunks == 1 ? "" : "s") of accounts no record names \(advice)"))
         }
@@ -259,7 +259,7 @@ extension Store {
         try requireWritable()
         let targets = try existingAuxiliary(.auditTargets)
         let seqs = try existingAuxiliary(.auditSeqs)
-        try environment.write { txn in try Self.dropAuditIndex(targets: targets, seqs: seqs, meta: databases.meta, txn) }
+        try environment.storeWrite { txn in try Self.dropAuditIndex(targets: targets, seqs: seqs, meta: databases.meta, txn) }
     }
 
     static func dropAuditIndex(targets: Database?, seqs: Database?, meta: Database, _ txn: borrowing Transaction) throws {
@@ -348,7 +348,7 @@ extension Store {
         guard let database = try existingAuxiliary(.auditTargets) else { return nil }
         let slot = AuditIndex.slot(account: AuditIndex.accountHash(account), AuditTargets.Key(target))
         let key = AuditIndex.bucketKey(slot)
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try key.withUnsafeBytes { bytes in
                 guard let value = try txn.get(database, key: bytes),
                     let entry = AuditIndex.decodeBucket(key: key, value: value)?.first(where: { $0.id == slot.id })
@@ -364,7 +364,7 @@ extension Store {
         guard let database = try existingAuxiliary(.auditSeqs) else { return nil }
         let hash = AuditIndex.accountHash(account)
         let name = Array(account.utf8)
-        return try environment.read { txn -> [UInt64]? in
+        return try environment.storeRead { txn -> [UInt64]? in
             try txn.withCursor(database) { cursor -> [UInt64]? in
                 var found: [UInt64] = []
                 var previousLast: UInt64 = 0
@@ -416,7 +416,7 @@ extension Store {
         }
         if split > 0 {
             guard let archive = try archive() else { return false }
-            let matched = try archive.environment.read { txn in
+            let matched = try archive.environment.storeRead { txn in
                 for seq in seqs[..<split] {
                     let found = try SeqKey(seq).withBytes { key in try txn.get(archive.log, key: key).map { try visit(seq, $0, archive.path) } }
                     guard found == true else { return false }
@@ -425,7 +425,7 @@ extension Store {
             }
             guard matched else { return false }
         }
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             for seq in seqs[split...] {
                 let found = try SeqKey(seq).withBytes { key in try txn.get(databases.log, key: key).map { try visit(seq, $0, path) } }
                 guard found == true else { return false }
@@ -490,7 +490,7 @@ extension Store {
 
     /// The last seq key at or before `seq` in `database`.
     private static func lastKey(atOrBelow seq: UInt64, of database: Database, in environment: Environment) throws -> UInt64? {
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 // The entry before the first key above `seq`, or the last one when none is above.
                 let above = seq == .max ? nil : try cursor.seek(atLeast: SeqKey(seq + 1).bytes)

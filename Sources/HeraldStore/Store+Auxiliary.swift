@@ -43,7 +43,7 @@ extension Store {
         func open(_ which: AuxiliaryDatabase, create: Bool, in environment: Environment) throws -> Database? {
             try handles.withLock { handles in
                 if let database = handles[which.rawValue] { return database }
-                let database = try environment.openDatabase(which.rawValue, create: create)
+                let database = try StoreError.mappingLMDB { try environment.openDatabase(which.rawValue, create: create) }
                 handles[which.rawValue] = database
                 return database
             }

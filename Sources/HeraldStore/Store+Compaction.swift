@@ -208,7 +208,7 @@ extension Store {
         let snapshots = try auxiliary(.snapshots)
         // The new history commits first: from then on, archived records at or below the
         // origin are no longer part of it, so a crash below leaves leftovers, not a gap.
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try setHistory(next, txn)
             for seq in report.snapshotsRemoved {
                 try txn.delete(snapshots, key: SeqKey(seq).bytes)
@@ -259,7 +259,7 @@ extension Store {
 
     /// Deletes up to `limit` of the first log records with seq ≤ `through`, in one commit.
     private func deleteLogRecords(through: UInt64, limit: Int) throws -> Int {
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try txn.withCursor(databases.log) { cursor in
                 var deleted = 0
                 while deleted < limit, let entry = try cursor.first(), let key = SeqKey(bytes: entry.key), key.seq <= through {

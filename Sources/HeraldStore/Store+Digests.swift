@@ -10,7 +10,7 @@ extension Store {
     /// do not outlive it; it does nothing on a store without them.
     func removeRetiredDigestIndex() throws {
         guard let database = try existingAuxiliary(.digests) else { return }
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try txn.removeAll(database)
             _ = try txn.delete(databases.meta, key: Self.digestsThroughKey)
         }

@@ -27,7 +27,7 @@ extension Store {
 
     /// Reads the history facts from `meta`.
     func history() throws -> History {
-        try environment.read { txn in try Self.history(txn, meta: databases.meta, path: path) }
+        try environment.storeRead { txn in try Self.history(txn, meta: databases.meta, path: path) }
     }
 
     /// Reads the history facts from `meta` inside the caller's transaction; static, so that
@@ -65,7 +65,7 @@ extension Store {
     /// The seq ranges that purge removed on purpose, in order (`gaps`: first → last seq).
     public func purgedRanges() throws -> [ClosedRange<UInt64>] {
         guard let database = try existingAuxiliary(.gaps) else { return [] }
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 var ranges: [ClosedRange<UInt64>] = []
                 var entry = try cursor.first()
@@ -90,7 +90,7 @@ extension Store {
     /// appended. Only later seqs can be appended, and compaction and purge run alone, so it
     /// does not change after that.
     func highWaterSeq(below seq: UInt64) throws -> UInt64 {
-        let record = try environment.read { txn in
+        let record = try environment.storeRead { txn in
             try txn.withCursor(databases.log) { cursor in
                 let entry = try cursor.seek(atLeast: SeqKey(seq).bytes) == nil ? try cursor.last() : try cursor.previous()
                 return entry.flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0

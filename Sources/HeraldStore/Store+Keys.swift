@@ -43,7 +43,7 @@ extension Store {
     /// Stores (or replaces) a key.
     public func addKey(_ key: StoredKey) throws {
         let database = try auxiliary(.keys)
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try txn.put(database, key: SeqKey(UInt64(bitPattern: key.id)).bytes, value: key.encoded)
         }
     }
@@ -56,7 +56,7 @@ extension Store {
     public func addKey(_ key: StoredKey, rebind: Bool) throws -> Bool {
         let database = try auxiliary(.keys)
         let id = SeqKey(UInt64(bitPattern: key.id)).bytes
-        return try environment.write { txn in
+        return try environment.storeWrite { txn in
             if let stored = try txn.get(database, key: id) {
                 let existing: StoredKey
                 do { existing = try stored.withUnsafeBytes { try StoredKey(id: key.id, bytes: $0) } } catch {
@@ -73,7 +73,7 @@ extension Store {
     /// Every stored key, by id.
     public func keys() throws -> [StoredKey] {
         guard let database = try existingAuxiliary(.keys) else { return [] }
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 var keys: [StoredKey] = []
                 var entry = try cursor.first()
@@ -97,6 +97,6 @@ extension Store {
     public func removeKey(id: Int64) throws -> Bool {
         try requireWritable()
         guard let database = try existingAuxiliary(.keys) else { return false }
-        return try environment.write { txn in try txn.delete(database, key: SeqKey(UInt64(bitPattern: id)).bytes) }
+        return try environment.storeWrite { txn in try txn.delete(database, key: SeqKey(UInt64(bitPattern: id)).bytes) }
     }
 }

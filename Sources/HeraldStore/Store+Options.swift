@@ -13,12 +13,12 @@ extension Store {
         public var readOnly = false
         /// Create the store when the directory holds none (writable opens only).
         public var create = true
-        /// How commits reach the disk. The default, `Environment.Durability.full`,
-        /// makes every append durable when it returns. `Environment.Durability.noSync`
+        /// How commits reach the disk. The default, ``Store/Durability/full``,
+        /// makes every append durable when it returns. ``Store/Durability/noSync``
         /// is several times faster for single appends, and a crash of the process still loses
         /// nothing, but a crash of the machine (power, kernel) can lose the appends since the
         /// last ``Store/sync()``.
-        public var durability: Environment.Durability = .full
+        public var durability: Durability = .full
         /// The initial LMDB map size; the map grows by itself when it fills up.
         public var initialMapSize = 64 << 20
         /// How the projection is configured (what-if overrides of the view options).
@@ -79,16 +79,44 @@ extension Store {
 
         /// Tests only: called in every log write transaction after its records are put; what
         /// it throws fails the commit, as a failing disk would.
-        var commitFault: (@Sendable () throws -> Void)?
+        package var commitFault: (@Sendable () throws -> Void)?
         /// Tests only: called on the background queue before each automatic snapshot is
         /// encoded, with its seq; it may block, to hold the snapshot in flight, or throw, to
         /// fail it as a failing disk would.
-        var automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
+        package var automaticSnapshotFault: (@Sendable (UInt64) throws -> Void)?
         /// Tests only: called by archive retention after each durable step; what it throws
         /// stops the run there, as a crash would.
-        var retentionFault: (@Sendable (RetentionStep) throws -> Void)?
+        package var retentionFault: (@Sendable (RetentionStep) throws -> Void)?
 
         /// The default options: writable, created when missing, fully durable.
         public init() {}
+    }
+}
+
+extension Store {
+    /// How a commit reaches the disk.
+    ///
+    /// A setting of the store's whole LMDB environment, so the writable stores of this
+    /// process that share one get the strongest any of them asked for.
+    public enum Durability: Sendable, Hashable {
+        /// fsync at every commit: a crash of the process or of the machine loses nothing
+        /// that was committed. The default.
+        case full
+        /// The meta page is flushed one commit late (LMDB's `MDB_NOMETASYNC`). A machine
+        /// crash can undo the last commit; a process crash loses nothing.
+        case noMetaSync
+        /// No fsync; the OS writes when it likes (LMDB's `MDB_NOSYNC`). A machine crash can
+        /// lose every commit since the last ``Store/sync()`` (LMDB keeps its B-tree
+        /// consistent, so nothing is corrupted); a process crash loses nothing.
+        case noSync
+
+        /// The LMDB setting.
+        var environmentDurability: Environment.Durability {
+            switch self {
+            case .full: .full
+            case .noMetaSync: .noMetaSync
+            case .noSync: .noSync
+            }
+        }
     }
 }

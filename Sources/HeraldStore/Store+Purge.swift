@@ -158,7 +158,7 @@ extension Store {
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)
         let auditIndex = try auditIndexDatabases()
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             // The account's audit index entries go with its records (the others' stay valid).
             try Self.removeFromAuditIndex(account: account, auditIndex, txn)
             for range in report.gaps {
@@ -174,7 +174,7 @@ extension Store {
             report.archivedRecordsRemoved += try archive?.delete(chunk) ?? 0
         }
         for chunk in logSeqs.chunks(of: Self.compactionChunk) {
-            report.recordsRemoved += try environment.write { txn in
+            report.recordsRemoved += try environment.storeWrite { txn in
                 var deleted = 0
                 for seq in chunk where try txn.delete(databases.log, key: SeqKey(seq).bytes) { deleted += 1 }
                 return deleted
@@ -206,7 +206,7 @@ extension Store {
             written.append((highWater, SnapshotEnvelope(seq: highWater, payload: projection.snapshot()).encoded))
         }
         let snapshots = try auxiliary(.snapshots)
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             try txn.removeAll(snapshots)
             for (seq, value) in written { try txn.put(snapshots, key: SeqKey(seq).bytes, value: value) }
         }
@@ -242,7 +242,7 @@ extension Store {
     }
 
     private func deleteEntries(_ database: Database, where matches: ([UInt8]) -> Bool) throws -> Int {
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             var doomed: [[UInt8]] = []
             try txn.withCursor(database) { cursor in
                 var entry = try cursor.first()

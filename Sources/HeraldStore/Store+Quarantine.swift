@@ -87,7 +87,7 @@ extension Store {
         guard !entries.isEmpty else { return ([], 0) }
         let database = try auxiliary(.quarantine)
         let limit = options.quarantineLimitBytes
-        return try environment.write { txn in
+        return try environment.storeWrite { txn in
             // Past the newest entry and past every id ever given (`meta` `quarantined`), so
             // an id removed by a retry or a purge is never given again.
             let newest = try txn.withCursor(database) { cursor in
@@ -123,7 +123,7 @@ extension Store {
     /// Every quarantined payload, oldest first.
     public func quarantined() throws -> [QuarantinedPayload] {
         guard let database = try existingAuxiliary(.quarantine) else { return [] }
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 var entries: [QuarantinedPayload] = []
                 var entry = try cursor.first()
@@ -147,6 +147,6 @@ extension Store {
     public func removeQuarantined(id: UInt64) throws -> Bool {
         try requireWritable()
         guard let database = try existingAuxiliary(.quarantine) else { return false }
-        return try environment.write { txn in try txn.delete(database, key: SeqKey(id).bytes) }
+        return try environment.storeWrite { txn in try txn.delete(database, key: SeqKey(id).bytes) }
     }
 }

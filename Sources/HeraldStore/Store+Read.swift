@@ -5,7 +5,7 @@ extension Store {
     /// The seq of the last committed event, 0 for an empty log, as seen by a new read
     /// transaction (so a read-only store sees other processes' commits).
     public func committedLastSeq() throws -> UInt64 {
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(databases.log) { cursor in
                 guard let entry = try cursor.last() else { return 0 }
                 return SeqKey(bytes: entry.key)?.seq ?? 0
@@ -16,7 +16,7 @@ extension Store {
     /// The seq of the first record still in the log (compaction moves the start), or `nil`
     /// when the log is empty.
     public func firstSeq() throws -> UInt64? {
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(databases.log) { cursor in
                 try cursor.first().flatMap { SeqKey(bytes: $0.key)?.seq }
             }
@@ -75,7 +75,7 @@ extension Store {
         from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         guard from <= through else { return }
-        try environment.read { txn in
+        try environment.storeRead { txn in
             try txn.withCursor(databases.log) { cursor in
                 var lastSeen = from - 1
                 var entry = try cursor.seek(atLeast: SeqKey(from).bytes)
@@ -94,14 +94,32 @@ extension Store {
 
     /// The number of records in the log.
     public func recordCount() throws -> Int {
-        try environment.read { txn in try txn.count(databases.log) }
+        try environment.storeRead { txn in try txn.count(databases.log) }
     }
 
-    /// Facts about the store's LMDB environment: map size, bytes used, page size.
-    public func environmentInfo() -> Environment.Info { environment.info() }
+    /// Facts about the store's data file: map size, bytes used, page size, commits.
+    public func environmentInfo() -> StorageInfo {
+        let info = environment.info()
+        return StorageInfo(
+            mapSize: info.mapSize, lastPage: info.lastPage, pageSize: info.pageSize, lastTransactionId: info.lastTransactionId)
+    }
+
+    /// Facts about the store's data file (``Store/environmentInfo()``).
+    public struct StorageInfo: Sendable, Hashable {
+        /// The size of the file's memory map in bytes; it grows by itself when it fills up.
+        public var mapSize: Int
+        /// The number of the last page in use.
+        public var lastPage: Int
+        /// The page size in bytes.
+        public var pageSize: Int
+        /// The id of the last committed write transaction: counts commits.
+        public var lastTransactionId: Int
+        /// Bytes in use: (last page + 1) × page size.
+        public var usedBytes: Int { (lastPage + 1) * pageSize }
+    }
 
     /// Flushes to disk what a non-durable mode has not flushed yet.
     public func sync() throws {
-        try environment.sync()
+        try StoreError.mappingLMDB { try environment.sync() }
     }
 }

@@ -101,9 +101,12 @@ extension Store {
         }
         switch try loadSnapshot(seq: history.origin) {
         case .success(let restored):
-            let projection = configuration == restored.configuration
-                ? restored : try Projection(snapshot: restored.snapshot(), configuration: configuration)
-            return (history.origin, projection)
+            guard configuration != restored.configuration else { return (history.origin, restored) }
+            do {
+                return (history.origin, try Projection(snapshot: restored.snapshot(), configuration: configuration))
+            } catch {
+                throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: "\(error)")
+            }
         case .failure(let damage):
             throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
         }
@@ -115,15 +118,6 @@ extension Store {
     public func historyDroppedThrough() throws -> UInt64? {
         let history = try self.history()
         return history.isComplete ? nil : history.origin
-    }
-
-    /// How the history before ``historyDroppedThrough()`` went, for a note: "compacted without
-    /// an archive", or the export files archive retention wrote it to before removing it.
-    public func droppedHistoryExplanation() throws -> String {
-        let exported = try exportedRanges()
-        guard !exported.isEmpty else { return "was compacted without an archive" }
-        let files = exported.map { "seqs \($0.first)…\($0.last) in \($0.directory)/\($0.file)" }
-        return "expired under archive retention and was exported before removal (" + files.joined(separator: ", ") + ")"
     }
 
     /// The seq of the last record before the first one recorded after `time` (milliseconds

@@ -74,7 +74,7 @@ public struct RetentionReport: Sendable, Hashable {
 
 extension Store {
     /// The durable steps of archive retention, in order (for ``Options/retentionFault``).
-    enum RetentionStep: Sendable {
+    package enum RetentionStep: Sendable {
         /// The export file is written, fsynced and renamed; the store is unchanged.
         case exported
         /// The new origin is committed; the expired records are still in the archive.
@@ -119,7 +119,7 @@ extension Store {
     public func exportedRanges() throws -> [ExportedRange] {
         guard let database = try existingAuxiliary(.exports) else { return [] }
         let decoder = JSONDecoder()
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 var ranges: [ExportedRange] = []
                 var entry = try cursor.first()
@@ -192,7 +192,7 @@ extension Store {
         let exports = try auxiliary(.exports)
         let snapshot = report.origin == history.base ? nil : SnapshotEnvelope(seq: report.origin, payload: projection.snapshot()).encoded
         let range = try JSONEncoder().encode(exported)
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             if let snapshot { try txn.put(snapshots, key: SeqKey(report.origin).bytes, value: snapshot) }
             if history.origin > 0 { try txn.delete(snapshots, key: SeqKey(history.origin).bytes) }
             try txn.put(exports, key: SeqKey(first).bytes, value: Array(range))

@@ -104,12 +104,12 @@ extension Store {
                     path: damaged, seq: origin,
                     reason: "the snapshot the kept history starts from, which stands for the records discarded before it, is lost")
             }
-            try store.environment.write { txn in
+            try store.environment.storeWrite { txn in
                 try store.setHistory(History(base: origin, archivedThrough: origin, origin: origin), txn)
             }
         }
         let snapshots = try store.auxiliary(.snapshots)
-        try store.environment.write { txn in
+        try store.environment.storeWrite { txn in
             for (seq, bytes) in main.snapshots where complete || seq >= origin {
                 try txn.put(snapshots, key: SeqKey(seq).bytes, value: bytes)
             }
@@ -124,14 +124,14 @@ extension Store {
         try store.recordLosses(report.lostSeqs, highWater: report.highWater)
         if !main.keys.isEmpty {
             let database = try store.auxiliary(.keys)
-            try store.environment.write { txn in
+            try store.environment.storeWrite { txn in
                 for (key, value) in main.keys { try txn.put(database, key: key, value: value) }
             }
             report.keysCopied = main.keys.count
         }
         if !main.quarantine.isEmpty {
             let database = try store.auxiliary(.quarantine)
-            try store.environment.write { txn in
+            try store.environment.storeWrite { txn in
                 for (key, value) in main.quarantine { try txn.put(database, key: key, value: value) }
             }
             report.quarantineCopied = main.quarantine.count
@@ -167,7 +167,7 @@ extension Store {
     func recordLosses(_ lost: [ClosedRange<UInt64>], highWater: UInt64) throws {
         guard !lost.isEmpty else { return }
         let gaps = try auxiliary(.gaps)
-        try environment.write { txn in
+        try environment.storeWrite { txn in
             for range in lost { try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes) }
         }
     }
@@ -190,7 +190,7 @@ private struct SalvagedFile {
     }
 
     mutating func read(_ path: String, report: inout SalvageReport) throws {
-        guard let file = try DataFile(path: path) else {
+        guard let file = try StoreError.mappingLMDB({ try DataFile(path: path) }) else {
             report.damage.append("\(path): missing")
             return
         }

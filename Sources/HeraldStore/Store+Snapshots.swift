@@ -47,7 +47,7 @@ extension Store {
     /// The seqs of the stored snapshots, oldest first (whether valid or not).
     public func snapshotSeqs() throws -> [UInt64] {
         guard let database = try existingAuxiliary(.snapshots) else { return [] }
-        return try environment.read { txn in try Self.snapshotSeqs(database, txn) }
+        return try environment.storeRead { txn in try Self.snapshotSeqs(database, txn) }
     }
 
     /// The seqs of the snapshots in `database`, oldest first, inside the caller's transaction.
@@ -76,7 +76,7 @@ extension Store {
         // The snapshot at the start of the kept history stands for records that are gone:
         // written before SEMANTICS 1.2, it is carried into 1.2 rather than refused.
         let former = try seq > 0 && seq == history().origin
-        return try environment.read { txn in
+        return try environment.storeRead { txn in
             try SeqKey(seq).withBytes { key in
                 guard let bytes = try txn.get(database, key: key) else {
                     return .failure(.init(reason: "no snapshot at seq \(seq)"))

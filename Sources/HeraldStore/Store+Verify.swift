@@ -94,7 +94,7 @@ private struct VerifyRun {
         let configuration = store.options.projection
         let highWater = report.highWater
         var found: [(UInt64, Result<[UInt8], SnapshotEnvelope.Damage>)] = []
-        try store.environment.read { txn in
+        try store.environment.storeRead { txn in
             for seq in try Store.snapshotSeqs(database, txn) {
                 try SeqKey(seq).withBytes { key in
                     guard let bytes = try txn.get(database, key: key) else { return }

@@ -22,7 +22,7 @@ import Logging
 /// are made, and releasing one leaves the others, and the locks other processes rely on,
 /// intact. Open the writable one first, or at least not while a read-only one is open on
 /// files this process could not open for writing: that open fails with
-/// `LMDBError.incompatibleOpen` (inside ``StoreError/lmdb(_:)``), naming the path.
+/// a ``StoreError`` with code ``StoreError/Code/lmdb``, naming the path.
 public final class Store: Sendable {
     /// The store directory.
     public let path: String
@@ -89,7 +89,7 @@ public final class Store: Sendable {
         var environmentOptions = Environment.Options()
         environmentOptions.mapSize = options.initialMapSize
         environmentOptions.readOnly = options.readOnly
-        environmentOptions.durability = options.durability
+        environmentOptions.durability = options.durability.environmentDurability
         environmentOptions.pageCheck = options.readOnly || options.checksPages ? .always : .whenSuspicious
         environmentOptions.walkVerdicts = options.walkVerdicts
         do {
@@ -137,12 +137,12 @@ public final class Store: Sendable {
 
     private func checkFormat() throws {
         let key = Array("format".utf8)
-        let found = try environment.read { txn in try txn.get(databases.meta, key: key) }
+        let found = try environment.storeRead { txn in try txn.get(databases.meta, key: key) }
         if let found {
             let tag = String(decoding: found, as: UTF8.self)
             guard tag == Self.formatTag else { throw StoreError.unsupportedFormat(path: path, found: tag) }
         } else if !options.readOnly {
-            try environment.write { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
+            try environment.storeWrite { txn in try txn.put(databases.meta, key: key, value: Array(Self.formatTag.utf8)) }
         }
     }
 }

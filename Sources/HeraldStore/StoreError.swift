@@ -1,137 +1,403 @@
 import HeraldEvents
 import LMDB
 
-/// Why a store operation failed. Every case names the store path and, where there is one,
-/// the seq or the event at fault.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
-    /// Another process holds the store open for writing.
-    case locked(path: String, holder: String?)
-    /// The directory does not hold a Herald store (and creating one was not asked for).
-    case notFound(path: String)
-    /// The store was written by a newer Herald, or is not a Herald store.
-    case unsupportedFormat(path: String, found: String)
-    /// An event of a batch is invalid; nothing of the batch was appended.
-    case invalidEvent(index: Int, EventError)
-    /// The one event given to `append(_:source:)` is invalid; nothing was appended.
-    case invalid(EventError)
-    /// A stored record fails its checksum or cannot be decoded.
-    case damagedRecord(path: String, seq: UInt64, reason: String)
-    /// A snapshot that is needed (the compaction base with no archive to replay instead, or
-    /// the one compaction was asked to use) is missing, fails its checksum or cannot be decoded.
-    case damagedSnapshot(path: String, seq: UInt64, reason: String)
-    /// LMDB reported an error.
-    case lmdb(LMDBError)
-    /// An operating-system call failed.
-    case system(path: String, operation: String, errno: Int32)
-    /// An imported record's seq does not come after the log's last seq.
-    case outOfOrder(path: String, seq: UInt64, lastSeq: UInt64)
-    /// An imported record's seq is above ``SeqKey/maximum``.
-    case seqOutOfRange(path: String, seq: UInt64)
-    /// The history asked for was compacted away without an archive.
-    case historyCompacted(path: String, base: UInt64)
-    /// The history asked for was expired by archive retention: exported to `files` (in the
-    /// export directory) and removed; the kept history starts after `origin`.
-    case historyExported(path: String, origin: UInt64, files: [String])
-    /// A log or archive key is not the seq the history calls for: repeated, out of order,
-    /// not 8 bytes, or after a gap no purge or compaction recorded (a damaged key or a lost
-    /// page).
-    case brokenSequence(path: String, seq: UInt64, reason: String)
-    /// The store's history says `archive/` holds the records through `through`, which
-    /// compaction removed from the log, but it is gone.
-    case missingArchive(path: String, through: UInt64)
-    /// A writable open found what is left of a store (an archive, a lock file) beside a
-    /// missing or empty `data.mdb`, and would have started a new log over it.
-    case remnants(path: String, reason: String)
-    /// The operation needs a writable store.
-    case readOnly(path: String)
-    /// `snapshot()` cannot write the state: the store's projection is not the state
-    /// of its history.
-    case snapshotUnavailable(path: String, reason: String)
-    /// A follower of ``Store/appliedEvents(after:bufferLimit:)`` fell further behind than its
-    /// buffer holds: its stream ended after the event at `lastDelivered`; follow again with
-    /// `appliedEvents(after: lastDelivered)` to miss nothing.
-    case followerFellBehind(path: String, lastDelivered: UInt64)
-    /// The store was closed (``Store/close()``).
-    case closed(path: String)
-    /// No event of the store's history (nor the snapshot it starts from) names the account.
-    case unknownAccount(path: String, account: String)
-    /// No event of the account's history (nor the snapshot it starts from) names the chat;
-    /// `chats` are the account's chats now, in byte order.
-    case unknownChat(path: String, account: String, chat: String, chats: [String])
-    /// ``Store/addKey(_:rebind:)`` of a Telegram key the store holds bound to another account
-    /// (`""`: any account).
-    case keyBound(path: String, id: Int64, account: String)
-    /// ``Store/backup(to:)`` wrote nothing to `destination`: it exists and is not an empty
-    /// directory, or the copy failed its check.
-    case backupRefused(destination: String, reason: String)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a store operation failed: a ``code`` saying what kind of failure it is, and the
+/// details that kind carries (the store path and, where there is one, the seq or the event at
+/// fault). Every failure of a `Store` method, LMDB's included, is a `StoreError`.
+///
+/// Match on the code, which can gain members without breaking a `switch`:
+///
+/// ```swift
+/// do {
+///     try store.append(event)
+/// } catch let error as StoreError where error.code == .invalid {
+///     print("rejected:", error.eventError!)
+/// }
+/// ```
+///
+/// or, as a pattern, `catch StoreError.Code.readOnly { … }`.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Kind: Hashable, Sendable {
+            case locked, notFound, unsupportedFormat, invalidEvent, invalid, damagedRecord
+            case damagedSnapshot, lmdb, system, outOfOrder, seqOutOfRange, historyCompacted
+            case historyExported, brokenSequence, missingArchive, remnants, readOnly
+            case snapshotUnavailable, followerFellBehind, closed, unknownAccount, unknownChat
+            case keyBound, backupRefused
+        }
+
+        fileprivate var kind: Kind
+
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
+        /// Another process holds the store open for writing (``StoreError/holder``: who,
+        /// when known).
+        public static let locked = Code(.locked)
+        /// The directory does not hold a Herald store (and creating one was not asked for).
+        public static let notFound = Code(.notFound)
+        /// The store was written by a newer Herald, or is not a Herald store
+        /// (``StoreError/reason``: the format found).
+        public static let unsupportedFormat = Code(.unsupportedFormat)
+        /// An event of a batch is invalid (``StoreError/batchIndex``,
+        /// ``StoreError/eventError``); nothing of the batch was appended.
+        public static let invalidEvent = Code(.invalidEvent)
+        /// The one event given to `append(_:source:)` is invalid (``StoreError/eventError``);
+        /// nothing was appended.
+        public static let invalid = Code(.invalid)
+        /// A stored record (``StoreError/seq``) fails its checksum or cannot be decoded.
+        public static let damagedRecord = Code(.damagedRecord)
+        /// A snapshot that is needed (the compaction base with no archive to replay instead,
+        /// or the one compaction was asked to use) is missing, fails its checksum or cannot be
+        /// decoded (``StoreError/seq``: its seq).
+        public static let damagedSnapshot = Code(.damagedSnapshot)
+        /// LMDB reported an error (a damaged data file, a full disk, a refused open).
+        public static let lmdb = Code(.lmdb)
+        /// An operating-system call failed (``StoreError/operation``, ``StoreError/errno``).
+        public static let system = Code(.system)
+        /// An imported record's seq does not come after the log's last seq
+        /// (``StoreError/lastSeq``).
+        public static let outOfOrder = Code(.outOfOrder)
+        /// An imported record's seq is above the largest seq a record may have.
+        public static let seqOutOfRange = Code(.seqOutOfRange)
+        /// The history asked for was compacted without an archive (``StoreError/seq``: the
+        /// compaction base).
+        public static let historyCompacted = Code(.historyCompacted)
+        /// The history asked for was expired by archive retention: exported to
+        /// ``StoreError/files`` (in the export directory) and removed; the kept history
+        /// starts after ``StoreError/seq``.
+        public static let historyExported = Code(.historyExported)
+        /// A log or archive key is not the seq the history calls for: repeated, out of order,
+        /// not 8 bytes, or after a gap no purge or compaction recorded (a damaged key or a
+        /// lost page).
+        public static let brokenSequence = Code(.brokenSequence)
+        /// The store's history says `archive/` holds the records through ``StoreError/seq``,
+        /// which compaction removed from the log, but it is gone.
+        public static let missingArchive = Code(.missingArchive)
+        /// A writable open found what is left of a store (an archive, a lock file) beside a
+        /// missing or empty `data.mdb`, and would have started a new log over it.
+        public static let remnants = Code(.remnants)
+        /// The operation needs a writable store.
+        public static let readOnly = Code(.readOnly)
+        /// `snapshot()` cannot write the state: the store's projection is not the state of
+        /// its history.
+        public static let snapshotUnavailable = Code(.snapshotUnavailable)
+        /// A follower of ``Store/appliedEvents(after:bufferLimit:)`` fell further behind than
+        /// its buffer holds: its stream ended after the event at ``StoreError/seq``; follow
+        /// again with `appliedEvents(after: seq)` to miss nothing.
+        public static let followerFellBehind = Code(.followerFellBehind)
+        /// The store was closed (``Store/close()``).
+        public static let closed = Code(.closed)
+        /// No event of the store's history (nor the snapshot it starts from) names
+        /// ``StoreError/account``.
+        public static let unknownAccount = Code(.unknownAccount)
+        /// No event of the account's history (nor the snapshot it starts from) names
+        /// ``StoreError/chat``; ``StoreError/chats`` are the account's chats now, in byte
+        /// order.
+        public static let unknownChat = Code(.unknownChat)
+        /// ``Store/addKey(_:rebind:)`` of a Telegram key (``StoreError/keyID``) the store holds
+        /// bound to another account (``StoreError/account``; `""`: any account).
+        public static let keyBound = Code(.keyBound)
+        /// ``Store/backup(to:)`` wrote nothing to the destination (``StoreError/path``): it
+        /// exists and is not an empty directory, or the copy failed its check.
+        public static let backupRefused = Code(.backupRefused)
+
+        public var description: String { "\(kind)" }
+
+        /// Whether `error` is a ``StoreError`` with this code, so that a code is a pattern:
+        /// `catch StoreError.Code.readOnly { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
+        }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// The store's directory; for ``Code/backupRefused`` the backup's destination, for
+    /// ``Code/system`` the file the call concerned. `nil` for ``Code/invalid`` and
+    /// ``Code/invalidEvent`` (and for ``Code/lmdb``, whose path is in its description).
+    public var path: String?
+    /// The seq at fault: the damaged record or snapshot, the imported record, the broken key;
+    /// the compaction base (``Code/historyCompacted``), the exported history's end
+    /// (``Code/historyExported``), the archive's last record (``Code/missingArchive``), the
+    /// last event delivered (``Code/followerFellBehind``).
+    public var seq: UInt64?
+    /// The log's last seq (``Code/outOfOrder``).
+    public var lastSeq: UInt64?
+    /// Why, in words (damage, remnants, a refused snapshot or backup), or the format found
+    /// (``Code/unsupportedFormat``).
+    public var reason: String?
+    /// Who holds the writer lock, when known (``Code/locked``).
+    public var holder: String?
+    /// Why the event was refused (``Code/invalid``, ``Code/invalidEvent``).
+    public var eventError: EventError?
+    /// The refused event's index in its batch, from 0 (``Code/invalidEvent``).
+    public var batchIndex: Int?
+    /// The operating-system call that failed (``Code/system``).
+    public var operation: String?
+    /// Its `errno` (``Code/system``).
+    public var errno: Int32?
+    /// The account named (``Code/unknownAccount``, ``Code/unknownChat``) or the account a
+    /// key is bound to (``Code/keyBound``; `""`: any account).
+    public var account: String?
+    /// The chat named (``Code/unknownChat``).
+    public var chat: String?
+    /// The account's chats now, in byte order (``Code/unknownChat``).
+    public var chats: [String]?
+    /// The Telegram key's id (``Code/keyBound``).
+    public var keyID: Int64?
+    /// The export files the expired history went to (``Code/historyExported``).
+    public var files: [String]?
+    /// LMDB's own error (``Code/lmdb``), for the CLI and the server.
+    package var lmdbError: LMDBError?
+
+    private init(_ kind: Code.Kind, path: String? = nil, seq: UInt64? = nil, reason: String? = nil) {
+        self.code = Code(kind)
+        self.path = path
+        self.seq = seq
+        self.reason = reason
+    }
 
     /// What to do about a damaged data file.
     static let damageAdvice =
         "restore the store from a backup, or run `herald salvage --store DAMAGED --to NEW` to copy out every record that still checks out"
 
     public var description: String {
-        switch self {
-        case .locked(let path, let holder):
-            "store \(path) is locked by another writer\(holder.map { " (\($0))" } ?? ""); close it or open the store read-only"
-        case .notFound(let path):
-            "no Herald store at \(path)"
-        case .unsupportedFormat(let path, let found):
-            "store \(path) has an unsupported format: \(found)"
-        case .invalid(let error):
-            "the event is invalid: \(error); nothing was appended"
-        case .invalidEvent(let index, let error):
-            "event \(index + 1) of the batch is invalid: \(error); nothing was appended"
-        case .damagedRecord(let path, let seq, let reason):
-            "store \(path): record seq \(seq) is damaged: \(reason)"
-        case .damagedSnapshot(let path, let seq, let reason):
-            "store \(path): snapshot at seq \(seq) is unusable: \(reason)"
-        case .lmdb(let error):
-            error.isDamage ? "\(error.damage?.description ?? error.description); \(Self.damageAdvice)" : error.description
-        case .brokenSequence(let path, let seq, let reason):
-            "store \(path): the log is damaged at seq \(seq): \(reason); run `herald verify` to list every problem, "
+        let path = path ?? ""
+        switch code.kind {
+        case .locked:
+            return "store \(path) is locked by another writer\(holder.map { " (\($0))" } ?? ""); close it or open the store read-only"
+        case .notFound:
+            return "no Herald store at \(path)"
+        case .unsupportedFormat:
+            return "store \(path) has an unsupported format: \(reason ?? "")"
+        case .invalid:
+            return "the event is invalid: \(eventError.map { "\($0)" } ?? ""); nothing was appended"
+        case .invalidEvent:
+            return "event \((batchIndex ?? 0) + 1) of the batch is invalid: \(eventError.map { "\($0)" } ?? ""); nothing was appended"
+        case .damagedRecord:
+            return "store \(path): record seq \(seq ?? 0) is damaged: \(reason ?? "")"
+        case .damagedSnapshot:
+            return "store \(path): snapshot at seq \(seq ?? 0) is unusable: \(reason ?? "")"
+        case .lmdb:
+            guard let error = lmdbError else { return "LMDB failed" }
+            return error.isDamage ? "\(error.damage?.description ?? error.description); \(Self.damageAdvice)" : error.description
+        case .brokenSequence:
+            return "store \(path): the log is damaged at seq \(seq ?? 0): \(reason ?? ""); run `herald verify` to list every problem, "
                 + "restore the store from a backup, or run `herald salvage` to copy out what still checks out"
-        case .missingArchive(let path, let through):
-            "store \(path): its archive (\(path)/archive/) is missing, but the history says it holds the records through "
+        case .missingArchive:
+            let through = seq ?? 0
+            return "store \(path): its archive (\(path)/archive/) is missing, but the history says it holds the records through "
                 + "seq \(through), which compaction removed from the log; put the archive back (restore it from a backup) "
                 + "to read the history before then; `herald state` from a snapshot still works"
-        case .remnants(let path, let reason):
-            "store \(path): \(reason); a new log here would reuse seqs and orphan what is left: restore data.mdb from a "
+        case .remnants:
+            return "store \(path): \(reason ?? ""); a new log here would reuse seqs and orphan what is left: restore data.mdb from a "
                 + "backup, run `herald salvage --store \(path) --to NEW` to recover what remains, or move the directory "
                 + "aside to start a new store"
-        case .system(let path, let operation, let errno):
-            "\(path): \(operation) failed: \(String(cString: strerror(errno)))"
-        case .seqOutOfRange(let path, let seq):
-            "store \(path): seq \(seq) is above the largest seq a record may have (\(SeqKey.maximum))"
-        case .outOfOrder(let path, let seq, let lastSeq):
-            "store \(path): seq \(seq) does not come after the last seq \(lastSeq)"
-        case .historyCompacted(let path, let base):
-            "store \(path): history up to seq \(base) was compacted without an archive; only later points can be rebuilt"
-        case .historyExported(let path, let origin, let files):
-            "store \(path): history up to seq \(origin) expired under archive retention and was exported before removal, to "
-                + files.joined(separator: ", ")
+        case .system:
+            return "\(path): \(operation ?? "") failed: \(String(cString: strerror(errno ?? 0)))"
+        case .seqOutOfRange:
+            return "store \(path): seq \(seq ?? 0) is above the largest seq a record may have (\(SeqKey.maximum))"
+        case .outOfOrder:
+            return "store \(path): seq \(seq ?? 0) does not come after the last seq \(lastSeq ?? 0)"
+        case .historyCompacted:
+            return "store \(path): history up to seq \(seq ?? 0) was compacted without an archive; only later points can be rebuilt"
+        case .historyExported:
+            return "store \(path): history up to seq \(seq ?? 0) expired under archive retention and was exported before removal, to "
+                + (files ?? []).joined(separator: ", ")
                 + "; only later points can be rebuilt here (import the exports into a new store, `zcat FILE… | herald import --store NEW -`, to rebuild earlier ones)"
-        case .readOnly(let path):
-            "store \(path) is open read-only"
-        case .snapshotUnavailable(let path, let reason):
-            "store \(path) cannot take a snapshot: \(reason)"
-        case .followerFellBehind(let path, let seq):
-            "store \(path): the follower fell behind by more than its buffer after seq \(seq); follow again with appliedEvents(after: \(seq))"
-        case .closed(let path):
-            "store \(path) is closed"
-        case .unknownAccount(let path, let account):
-            "store \(path) holds no account '\(account)'"
-        case .unknownChat(let path, let account, let chat, _):
-            "no event of account '\(account)' in store \(path) names chat '\(chat)'"
-        case .keyBound(let path, let id, let account):
-            "Telegram key \(id) is bound to \(account.isEmpty ? "any account" : account) in store \(path); rebind it to move it"
-        case .backupRefused(let destination, let reason):
-            "no backup written to \(destination): \(reason)"
+        case .readOnly:
+            return "store \(path) is open read-only"
+        case .snapshotUnavailable:
+            return "store \(path) cannot take a snapshot: \(reason ?? "")"
+        case .followerFellBehind:
+            let seq = seq ?? 0
+            return "store \(path): the follower fell behind by more than its buffer after seq \(seq); follow again with appliedEvents(after: \(seq))"
+        case .closed:
+            return "store \(path) is closed"
+        case .unknownAccount:
+            return "store \(path) holds no account '\(account ?? "")'"
+        case .unknownChat:
+            return "no event of account '\(account ?? "")' in store \(path) names chat '\(chat ?? "")'"
+        case .keyBound:
+            let account = account ?? ""
+            return "Telegram key \(keyID ?? 0) is bound to \(account.isEmpty ? "any account" : account) in store \(path); rebind it to move it"
+        case .backupRefused:
+            return "no backup written to \(path): \(reason ?? "")"
         }
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+// The errors by the names of their codes, with their details, as the enum they replace
+// spelled them: `throw StoreError.closed(path: path)`.
+extension StoreError {
+    /// ``Code/locked``.
+    public static func locked(path: String, holder: String?) -> StoreError {
+        var error = StoreError(.locked, path: path)
+        error.holder = holder
+        return error
+    }
+
+    /// ``Code/notFound``.
+    public static func notFound(path: String) -> StoreError { StoreError(.notFound, path: path) }
+
+    /// ``Code/unsupportedFormat``.
+    public static func unsupportedFormat(path: String, found: String) -> StoreError {
+        StoreError(.unsupportedFormat, path: path, reason: found)
+    }
+
+    /// ``Code/invalidEvent``.
+    public static func invalidEvent(index: Int, _ cause: EventError) -> StoreError {
+        var error = StoreError(.invalidEvent)
+        error.batchIndex = index
+        error.eventError = cause
+        return error
+    }
+
+    /// ``Code/invalid``.
+    public static func invalid(_ cause: EventError) -> StoreError {
+        var error = StoreError(.invalid)
+        error.eventError = cause
+        return error
+    }
+
+    /// ``Code/damagedRecord``.
+    public static func damagedRecord(path: String, seq: UInt64, reason: String) -> StoreError {
+        StoreError(.damagedRecord, path: path, seq: seq, reason: reason)
+    }
+
+    /// ``Code/damagedSnapshot``.
+    public static func damagedSnapshot(path: String, seq: UInt64, reason: String) -> StoreError {
+        StoreError(.damagedSnapshot, path: path, seq: seq, reason: reason)
+    }
+
+    /// ``Code/lmdb``.
+    package static func lmdb(_ cause: LMDBError) -> StoreError {
+        var error = StoreError(.lmdb)
+        error.lmdbError = cause
+        return error
+    }
+
+    /// ``Code/system``.
+    public static func system(path: String, operation: String, errno: Int32) -> StoreError {
+        var error = StoreError(.system, path: path)
+        error.operation = operation
+        error.errno = errno
+        return error
+    }
+
+    /// ``Code/outOfOrder``.
+    public static func outOfOrder(path: String, seq: UInt64, lastSeq: UInt64) -> StoreError {
+        var error = StoreError(.outOfOrder, path: path, seq: seq)
+        error.lastSeq = lastSeq
+        return error
+    }
+
+    /// ``Code/seqOutOfRange``.
+    public static func seqOutOfRange(path: String, seq: UInt64) -> StoreError {
+        StoreError(.seqOutOfRange, path: path, seq: seq)
+    }
+
+    /// ``Code/historyCompacted``.
+    public static func historyCompacted(path: String, base: UInt64) -> StoreError {
+        StoreError(.historyCompacted, path: path, seq: base)
+    }
+
+    /// ``Code/historyExported``.
+    public static func historyExported(path: String, origin: UInt64, files: [String]) -> StoreError {
+        var error = StoreError(.historyExported, path: path, seq: origin)
+        error.files = files
+        return error
+    }
+
+    /// ``Code/brokenSequence``.
+    public static func brokenSequence(path: String, seq: UInt64, reason: String) -> StoreError {
+        StoreError(.brokenSequence, path: path, seq: seq, reason: reason)
+    }
+
+    /// ``Code/missingArchive``.
+    public static func missingArchive(path: String, through: UInt64) -> StoreError {
+        StoreError(.missingArchive, path: path, seq: through)
+    }
+
+    /// ``Code/remnants``.
+    public static func remnants(path: String, reason: String) -> StoreError {
+        StoreError(.remnants, path: path, reason: reason)
+    }
+
+    /// ``Code/readOnly``.
+    public static func readOnly(path: String) -> StoreError { StoreError(.readOnly, path: path) }
+
+    /// ``Code/snapshotUnavailable``.
+    public static func snapshotUnavailable(path: String, reason: String) -> StoreError {
+        StoreError(.snapshotUnavailable, path: path, reason: reason)
+    }
+
+    /// ``Code/followerFellBehind``.
+    public static func followerFellBehind(path: String, lastDelivered: UInt64) -> StoreError {
+        StoreError(.followerFellBehind, path: path, seq: lastDelivered)
+    }
+
+    /// ``Code/closed``.
+    public static func closed(path: String) -> StoreError { StoreError(.closed, path: path) }
+
+    /// ``Code/unknownAccount``.
+    public static func unknownAccount(path: String, account: String) -> StoreError {
+        var error = StoreError(.unknownAccount, path: path)
+        error.account = account
+        return error
+    }
+
+    /// ``Code/unknownChat``.
+    public static func unknownChat(path: String, account: String, chat: String, chats: [String]) -> StoreError {
+        var error = StoreError(.unknownChat, path: path)
+        error.account = account
+        error.chat = chat
+        error.chats = chats
+        return error
+    }
+
+    /// ``Code/keyBound``.
+    public static func keyBound(path: String, id: Int64, account: String) -> StoreError {
+        var error = StoreError(.keyBound, path: path)
+        error.keyID = id
+        error.account = account
+        return error
+    }
+
+    /// ``Code/backupRefused``.
+    public static func backupRefused(destination: String, reason: String) -> StoreError {
+        StoreError(.backupRefused, path: destination, reason: reason)
+    }
+}
+
+extension StoreError {
+    /// Runs `body`, turning an `LMDBError` it throws into ``Code/lmdb``; every other error
+    /// passes as it is. The one place the store converts LMDB's errors: the transaction
+    /// helpers below and the few direct environment calls go through it.
+    static func mappingLMDB<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as LMDBError {
+            throw StoreError.lmdb(error)
+        }
+    }
+}
+
+extension Environment {
+    /// ``read(_:)``, with LMDB's errors as ``StoreError/Code/lmdb``.
+    func storeRead<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        try StoreError.mappingLMDB { try read(body) }
+    }
+
+    /// ``write(_:)``, with LMDB's errors as ``StoreError/Code/lmdb``.
+    func storeWrite<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        try StoreError.mappingLMDB { try write(body) }
+    }
+}

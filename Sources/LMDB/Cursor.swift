@@ -1,16 +1,16 @@
 import CLMDB
 
 /// A position in one database, valid inside ``Transaction/withCursor(_:_:)`` only.
-public struct Cursor: ~Copyable {
+package struct Cursor: ~Copyable {
     private let handle: OpaquePointer
     private let database: Database
     private let path: String
 
     /// One key/value pair. Both point into LMDB's map: valid until the transaction ends or
     /// the next write in it.
-    public struct Entry {
-        public var key: UnsafeRawBufferPointer
-        public var value: UnsafeRawBufferPointer
+    package struct Entry {
+        package var key: UnsafeRawBufferPointer
+        package var value: UnsafeRawBufferPointer
     }
 
     init(transaction: OpaquePointer, database: Database, path: String) throws(LMDBError) {
@@ -38,25 +38,25 @@ public struct Cursor: ~Copyable {
     }
 
     /// Moves to the first entry (`MDB_FIRST`).
-    public mutating func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
+    package mutating func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
     /// Moves to the last entry (`MDB_LAST`).
-    public mutating func last() throws(LMDBError) -> Entry? { try get(MDB_LAST) }
+    package mutating func last() throws(LMDBError) -> Entry? { try get(MDB_LAST) }
     /// Moves to the next entry (`MDB_NEXT`).
-    public mutating func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
+    package mutating func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
     /// Moves to the previous entry (`MDB_PREV`).
-    public mutating func previous() throws(LMDBError) -> Entry? { try get(MDB_PREV) }
+    package mutating func previous() throws(LMDBError) -> Entry? { try get(MDB_PREV) }
 
     /// Moves to the first entry whose key is `>= key` (`MDB_SET_RANGE`).
-    public mutating func seek(atLeast key: [UInt8]) throws -> Entry? {
+    package mutating func seek(atLeast key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { (k) throws -> Entry? in try get(MDB_SET_RANGE, key: k) }
     }
 
     /// Deletes the entry at the cursor (`mdb_cursor_del`); the cursor then sits on the next one,
     /// which ``current()`` returns.
-    public mutating func deleteCurrent() throws(LMDBError) {
+    package mutating func deleteCurrent() throws(LMDBError) {
         try check(mdb_cursor_del(handle, 0), "mdb_cursor_del(\(database.name))", path: path)
     }
 
     /// The entry at the cursor (`MDB_GET_CURRENT`).
-    public mutating func current() throws(LMDBError) -> Entry? { try get(MDB_GET_CURRENT) }
+    package mutating func current() throws(LMDBError) -> Entry? { try get(MDB_GET_CURRENT) }
 }

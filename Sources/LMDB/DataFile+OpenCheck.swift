@@ -8,7 +8,7 @@ import Darwin
 
 extension Environment {
     /// How much of `data.mdb` an open checks before LMDB maps it (see ``DataFile``).
-    public enum PageCheck: Sendable, Hashable {
+    package enum PageCheck: Sendable, Hashable {
         /// Only the meta pages and the file's size; the B-tree walk runs when those give
         /// reason to doubt (the file is shorter than the pages the newest commit records).
         case whenSuspicious

@@ -6,13 +6,13 @@ import Darwin
 
 extension DataFile {
     /// What a walk of the B-trees found.
-    public struct WalkReport: Sendable {
+    package struct WalkReport: Sendable {
         /// Every problem found; with `stopAtFirst`, at most one.
-        public var damage: [DataFileDamage] = []
+        package var damage: [DataFileDamage] = []
         /// Pages read.
-        public var pagesVisited = 0
+        package var pagesVisited = 0
         /// The named databases found in the main database, with their records.
-        public var databases: [String: Tree] = [:]
+        package var databases: [String: Tree] = [:]
     }
 
     /// Checks the structure of every B-tree the commit of `meta` uses (the free list, the
@@ -28,7 +28,7 @@ extension DataFile {
     /// the named databases that can be reached (values on overflow pages are read whole).
     /// With `stopAtFirst` the walk ends at the first problem; otherwise it skips the damaged
     /// page (and what hangs below it) and goes on, to reach every entry that can be had.
-    public func walk(
+    package func walk(
         _ meta: Meta, stopAtFirst: Bool,
         visit: ((_ database: String, _ key: [UInt8], _ value: [UInt8]) -> Void)? = nil
     ) -> WalkReport {
@@ -343,7 +343,7 @@ extension DataFile {
     /// whole: it finds entries whatever tree they belonged to, and in pages no tree uses any
     /// more (freed, or written by a commit whose meta page was lost), so the caller must
     /// check each value (checksums) and choose.
-    public func scanLeaves(
+    package func scanLeaves(
         pageSize: Int, keySize: Int, from firstPage: Int = 2, visit: (_ page: Int, _ key: [UInt8], _ value: [UInt8]) -> Void
     ) {
         let pages = size / pageSize
@@ -405,7 +405,7 @@ extension DataFile {
     /// or the meta page write was lost and the store reads as of an older commit. Pages past
     /// the last one a commit uses are otherwise never written (Herald's writer pads the file
     /// with zeros), so in an intact store there are none.
-    public func pagesPastLastCommit(_ meta: Meta) -> [Int] {
+    package func pagesPastLastCommit(_ meta: Meta) -> [Int] {
         let pages = size / meta.pageSize
         let first = Int(min(meta.lastPage + 1, UInt64(pages)))
         guard first < pages else { return [] }

@@ -20,15 +20,15 @@ import Darwin
 /// (on a leaf) the value, or the u64 page number of its first overflow page (`F_BIGDATA`); a
 /// branch node's child page number is `mn_lo | mn_hi << 16 | mn_flags << 32`. Integers are
 /// in the machine's byte order (little-endian on every platform Herald builds for).
-public final class DataFile {
+package final class DataFile {
     /// The path of the file, as given.
-    public let path: String
+    package let path: String
     let descriptor: Int32
     /// The file's size in bytes when it was opened.
-    public let size: Int
+    package let size: Int
 
     /// Opens `path` for reading; `nil` when it does not exist.
-    public init?(path: String) throws(LMDBError) {
+    package init?(path: String) throws(LMDBError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
@@ -71,32 +71,32 @@ public final class DataFile {
     // MARK: Meta pages
 
     /// One of the two meta pages, as read.
-    public struct Meta: Sendable, Hashable {
+    package struct Meta: Sendable, Hashable {
         /// 0 or 1: where it was read.
-        public var index: Int
+        package var index: Int
         /// `mm_txnid`: the transaction that wrote it.
-        public var transactionId: UInt64
+        package var transactionId: UInt64
         /// `mm_last_pg`: the last page in use then.
-        public var lastPage: UInt64
+        package var lastPage: UInt64
         /// The page size it records.
-        public var pageSize: Int
+        package var pageSize: Int
         /// The free-list and main databases' records.
-        public var freeList: Tree
-        public var main: Tree
+        package var freeList: Tree
+        package var main: Tree
         /// The page number in the meta page's own header (it should equal ``index``).
-        public var recordedPageNumber: UInt64
+        package var recordedPageNumber: UInt64
     }
 
     /// An `MDB_db` record: one B-tree's root, depth and counts.
-    public struct Tree: Sendable, Hashable {
-        public var flags: UInt16
-        public var depth: UInt16
-        public var branchPages: UInt64
-        public var leafPages: UInt64
-        public var overflowPages: UInt64
-        public var entries: UInt64
+    package struct Tree: Sendable, Hashable {
+        package var flags: UInt16
+        package var depth: UInt16
+        package var branchPages: UInt64
+        package var leafPages: UInt64
+        package var overflowPages: UInt64
+        package var entries: UInt64
         /// `md_root`; `P_INVALID` (all ones) for an empty tree.
-        public var root: UInt64
+        package var root: UInt64
 
         init(_ bytes: ArraySlice<UInt8>) {
             let base = bytes.startIndex
@@ -182,11 +182,11 @@ public final class DataFile {
 
     /// What the meta pages say: both, as read, and the one LMDB would use (the valid one
     /// with the higher txnid; LMDB itself refuses the file when either is invalid).
-    public struct Header: Sendable {
-        public var metas: [Result<Meta, DataFileDamage>]
-        public var newest: Meta?
+    package struct Header: Sendable {
+        package var metas: [Result<Meta, DataFileDamage>]
+        package var newest: Meta?
         /// The valid meta page older than ``newest``, when there is one.
-        public var previous: Meta? {
+        package var previous: Meta? {
             guard let newest else { return nil }
             return metas.compactMap { try? $0.get() }.first { $0.index != newest.index }
         }
@@ -194,7 +194,7 @@ public final class DataFile {
 
     /// Reads both meta pages. Meta page 1 is located with meta page 0's page size when that
     /// is valid, else with the system's page size.
-    public func header() -> Header {
+    package func header() -> Header {
         let first = meta(0, pageSize: 4096)
         let pageSize = (try? first.get())?.pageSize ?? Int(sysconf(Int32(_SC_PAGESIZE)))
         let second = meta(1, pageSize: pageSize)
@@ -208,9 +208,9 @@ public final class DataFile {
 }
 
 /// Why a data file cannot be trusted: the file, the page where known, and what is wrong.
-public struct DataFileDamage: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DataFileDamage: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kinds of damage, for callers that advise differently.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The file ends before a page the newest commit uses.
         case truncated
         /// A meta page is unusable, or the two disagree in a way LMDB never leaves them.
@@ -219,21 +219,21 @@ public struct DataFileDamage: Error, Sendable, Hashable, CustomStringConvertible
         case page
     }
     /// The data file's path.
-    public var file: String
+    package var file: String
     /// The page at fault, when known.
-    public var page: Int?
-    public var kind: Kind
+    package var page: Int?
+    package var kind: Kind
     /// What is wrong, in words.
-    public var reason: String
+    package var reason: String
 
-    public init(file: String, page: Int?, kind: Kind, reason: String) {
+    package init(file: String, page: Int?, kind: Kind, reason: String) {
         self.file = file
         self.page = page
         self.kind = kind
         self.reason = reason
     }
 
-    public var description: String { "\(file): \(reason)" }
+    package var description: String { "\(file): \(reason)" }
 }
 
 extension Array<UInt8> {

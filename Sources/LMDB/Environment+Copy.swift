@@ -21,7 +21,7 @@ extension Environment {
     /// started (``Info/lastTransactionId``), so that a caller copying several environments can
     /// tell whether one changed while it copied the others.
     @discardableResult
-    public func copy(toFile file: String, compact: Bool, mode: mode_t = 0o600) throws(LMDBError) -> Int {
+    package func copy(toFile file: String, compact: Bool, mode: mode_t = 0o600) throws(LMDBError) -> Int {
         let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw LMDBError(code: errno, operation: "open (copy destination)", path: file) }
         defer { close(descriptor) }

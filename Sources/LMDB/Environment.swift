@@ -17,7 +17,7 @@ import Darwin
 /// every `Environment` opened on the same directory in this process, however its path is
 /// spelled, shares one `MDB_env`, which is closed when the last of them is released. See
 /// ``init(path:options:)`` for which opens can share.
-public final class Environment: @unchecked Sendable {
+package final class Environment: @unchecked Sendable {
     // @unchecked: an MDB_env is safe to share between threads. Opened with MDB_NOTLS, read
     // transactions are not tied to threads; write transactions are serialized by LMDB itself
     // (across every opener of the shared environment) and never leave the closure that made
@@ -27,10 +27,10 @@ public final class Environment: @unchecked Sendable {
     /// The environment this opener shares with the others of its directory in this process.
     let shared: SharedEnvironment
     /// The directory of the environment, as this opener spelled it.
-    public let path: String
+    package let path: String
     /// The options this opener asked for. The shared environment's map size and durability
     /// may differ (see ``init(path:options:)``).
-    public let options: Options
+    package let options: Options
     /// The shared environment's lock, held here too so that transactions reach it directly.
     let resizeLock: ReadWriteLock
     /// Where the zeros written by the last `Transaction.preallocate(limit:)` end, in bytes;
@@ -45,7 +45,7 @@ public final class Environment: @unchecked Sendable {
     /// A setting of the whole environment (its `MDB_NOSYNC` and `MDB_NOMETASYNC` flags), so
     /// writable openers that share one get the strongest any of them asked for (see
     /// ``init(path:options:)``).
-    public enum Durability: Sendable, Hashable {
+    package enum Durability: Sendable, Hashable {
         /// fsync at every commit: a crash of the process or of the machine loses nothing
         /// that was committed. The default.
         case full
@@ -59,26 +59,26 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// How to open an environment.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// The initial map size in bytes; it grows automatically on `MDB_MAP_FULL`. A writable
         /// open of an environment already open in this process grows the map to it when it is
         /// smaller; a read-only one takes the map as it is.
-        public var mapSize: Int = 256 << 20
+        package var mapSize: Int = 256 << 20
         /// The number of named databases (`mdb_env_set_maxdbs`). LMDB fixes it when it opens
         /// the environment, so an open asking for more than the one already open in this
         /// process was opened with fails (``LMDBError/incompatibleOpen``).
-        public var maxDatabases: UInt32 = 16
+        package var maxDatabases: UInt32 = 16
         /// The number of reader slots (`mdb_env_set_maxreaders`). Only the open that creates
         /// the lock file sets it: LMDB takes the reader table of a lock file in use as it is,
         /// whatever a later open asks, and so does an open that shares an open environment.
-        public var maxReaders: UInt32 = 126
+        package var maxReaders: UInt32 = 126
         /// No writes through this opener: ``write(_:)`` traps and databases are not created.
         /// LMDB itself opens the environment `MDB_RDONLY` only when its files cannot be
         /// opened for writing (see ``init(path:options:)``).
-        public var readOnly = false
+        package var readOnly = false
         /// See ``Durability``. Read-only openers commit nothing, so theirs only counts until a
         /// writable opener joins.
-        public var durability: Durability = .full
+        package var durability: Durability = .full
         /// Tests only: a read-only first open uses `MDB_RDONLY` even when the files could be
         /// opened for writing, as it must when they cannot (which root, running the tests,
         /// never meets).
@@ -86,16 +86,16 @@ public final class Environment: @unchecked Sendable {
         /// How much of an existing `data.mdb` the first open of the environment in this
         /// process checks before LMDB maps it (see ``PageCheck``). A damaged file throws an
         /// error with code `MDB_CORRUPTED` and ``LMDBError/damage`` set.
-        public var pageCheck: PageCheck = .whenSuspicious
+        package var pageCheck: PageCheck = .whenSuspicious
         /// A directory where a clean walk of ``PageCheck/always`` is remembered, so that a
         /// later open of the same, unchanged `data.mdb` at the same commit skips it (the file's
         /// device, inode, size, modification and status-change times and the commit's txnid
         /// must all be equal; any write changes the status-change time). `nil`: every open
         /// walks. Meant for reading commands run again and again on a copied store; a check of
         /// the file itself (`verify`) should walk.
-        public var walkVerdicts: String?
+        package var walkVerdicts: String?
         /// Creates the default options.
-        public init() {}
+        package init() {}
     }
 
     /// Opens (creating if needed) the environment in directory `path`, or joins the one this
@@ -132,7 +132,7 @@ public final class Environment: @unchecked Sendable {
     /// When `data.mdb` was replaced since the environment was opened (compaction renames a
     /// compacted copy over it), the open environment keeps the old file for its openers, as a
     /// reader in another process would, and a new open opens the new file afresh.
-    public init(path: String, options: Options = Options()) throws(LMDBError) {
+    package init(path: String, options: Options = Options()) throws(LMDBError) {
         let shared = try EnvironmentRegistry.acquire(path: path, options: options)
         self.shared = shared
         self.handle = shared.handle
@@ -146,7 +146,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Runs `body` in a read-only transaction, which sees the last commit at its start.
-    public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+    package func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         while true {
             do {
                 return try resizeLock.withShared { () throws -> R in
@@ -165,7 +165,7 @@ public final class Environment: @unchecked Sendable {
     /// transaction is aborted, the map is doubled and `body` runs again; but when the calling
     /// thread is inside another transaction of this environment (a write from a read's
     /// closure), the map cannot grow and `MDB_MAP_FULL` is thrown.
-    public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+    package func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         precondition(!options.readOnly, "write on a read-only environment: \(path)")
         while true {
             do {
@@ -184,17 +184,17 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// The current map size in bytes.
-    public var mapSize: Int { info().mapSize }
+    package var mapSize: Int { info().mapSize }
 
     /// Facts about the environment (`mdb_env_info`, `mdb_env_stat`).
-    public struct Info: Sendable, Hashable {
-        public var mapSize: Int
-        public var lastPage: Int
-        public var pageSize: Int
+    package struct Info: Sendable, Hashable {
+        package var mapSize: Int
+        package var lastPage: Int
+        package var pageSize: Int
         /// The id of the last committed write transaction (`me_last_txnid`): counts commits.
-        public var lastTransactionId: Int
+        package var lastTransactionId: Int
         /// Bytes in use: (last page + 1) × page size.
-        public var usedBytes: Int { (lastPage + 1) * pageSize }
+        package var usedBytes: Int { (lastPage + 1) * pageSize }
     }
 
     /// Reads `mdb_env_info` and `mdb_env_stat`.
@@ -203,7 +203,7 @@ public final class Environment: @unchecked Sendable {
     /// (`mdb_env_set_mapsize` unmaps and maps it again) they would read unmapped memory, so
     /// this takes the resize lock shared, as a transaction does (a thread inside one already
     /// holds it).
-    public func info() -> Info {
+    package func info() -> Info {
         if resizeLock.isHeldSharedByCurrentThread { return unlockedInfo() }
         return resizeLock.withShared { unlockedInfo() }
     }
@@ -217,7 +217,7 @@ public final class Environment: @unchecked Sendable {
     /// the map's address (`me_mapaddr` is only set with `MDB_FIXEDMAP`), so the mapping is
     /// found in `/proc/self/maps` by the data file's inode; where there is no such file, this
     /// does nothing.
-    public func releaseMappedPages() {
+    package func releaseMappedPages() {
         guard let identity = FileIdentity(path: path + "/data.mdb") else { return }
         resizeLock.withShared {
             guard let maps = fopen("/proc/self/maps", "r") else { return }
@@ -253,7 +253,7 @@ public final class Environment: @unchecked Sendable {
     /// Flushes buffers to disk (`mdb_env_sync` with force), for the non-durable modes. A
     /// read-only opener has nothing to flush and gets `EACCES`, as LMDB answers for an
     /// `MDB_RDONLY` environment, even when it shares a writable one.
-    public func sync() throws(LMDBError) {
+    package func sync() throws(LMDBError) {
         guard !options.readOnly else { throw LMDBError(code: EACCES, operation: "mdb_env_sync", path: path) }
         // Shared: the flags it reads are changed only under the exclusive lock.
         try resizeLock.withShared { () throws(LMDBError) in
@@ -266,7 +266,7 @@ public final class Environment: @unchecked Sendable {
     /// in between would find half done: it would open the new data file with the lock file
     /// of an environment still open, so two environments of this process would share one lock
     /// file, which LMDB forbids. Keep `body` short: every open and close in the process waits.
-    public static func withOpensHeld(_ body: () throws -> Void) throws {
+    package static func withOpensHeld(_ body: () throws -> Void) throws {
         try EnvironmentRegistry.withOpensHeld(body)
     }
 
@@ -274,7 +274,7 @@ public final class Environment: @unchecked Sendable {
     ///
     /// With `compact`, free pages are omitted and pages renumbered (`MDB_CP_COMPACT`): the
     /// copy is as small as the live data. Runs inside a read transaction, so writers go on.
-    public func copy(to destination: String, compact: Bool) throws(LMDBError) {
+    package func copy(to destination: String, compact: Bool) throws(LMDBError) {
         let flags = compact ? UInt32(MDB_CP_COMPACT) : 0
         try resizeLock.withShared { () throws(LMDBError) in
             try check(mdb_env_copy2(handle, destination, flags), "mdb_env_copy2", path: path)
@@ -288,7 +288,7 @@ public final class Environment: @unchecked Sendable {
     /// transaction (lmdb.h: a transaction that opens a database "must finish (either commit or
     /// abort) before any other transaction in the process may use this function"), so call
     /// it outside any transaction of this environment.
-    public func openDatabase(_ name: String, create: Bool = false) throws -> Database? {
+    package func openDatabase(_ name: String, create: Bool = false) throws -> Database? {
         let open = { (txn: borrowing Transaction) throws -> Database? in
             try txn.openDatabase(name, create: create)
         }

@@ -11,15 +11,15 @@ import Darwin
 /// ``EnvironmentRegistry`` keys open environments by their directory's identity, because
 /// LMDB's locks belong to files, not to the paths used to open them; the store's writer
 /// lock keys its lock file the same way.
-public struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     /// `st_dev`: the device holding the file.
-    public var device: UInt64
+    package var device: UInt64
     /// `st_ino`: the file's inode number on that device.
-    public var inode: UInt64
+    package var inode: UInt64
 
     /// The identity of the file `path` names, following symbolic links; `nil` (with `errno`
     /// set) when it cannot be read.
-    public init?(path: String) {
+    package init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         self.init(status)
@@ -27,7 +27,7 @@ public struct FileIdentity: Hashable, Sendable {
 
     /// The identity of the file open as `descriptor`; `nil` (with `errno` set) when it
     /// cannot be read.
-    public init?(descriptor: Int32) {
+    package init?(descriptor: Int32) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         self.init(status)

@@ -13,22 +13,22 @@ import Darwin
 #endif
 
 /// An error reported by LMDB, with the operation and path it concerns.
-public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The return code (an LMDB `MDB_*` code or an errno value).
-    public var code: Int32
+    package var code: Int32
     /// The LMDB function that failed, e.g. `mdb_env_open`.
-    public var operation: String
+    package var operation: String
     /// The environment's path.
-    public var path: String
+    package var path: String
     /// Why, in words, when this wrapper refused the operation itself and LMDB's text for
     /// `code` would not say it (see ``incompatibleOpen``); `nil` for LMDB's own errors.
-    public var reason: String?
+    package var reason: String?
     /// What is wrong with the data file, when the open's own checks found it damaged
     /// (``DataFile``); the code is then `MDB_CORRUPTED`.
-    public var damage: DataFileDamage?
+    package var damage: DataFileDamage?
 
     /// Creates an error for a failed `operation`; `reason` replaces LMDB's text for `code`.
-    public init(code: Int32, operation: String, path: String, reason: String? = nil) {
+    package init(code: Int32, operation: String, path: String, reason: String? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
@@ -36,9 +36,9 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// ``reason`` when there is one, else LMDB's own text for the code (`mdb_strerror`).
-    public var message: String { reason ?? String(cString: mdb_strerror(code)) }
+    package var message: String { reason ?? String(cString: mdb_strerror(code)) }
 
-    public var description: String {
+    package var description: String {
         if let damage { return damage.description }
         return "\(path): \(operation) failed: \(message) (\(code))"
     }
@@ -46,23 +46,23 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether the error says the data file is damaged: the open's own checks found it so
     /// (``damage``), or LMDB reported `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`, `MDB_INVALID`
     /// (not an LMDB file) or `MDB_VERSION_MISMATCH`.
-    public var isDamage: Bool {
+    package var isDamage: Bool {
         damage != nil || isCorruption || code == MDB_INVALID || code == MDB_VERSION_MISMATCH
     }
 
     /// `MDB_MAP_FULL`: the environment's map size is reached.
-    public static let mapFull: Int32 = MDB_MAP_FULL
+    package static let mapFull: Int32 = MDB_MAP_FULL
     /// `MDB_MAP_RESIZED`: another process grew the map beyond this process's size.
-    public static let mapResized: Int32 = MDB_MAP_RESIZED
+    package static let mapResized: Int32 = MDB_MAP_RESIZED
     /// `MDB_KEYEXIST`: the key is already present (or out of order with `append`).
-    public static let keyExists: Int32 = MDB_KEYEXIST
+    package static let keyExists: Int32 = MDB_KEYEXIST
     /// `EBUSY`, with operation `open` and a ``reason``: the environment is already open in this
     /// process in a way this open cannot share (a writable open while LMDB holds it
     /// `MDB_RDONLY`, or more named databases than it was opened with), and LMDB allows one
     /// open per process. See ``Environment/init(path:options:)``.
-    public static let incompatibleOpen: Int32 = EBUSY
+    package static let incompatibleOpen: Int32 = EBUSY
     /// `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`: the data file is damaged.
-    public var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
+    package var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
 }
 
 /// Checks an LMDB return code: 0 passes; misuse (`MDB_BAD_DBI`, `MDB_BAD_VALSIZE`) is a

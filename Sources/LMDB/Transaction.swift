@@ -11,12 +11,12 @@ import Darwin
 ///
 /// Bytes it returns point into LMDB's memory map: they are valid until the transaction ends
 /// (and, in a write transaction, until the next write). Copy out what must live longer.
-public struct Transaction: ~Copyable {
+package struct Transaction: ~Copyable {
     let handle: OpaquePointer
     /// Unowned: a transaction never outlives the closure its environment runs.
     private let environment: Unmanaged<Environment>
     /// Whether the transaction is read-only.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 
     init(environment: Environment, readOnly: Bool) throws(LMDBError) {
         var txn: OpaquePointer?
@@ -71,7 +71,7 @@ public struct Transaction: ~Copyable {
     /// time, so the zeros never cover a page LMDB has written. It never reads a page past
     /// the last one in use (`me_last_pgno`), so the zeros are not data, and a copy leaves
     /// them out.
-    public func preallocate(limit: Int) {
+    package func preallocate(limit: Int) {
         precondition(!isReadOnly, "preallocate in a read-only transaction: \(path)")
         let environment = environment.takeUnretainedValue()
         let info = environment.info()
@@ -117,7 +117,7 @@ public struct Transaction: ~Copyable {
     }
 
     /// The value stored under `key`, or `nil` (`MDB_NOTFOUND` is not an error).
-    public func get(_ database: Database, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+    package func get(_ database: Database, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
         let rc = mdb_get(handle, database.handle, &k, &v)
@@ -127,25 +127,25 @@ public struct Transaction: ~Copyable {
     }
 
     /// The value stored under `key`, copied out, or `nil`.
-    public func get(_ database: Database, key: [UInt8]) throws -> [UInt8]? {
+    package func get(_ database: Database, key: [UInt8]) throws -> [UInt8]? {
         try key.withUnsafeBytes { (k) throws -> [UInt8]? in
             try get(database, key: k).map { Array($0) }
         }
     }
 
     /// How ``put(_:key:value:flags:)`` stores.
-    public struct PutFlags: OptionSet, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package struct PutFlags: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
         /// `MDB_APPEND`: the key sorts after every key present (fast bulk load); a key out of
         /// order fails with `MDB_KEYEXIST`.
-        public static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
+        package static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
         /// `MDB_NOOVERWRITE`: fail with `MDB_KEYEXIST` when the key is present.
-        public static let noOverwrite = PutFlags(rawValue: UInt32(MDB_NOOVERWRITE))
+        package static let noOverwrite = PutFlags(rawValue: UInt32(MDB_NOOVERWRITE))
     }
 
     /// Stores `value` under `key`.
-    public func put(
+    package func put(
         _ database: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []
     ) throws(LMDBError) {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
@@ -154,7 +154,7 @@ public struct Transaction: ~Copyable {
     }
 
     /// Stores `value` under `key`.
-    public func put(_ database: Database, key: [UInt8], value: [UInt8], flags: PutFlags = []) throws {
+    package func put(_ database: Database, key: [UInt8], value: [UInt8], flags: PutFlags = []) throws {
         try key.withUnsafeBytes { (k) throws in
             try value.withUnsafeBytes { (v) throws in
                 try put(database, key: k, value: v, flags: flags)
@@ -164,7 +164,7 @@ public struct Transaction: ~Copyable {
 
     /// Deletes `key`; returns whether it was present.
     @discardableResult
-    public func delete(_ database: Database, key: [UInt8]) throws -> Bool {
+    package func delete(_ database: Database, key: [UInt8]) throws -> Bool {
         try key.withUnsafeBytes { (k) throws -> Bool in
             var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
             let rc = mdb_del(handle, database.handle, &kv, nil)
@@ -175,12 +175,12 @@ public struct Transaction: ~Copyable {
     }
 
     /// Removes every entry of `database` (`mdb_drop` with del = 0).
-    public func removeAll(_ database: Database) throws(LMDBError) {
+    package func removeAll(_ database: Database) throws(LMDBError) {
         try check(mdb_drop(handle, database.handle, 0), "mdb_drop(\(database.name))", path: path)
     }
 
     /// The number of entries in `database` (`mdb_stat`).
-    public func count(_ database: Database) throws(LMDBError) -> Int {
+    package func count(_ database: Database) throws(LMDBError) -> Int {
         var stat = MDB_stat()
         try check(mdb_stat(handle, database.handle, &stat), "mdb_stat(\(database.name))", path: path)
         return stat.ms_entries
@@ -188,14 +188,14 @@ public struct Transaction: ~Copyable {
 
     /// The bytes of the pages `database` occupies (branch, leaf and overflow pages, from
     /// `mdb_stat`, times the page size).
-    public func bytes(_ database: Database) throws(LMDBError) -> Int {
+    package func bytes(_ database: Database) throws(LMDBError) -> Int {
         var stat = MDB_stat()
         try check(mdb_stat(handle, database.handle, &stat), "mdb_stat(\(database.name))", path: path)
         return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
     }
 
     /// Runs `body` with a cursor over `database`; the cursor is closed when `body` returns.
-    public func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
+    package func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursor = try Cursor(transaction: handle, database: database, path: path)
         return try body(&cursor)
     }

@@ -57,7 +57,7 @@ struct AccountRecordsTests {
         inspect.replayOnOpen = false
         let store = try Store(path: dir.path, options: inspect)
         func isDamage(_ error: any Error) -> Bool {
-            guard case StoreError.damagedRecord(_, let seq, _) = error else { return false }
+            guard let error = error as? StoreError, error.code == .damagedRecord, let seq = error.seq else { return false }
             return seq == damagedSeq
         }
         let account = events[0].account

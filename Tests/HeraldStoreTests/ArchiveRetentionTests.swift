@@ -74,7 +74,7 @@ struct ArchiveRetentionTests {
             _ = try store.projection(at: report.origin - 1, useSnapshots: false)
             Issue.record("a point before the origin was rebuilt")
         } catch let error as StoreError {
-            guard case .historyExported(_, let origin, let files) = error else { throw error }
+            guard error.code == .historyExported, let origin = error.seq, let files = error.files else { throw error }
             #expect(origin == report.origin && files == [file])
         }
     }

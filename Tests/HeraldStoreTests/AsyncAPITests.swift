@@ -88,8 +88,8 @@ struct AsyncAPITests {
                 if let first = try await iterator.next() { seen.append(first.seq) }
                 for await _ in gate { break }
                 while let applied = try await iterator.next() { seen.append(applied.seq) }
-            } catch StoreError.followerFellBehind(_, let last) {
-                return (seen, last)
+            } catch let error as StoreError where error.code == .followerFellBehind {
+                return (seen, error.seq)
             }
             return (seen, nil)
         }

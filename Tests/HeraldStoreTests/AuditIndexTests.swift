@@ -112,7 +112,7 @@ struct AuditIndexTests {
             let full: Store.AuditReport
             do {
                 full = try store.auditReport(account: account, target: target)
-            } catch StoreError.unknownChat {
+            } catch StoreError.Code.unknownChat {
                 continue
             }
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)

@@ -109,7 +109,7 @@ struct BackupTests {
         #expect {
             try Store.backup(storePath: path, to: taken)
         } throws: { error in
-            guard case StoreError.backupRefused(let destination, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .backupRefused, let destination = error.path, let reason = error.reason else { return false }
             return destination == taken && reason.contains("not empty")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: taken) == ["notes.txt"])

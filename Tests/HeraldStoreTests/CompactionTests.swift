@@ -109,7 +109,7 @@ struct CompactionTests {
         try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
         try rewriteSnapshot(in: dir.path, seq: 60) { $0[30] ^= 1 }
         #expect { try Store(path: dir.path, options: fastOptions()) } throws: { error in
-            if case StoreError.damagedSnapshot(_, let seq, _) = error { return seq == 60 }
+            if let error = error as? StoreError, error.code == .damagedSnapshot, let seq = error.seq { return seq == 60 }
             return false
         }
         var options = fastOptions()
@@ -200,7 +200,7 @@ struct CompactionTests {
             #expect(report.problems.contains { $0.location == .log && $0.seq == seq }, "\(report.problems)")
             if seq > 200 {
                 #expect { try Store(path: copy.path, options: fastOptions()) } throws: { error in
-                    if case StoreError.damagedRecord(_, let damaged, _) = error { return damaged == seq }
+                    if let error = error as? StoreError, error.code == .damagedRecord, let damaged = error.seq { return damaged == seq }
                     return false
                 }
             } else {

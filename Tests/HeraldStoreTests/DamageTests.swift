@@ -56,8 +56,8 @@ struct DamageTests {
     }
 
     func damage(of error: any Error) -> DataFileDamage? {
-        guard case .lmdb(let lmdb) = error as? StoreError else { return nil }
-        return lmdb.damage
+        guard let error = error as? StoreError, error.code == .lmdb else { return nil }
+        return error.lmdbError?.damage
     }
 
     @Test("a data file cut short is refused before LMDB maps it, naming the file and its size")
@@ -119,8 +119,8 @@ struct DamageTests {
         #expect {
             try Store(path: other.path, options: readOnly())
         } throws: { error in
-            guard case .brokenSequence(_, let seq, let reason) = error as? StoreError else { return false }
-            return seq == 1_234 && reason.contains("seq 1234 is missing")
+            guard let error = error as? StoreError, error.code == .brokenSequence else { return false }
+            return error.seq == 1_234 && error.reason?.contains("seq 1234 is missing") == true
         }
         var noReplay = readOnly()
         noReplay.replayOnOpen = false
@@ -262,8 +262,8 @@ struct DamageTests {
         #expect {
             try store.forEachRecord(includingArchive: true) { _ in true }
         } throws: { error in
-            guard case .missingArchive(_, let through) = error as? StoreError else { return false }
-            return through == 1_500
+            guard let error = error as? StoreError, error.code == .missingArchive else { return false }
+            return error.seq == 1_500
         }
         #expect(throws: StoreError.self) { try store.replay() }
         var noSnapshots = readOnly()
@@ -287,8 +287,8 @@ struct DamageTests {
         #expect {
             try Store(path: dir.path, options: fastOptions())
         } throws: { error in
-            guard case .remnants(_, let reason) = error as? StoreError else { return false }
-            return reason.contains("herald.lock is there")
+            guard let error = error as? StoreError, error.code == .remnants else { return false }
+            return error.reason?.contains("herald.lock is there") == true
         }
         #expect(!FileManager.default.fileExists(atPath: dir.child("data.mdb")))
         #expect(throws: StoreError.self) { try Store(path: dir.path, options: readOnly()) }
@@ -305,8 +305,8 @@ struct DamageTests {
         #expect {
             try Store(path: dir.path, options: fastOptions())
         } throws: { error in
-            guard case .remnants(_, let reason) = error as? StoreError else { return false }
-            return reason.contains("data.mdb is empty")
+            guard let error = error as? StoreError, error.code == .remnants else { return false }
+            return error.reason?.contains("data.mdb is empty") == true
         }
         #expect(throws: (any Error).self) { try Store(path: dir.path, options: readOnly()) }
         #expect(FileManager.default.contents(atPath: dir.child("data.mdb"))?.isEmpty == true)

@@ -58,7 +58,7 @@ struct EmbedderQATests {
             #expect {
                 try remove()
             } throws: { error in
-                guard case StoreError.readOnly(let path) = error else { return false }
+                guard let error = error as? StoreError, error.code == .readOnly, let path = error.path else { return false }
                 return path == dir.path
             }
         }
@@ -137,8 +137,8 @@ struct EmbedderQATests {
         var source = Source(format: "herald")
         source.digest = [1, 2, 3]
         func isBadDigest(_ error: any Error, at expected: Int) -> Bool {
-            if case StoreError.invalid(let cause) = error { return expected == 0 && cause.field == "source.digest" }
-            guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
+            if let error = error as? StoreError, error.code == .invalid, let cause = error.eventError { return expected == 0 && cause.field == "source.digest" }
+            guard let error = error as? StoreError, error.code == .invalidEvent, let index = error.batchIndex, let cause = error.eventError else { return false }
             return index == expected && cause.field == "source.digest"
         }
         do {
@@ -173,7 +173,7 @@ struct EmbedderQATests {
             #expect {
                 try store.snapshot()
             } throws: { error in
-                guard case StoreError.snapshotUnavailable(let path, _) = error else { return false }
+                guard let error = error as? StoreError, error.code == .snapshotUnavailable, let path = error.path else { return false }
                 return path == dir.path
             }
             #expect(try store.snapshotSeqs().isEmpty)
@@ -197,7 +197,7 @@ struct EmbedderQATests {
         #expect {
             try store.snapshot()
         } throws: { error in
-            guard case StoreError.snapshotUnavailable(let path, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .snapshotUnavailable, let path = error.path, let reason = error.reason else { return false }
             return path == dir.path && reason.contains("override")
         }
         #expect(try store.snapshotSeqs().isEmpty)
@@ -217,7 +217,7 @@ struct EmbedderQATests {
                     #expect {
                         try store.importRecords([stale])
                     } throws: { error in
-                        guard case StoreError.outOfOrder(_, let seq, _) = error else { return false }
+                        guard let error = error as? StoreError, error.code == .outOfOrder, let seq = error.seq else { return false }
                         return seq == 1
                     }
                 } else {
@@ -248,7 +248,7 @@ struct EmbedderQATests {
             #expect {
                 try store.append(notify(id: 2, body: big))
             } throws: { error in
-                guard case StoreError.lmdb(let cause) = error else { return false }
+                guard let error = error as? StoreError, error.code == .lmdb, let cause = error.lmdbError else { return false }
                 return cause.code == LMDBError.mapFull
             }
             return false

@@ -84,7 +84,7 @@ struct LogTests {
         #expect {
             try store.append(contentsOf: batch)
         } throws: { error in
-            guard case StoreError.invalidEvent(let index, let cause) = error else { return false }
+            guard let error = error as? StoreError, error.code == .invalidEvent, let index = error.batchIndex, let cause = error.eventError else { return false }
             return index == 7 && cause.field == "notificationId"
         }
         #expect(store.lastSeq == 1)
@@ -100,7 +100,7 @@ struct LogTests {
             try store.append(Event(account: "a", .read(chat: "c", maxId: 0)))
         } throws: { error in
             // One event, no batch: the message does not talk about one.
-            guard case StoreError.invalid(let cause) = error else { return false }
+            guard let error = error as? StoreError, error.code == .invalid, let cause = error.eventError else { return false }
             return cause.field == "maxId" && !"\(error)".contains("batch") && "\(error)".contains("maxId")
         }
         #expect(store.lastSeq == 1)
@@ -135,7 +135,7 @@ struct LogTests {
         } throws: { error in
             // Refused as a writer of this very process, not after waiting for the lock as
             // for a closed store's lock still shared with a child being spawned.
-            guard case StoreError.locked(let path, let holder) = error else { return false }
+            guard let error = error as? StoreError, error.code == .locked, let path = error.path, case let holder = error.holder else { return false }
             return path == dir.path && "\(error)".contains(dir.path) && holder?.contains("in this process") == true
         }
         // A reader is welcome while the writer is open, and sees its commits.
@@ -167,7 +167,7 @@ struct LogTests {
         let errors = refused.withLock { $0 }
         #expect(errors.count == 3)
         for error in errors {
-            guard case StoreError.locked(_, let holder) = error else { Issue.record("\(error)"); continue }
+            guard let error = error as? StoreError, error.code == .locked, case let holder = error.holder else { Issue.record("\(error)"); continue }
             #expect(holder?.contains("in this process") == true)
         }
         opened.withLock { $0.removeAll() }
@@ -181,7 +181,7 @@ struct LogTests {
         #expect {
             _ = try Store(path: "/nonexistent/herald-\(UUID().uuidString)", options: options)
         } throws: { error in
-            if case StoreError.notFound = error { return true }
+            if let error = error as? StoreError, error.code == .notFound { return true }
             return false
         }
     }
@@ -230,7 +230,7 @@ struct LogTests {
         #expect {
             _ = try Store(path: dir.path)
         } throws: { error in
-            guard case StoreError.damagedRecord(_, let seq, _) = error else { return false }
+            guard let error = error as? StoreError, error.code == .damagedRecord, let seq = error.seq else { return false }
             return seq == 3
         }
         var inspect = Store.Options()
@@ -240,7 +240,7 @@ struct LogTests {
         #expect {
             _ = try store.records()
         } throws: { error in
-            guard case StoreError.damagedRecord(_, let seq, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .damagedRecord, let seq = error.seq, let reason = error.reason else { return false }
             return seq == 3 && reason.contains("checksum")
         }
     }

@@ -103,7 +103,7 @@ struct PipelinedReplayTests {
             }
         }
         func isDamage(_ error: any Error) -> Bool {
-            guard case StoreError.damagedRecord(let path, let seq, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .damagedRecord, let path = error.path, let seq = error.seq, let reason = error.reason else { return false }
             return path == dir.path && seq == damagedSeq && reason.contains("checksum")
         }
         var noSnapshots = Store.Options()

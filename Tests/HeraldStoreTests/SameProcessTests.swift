@@ -54,7 +54,7 @@ struct SameProcessTests {
             #expect {
                 try reader.append(notify(3))
             } throws: { error in
-                guard case StoreError.readOnly(let path) = error else { return false }
+                guard let error = error as? StoreError, error.code == .readOnly, let path = error.path else { return false }
                 return path == dir.path
             }
         }
@@ -94,11 +94,16 @@ struct SameProcessTests {
             #expect("\(name)") {
                 try write()
             } throws: { error in
-                guard case StoreError.readOnly(let path) = error else { return false }
+                guard let error = error as? StoreError, error.code == .readOnly, let path = error.path else { return false }
                 return path == dir.path
             }
         }
-        #expect(throws: LMDBError(code: EACCES, operation: "mdb_env_sync", path: dir.path)) { try reader.sync() }
+        #expect {
+            try reader.sync()
+        } throws: { error in
+            guard let error = error as? StoreError, error.code == .lmdb else { return false }
+            return error.lmdbError == LMDBError(code: EACCES, operation: "mdb_env_sync", path: dir.path)
+        }
         #expect(writer.environmentInfo().lastTransactionId == before)
         #expect(try reader.records() == records)
         #expect(try reader.keys().map(\.id) == [7])

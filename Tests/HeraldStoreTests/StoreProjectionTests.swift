@@ -60,7 +60,7 @@ struct StoreProjectionTests {
         #expect {
             _ = try store.audit(account: "b", target: .notification(1))
         } throws: { error in
-            guard case StoreError.unknownAccount(let path, let account) = error else { return false }
+            guard let error = error as? StoreError, error.code == .unknownAccount, let path = error.path, let account = error.account else { return false }
             return path == dir.path && account == "b"
         }
     }
@@ -77,7 +77,7 @@ struct StoreProjectionTests {
             #expect {
                 _ = try store.audit(account: "a", target: .object(chat: chat, objectId: nil))
             } throws: { error in
-                guard case StoreError.unknownChat(let path, let account, let named, let chats) = error else { return false }
+                guard let error = error as? StoreError, error.code == .unknownChat, let path = error.path, let account = error.account, let named = error.chat, let chats = error.chats else { return false }
                 return path == dir.path && account == "a" && named == chat && chats == ["c1", "c2", "r"]
             }
         }

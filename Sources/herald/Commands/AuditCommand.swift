@@ -89,14 +89,15 @@ struct AuditCommand: ParsableCommand {
         let report: Store.AuditReport
         do {
             report = try source.auditReport(account: account, target: target, listingUnchanged: all)
-        } catch StoreError.unknownAccount {
+        } catch StoreError.Code.unknownAccount {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
             // reads as "the account exists and nothing touched this". Only this error path
             // reads the account names, for the list.
             throw try CLIFailure.unknownAccount(account, in: source)
                 ?? CLIFailure(exitCode: CLIFailure.usage, "no event of the history of \(source.path) names account '\(account)'")
-        } catch StoreError.unknownChat(_, _, let chat, let chats) {
+        } catch let error as StoreError where error.code == .unknownChat {
+            let chat = error.chat ?? "", chats = error.chats ?? []
             // Likewise a chat no event of the account names: most likely a mistyped name.
             let listed = chats.prefix(20).joined(separator: ", ") + (chats.count > 20 ? ", … (\(chats.count) in all)" : "")
             throw CLIFailure(exitCode: CLIFailure.usage, "no event of account '\(account)' in \(source.path) names chat '\(chat)' (its chats: \(chats.isEmpty ? "none" : listed))")

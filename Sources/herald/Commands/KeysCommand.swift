@@ -62,7 +62,8 @@ struct KeysCommand: ParsableCommand {
             let added: Bool
             do {
                 added = try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes), rebind: rebind)
-            } catch StoreError.keyBound(_, _, let bound) {
+            } catch let error as StoreError where error.code == .keyBound {
+                let bound = error.account ?? ""
                 throw CLIFailure(
                     exitCode: CLIFailure.usage,
                     "Telegram key \(parsed.keyId) is bound to \(Self.describe(bound)) in \(store.path); "

@@ -60,7 +60,7 @@ struct PurgeCommand: ParsableCommand {
     func run() throws {
         do {
             try purge()
-        } catch StoreError.unknownAccount {
+        } catch StoreError.Code.unknownAccount {
             let known = try store.openForReading { $0.replayOnOpen = false }.accountNames()
             throw CLIFailure(
                 exitCode: CLIFailure.usage,

@@ -1,7 +1,6 @@
 import HeraldEvents
 import HeraldIngest
 import HeraldStore
-import LMDB
 
 /// A failure with its exit code (see `herald --help`).
 struct CLIFailure: Error {
@@ -25,15 +24,8 @@ struct CLIFailure: Error {
         case let failure as LineReader.Failure:
             self.init(exitCode: Self.usage, "\(Formatting.escaped(failure.input)): \(failure.operation): \(failure.reason)")
         case let error as StoreError:
-            if case .invalidEvent = error {
-                self.init(exitCode: Self.rejected, error.description)
-            } else if case .invalid = error {
-                self.init(exitCode: Self.rejected, error.description)
-            } else {
-                self.init(exitCode: Self.dataProblem, error.description)
-            }
-        case let error as LMDBError:
-            self.init(exitCode: Self.dataProblem, StoreError.lmdb(error).description)
+            let rejected = error.code == .invalidEvent || error.code == .invalid
+            self.init(exitCode: rejected ? Self.rejected : Self.dataProblem, error.description)
         case let error as EventError:
             self.init(exitCode: Self.rejected, error.description)
         default:
