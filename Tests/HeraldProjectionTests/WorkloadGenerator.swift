@@ -1,6 +1,6 @@
 import HeraldEvents
 #if canImport(HeraldTestSupport)
-import HeraldTestSupport  // (Tools/projection-bench compiles this file with its own copy)
+import HeraldTestSupport
 #endif
 
 
