@@ -1,8 +1,5 @@
 import HeraldEvents
-#if canImport(HeraldTestSupport)
 import HeraldTestSupport
-#endif
-
 
 /// Seeded random streams of valid events exercising every rule: duplicates, partial
 /// upgrades, reads, deletes with and without chat, dismissals, settings, options, revokes.
