@@ -79,6 +79,7 @@ public struct ReplayBatch: @unchecked Sendable {
 
     /// Adds `event` with seq `seq`, which must be greater than the last one's.
     public mutating func append(_ event: Event, seq: UInt64) {
+        precondition(lent == nil, "a batch of lent events takes no more")
         if interner == nil { interner = NameInterner(token: .random(in: 1...UInt64.max)) }
         append(event, seq: seq, names: interner!.names(of: event))
     }
@@ -89,9 +90,8 @@ public struct ReplayBatch: @unchecked Sendable {
     }
 
     /// Adds `event` with seq `seq` whose account and chat a ``NameInterner`` has interned.
+    /// (Seqs are checked when the batch is replayed, as the projection's own.)
     package mutating func append(_ event: Event, seq: UInt64, names: InternedNames) {
-        precondition(lent == nil, "a batch of lent events takes no more")
-        precondition(seq > (entries.last?.seq ?? 0), "a batch's seqs must increase")
         entries.append(Entry(
             seq: seq, names: names, kind: nil, silent: false, partial: false, unreadOnly: false, id: 0, date: 0, start: 0,
             accountLength: 0, chatLength: 0, titleLength: 0, textsLength: 0))
@@ -115,8 +115,6 @@ public struct ReplayBatch: @unchecked Sendable {
             append(event, seq: seq, names: names)
             return
         }
-        precondition(lent == nil, "a batch of lent events takes no more")
-        precondition(seq > (entries.last?.seq ?? 0), "a batch's seqs must increase")
         if used + size > bytes.count { grow(to: used + size) }
         let start = used
         bytes.withUnsafeMutableBytes { buffer in
