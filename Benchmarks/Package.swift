@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
-// Herald's benchmarks: micro-benchmarks (ordo-one/benchmark), the workload generator and the
-// macro benchmark that checks every target of `../shared/bench/README.md` against raw LMDB
-// and SQLite measured in the same run. A separate package, so CI (`swift test` at the root)
-// never builds it. Run everything with `Tools/bench.sh [--quick]` from the repository root.
+// Herald's benchmarks: micro-benchmarks (ordo-one/benchmark), the workload generator, the
+// projection alone (`projection-bench`) and the macro benchmark that checks every target of
+// `../shared/bench/README.md` against raw LMDB and SQLite measured in the same run. A separate
+// package, so CI (`swift test` at the root) never builds it. Run everything with
+// `Tools/bench.sh [--quick]` from the repository root.
 import PackageDescription
 
 let package = Package(
@@ -32,6 +33,17 @@ let package = Package(
                 .product(name: "HeraldProjection", package: "Herald"),
                 .product(name: "HeraldStore", package: "Herald"),
             ]
+        ),
+        // `projection-bench [EVENTS]`: the projection alone on the workload (apply, replay of a
+        // `ReplayBatch`, memory, its floor, a snapshot round trip), through its public API.
+        .executableTarget(
+            name: "projection-bench",
+            dependencies: [
+                "HeraldWorkload",
+                .product(name: "HeraldEvents", package: "Herald"),
+                .product(name: "HeraldProjection", package: "Herald"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // Micro-benchmarks: `swift package benchmark` in this directory.
         .executableTarget(

@@ -13,8 +13,8 @@
 #             8×2 500 concurrent appends, 1 M ingest lines, 1 M-event compaction.
 #   both      end with the projection alone against its floor (1 M events, ~20 s), then
 #             against the C limit ($HERALD_BASELINES/limit, see "The limit" below).
-#   --limit   only the comparison with the C limit (projection replay and apply on
-#             projection-bench's streams, full rebuild of a 1 M-event store vs its export).
+#   --limit   only the comparison with the C limit (projection replay and apply on the
+#             workload's streams, full rebuild of a 1 M-event store vs its export).
 #   --audit [Tools/audit-bench.sh options]
 #             only audits and state --at with the audit index on a 10 M-event store, against
 #             a replay of the whole history in the same run (Tools/audit-bench.sh).
@@ -33,28 +33,28 @@ for arg in "$@"; do
     *) args+=("$arg") ;;
   esac
 done
-for file in lmdb_append.c sqlite_append.c limit/floor_replay.c limit/benchgen.py limit/prep.py; do
+for file in lmdb_append.c sqlite_append.c limit/floor_replay.c limit/prep.py; do
   [ -f "$baselines/$file" ] || { echo "bench.sh: $baselines/$file not found (set HERALD_BASELINES)" >&2; exit 2; }
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/herald-bench-tools.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Both binaries are built by the Benchmarks package (it depends on the root package by path,
+# Every binary is built by the Benchmarks package (it depends on the root package by path,
 # so `herald` is built from the same sources with `-c release`), which compiles the shared
-# dependencies (swift-crypto, BoringSSL) once instead of twice.
-echo "· building herald and herald-bench (release, Benchmarks/ package)" >&2
+# dependencies (swift-crypto, BoringSSL) once.
+echo "· building herald, herald-bench, projection-bench, herald-workload (release, Benchmarks/ package)" >&2
 # SwiftPM (6.3) keeps the build plan of a path dependency across builds and does not see
-# source files added to or removed from the root package since: drop the cached plans of both
-# packages that depend on it (Benchmarks, Tools/projection-bench) so they are recomputed (a
-# second or two; compiled objects are kept).
-for package in Benchmarks Tools/projection-bench; do
-  rm -f "$root/$package/.build/release.yaml" "$root/$package"/.build/*/release/description.json
-done
-(cd "$root/Benchmarks" && swift build -c release --product herald >&2 && swift build -c release --product herald-bench >&2)
+# source files added to or removed from the root package since: drop the cached plan so it
+# is recomputed (a second or two; compiled objects are kept).
+rm -f "$root/Benchmarks/.build/release.yaml" "$root"/Benchmarks/.build/*/release/description.json
+(cd "$root/Benchmarks" && for product in herald herald-bench projection-bench herald-workload; do
+  swift build -c release --product "$product" >&2
+done)
 bin="$(cd "$root/Benchmarks" && swift build -c release --show-bin-path)"
 herald="$bin/herald"
 bench="$bin/herald-bench"
+projection_bench="$bin/projection-bench"
 echo "· building the C baselines" >&2
 gcc -O2 -o "$work/lmdb_append" "$baselines/lmdb_append.c" -llmdb
 gcc -O2 -o "$work/sqlite_append" "$baselines/sqlite_append.c" -lsqlite3
@@ -64,19 +64,17 @@ $limit_only || "$bench" run --herald "$herald" --lmdb-baseline "$work/lmdb_appen
 
 # The projection alone (issue #3's 5 M events/s row, which has no store baseline): its replay
 # against the floor, the least work any projection of the workload must do per event
-# (Tools/projection-bench/Sources/projection-bench/Floor.swift), interleaved in one process.
-(cd "$root/Tools/projection-bench" && swift build -c release >&2)
-projection_bench="$root/Tools/projection-bench/.build/release/projection-bench"
+# (Benchmarks/Sources/projection-bench/Floor.swift), interleaved in one process.
 if ! $limit_only; then
-  echo "· the projection alone and its floor: Tools/projection-bench, 1 M events" >&2
+  echo "· the projection alone and its floor: projection-bench, 1 M events" >&2
   ONLY=floor "$projection_bench" 1000000 | grep '^floor:'
 fi
 
 # The limit: SEMANTICS §2–§7 replayed in C with names interned beforehand
 # ($baselines/limit/README.md), on the very events Herald replays. Its input is prepared
-# untimed (benchgen.py writes projection-bench's stream, prep.py interns and packs it). Runs
-# are interleaved, three rounds, best of each: only ratios from one run compare.
-echo "· the C limit: building, preparing projection-bench's streams (untimed)" >&2
+# untimed (herald-workload prints projection-bench's stream, prep.py interns and packs it).
+# Runs are interleaved, three rounds, best of each: only ratios from one run compare.
+echo "· the C limit: building, preparing the workload's streams (untimed)" >&2
 gcc -O2 -o "$work/floor_replay" "$baselines/limit/floor_replay.c"
 gcc -O2 -DVIS=1 -o "$work/floor_replay_vis" "$baselines/limit/floor_replay.c"
 limit_rate() { "$@" 3 | sed -n 's/.* = \([0-9.]*\) M events\/s.*/\1/p'; }
@@ -86,7 +84,7 @@ ratio_row() {  # label herald limit target
 }
 for small in "" 10; do
   name=${small:+SMALL=$small}; name=${name:-100×100}
-  python3 "$baselines/limit/benchgen.py" 1000000 ${small:+--small $small} > "$work/stream.jsonl"
+  "$bin/herald-workload" --events 1000000 ${small:+--accounts $small --chats $((small * small))} > "$work/stream.jsonl"
   python3 "$baselines/limit/prep.py" "$work/stream.jsonl" "$work/stream.bin" 2>/dev/null
   rm -f "$work/stream.jsonl"
   replay=(); apply=(); plain=(); vis=(); memory=""

@@ -5,7 +5,7 @@ extension Account {
     /// `computeUpdates` false, only the state changes, the result is empty, and the view is
     /// left for ``settleView(_:)`` to bring up to date (``viewIsStale``).
     /// `names` may give the chat's ``NameInterner`` id, which `chatIds` maps to the chat's
-    /// index when it met it before (see ``Projection/replay(_:seq:names:)``). `scratch` is
+    /// index when it met it before (see ``ReplayBatch``). `scratch` is
     /// empty before and after.
     mutating func apply(
         _ payload: Event.Payload, computeUpdates: Bool = true, names: InternedNames = .none,

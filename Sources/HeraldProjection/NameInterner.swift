@@ -1,14 +1,14 @@
 import HeraldEvents
 
 /// Interns the account and chat names of a stream of events to dense ids ahead of the
-/// projection, on the thread that decodes the events: ``Projection/replay(_:seq:names:)``
-/// then finds an event's account and chat by array index, without hashing a name.
+/// projection, on the thread that decodes the events: a replay of a ``ReplayBatch`` holding
+/// their ids then finds an event's account and chat by array index, without hashing a name.
 ///
 /// Accounts get ids 0, 1, 2… in order of first appearance, and each account's chats their
 /// own ids 0, 1, 2…. The ids mean something only to the projections that replay this
 /// interner's events in the same order: each interner stamps its ids with the token its owner
 /// gives it, so a projection that meets ids of another token (or none) resolves the names again.
-public struct NameInterner: Sendable {
+package struct NameInterner: Sendable {
     /// This interner's token (never 0, which ``InternedNames/none`` carries).
     let token: UInt64
     private var accounts = NameTable()
@@ -20,13 +20,13 @@ public struct NameInterner: Sendable {
     /// - Parameter token: tells this interner's ids from those of any other interner whose
     ///   events the same projection replays; not 0. An owner that cannot count its interners
     ///   draws one at random (`UInt64.random(in: 1...UInt64.max)`).
-    public init(token: UInt64) {
+    package init(token: UInt64) {
         precondition(token != 0, "token 0 stands for no interner")
         self.token = token
     }
 
     /// The ids of `event`'s account and chat, interning them when new.
-    public mutating func names(of event: Event) -> InternedNames {
+    package mutating func names(of event: Event) -> InternedNames {
         let (account, isNew) = accounts.intern(event.account)
         if isNew { chats.append(NameTable()) }
         guard let chat = event.chat else { return InternedNames(token: token, account: Int32(account), chat: -1) }
@@ -36,7 +36,7 @@ public struct NameInterner: Sendable {
     /// The ids of an event's account and chat given as their UTF-8 bytes (valid UTF-8; no
     /// chat: `nil`), as a decoder reads them from an encoded event (`Event.encodedNames`):
     /// the same ids ``names(of:)`` gives, and a name seen before costs no `String`.
-    public mutating func names(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) -> InternedNames {
+    package mutating func names(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>?) -> InternedNames {
         let (account, isNew) = accounts.intern(bytes: account)
         if isNew { chats.append(NameTable()) }
         guard let chat else { return InternedNames(token: token, account: Int32(account), chat: -1) }

@@ -8,8 +8,9 @@
 // - `Account*`: one account's state and the rules of SEMANTICS §4–§9.
 // - `Chat`, `NotificationGroup`: interned chats and groups holding live notifications.
 // - `HeraldNotification`, `Update`, `Change`, `AccountState`: public values.
-// - `Projection+Batch`: batch replays, in two halves of the accounts that the caller may run
-//   on two threads (the module starts none).
+// - `ReplayBatch`, `Projection+Replay`: replays of a batch, the one input built for speed
+//   (possibly in two halves of the accounts that the store may run on two threads; the
+//   module starts none).
 // - `Projection+JSON`, `Projection+Snapshot`, `Projection+Invariants`: aspects.
 
 import HeraldEvents
@@ -17,7 +18,8 @@ import HeraldEvents
 /// The projection of an event log: every account's state and visible notifications.
 ///
 /// Apply validated events in log order with ``apply(_:seq:)``; each call returns the updates
-/// of SEMANTICS §9. The value is pure: equal logs give equal projections, and a projection
+/// of SEMANTICS §9. Rebuild state without updates with ``replay(_:)`` of a ``ReplayBatch``.
+/// The value is pure: equal logs give equal projections, and a projection
 /// restored from ``snapshot()`` continues exactly like the original.
 public struct Projection: Sendable {
     /// Settings for what-if replays and audits; not part of any account's state.
@@ -43,11 +45,11 @@ public struct Projection: Sendable {
     public internal(set) var seq: UInt64 = 0
     /// Every account named by an event, by name.
     var accountsByName = AccountTable()
-    /// The indexes (in ``accountsByName``) of the accounts whose view ``replay(_:seq:)`` left
+    /// The indexes (in ``accountsByName``) of the accounts whose view ``replay(_:)`` left
     /// stale, each once; see ``settleView()``.
     var staleAccounts: [Int] = []
-    /// ``NameInterner`` account ids → indexes in ``accountsByName``, for
-    /// ``replay(_:seq:names:)``; emptied whenever those indexes change.
+    /// ``NameInterner`` account ids → indexes in ``accountsByName``, for the interned names of
+    /// a ``ReplayBatch``; emptied whenever those indexes change.
     var internedAccounts = InternedIndexes()
     /// Per account (by index in ``accountsByName``), ``NameInterner`` chat ids → indexes of
     /// its chats; an account's is emptied by its `revoke`, all of them when the account
@@ -64,24 +66,17 @@ public struct Projection: Sendable {
     /// Applies one validated event with sequence number `seq` and returns its updates.
     ///
     /// `seq` must be greater than ``seq`` (gaps are fine: compaction and purges leave them).
+    /// To rebuild state without updates, replay a ``ReplayBatch`` instead (``replay(_:)``).
     public mutating func apply(_ event: Event, seq: UInt64) -> Outcome {
-        apply(event, seq: seq, names: .none)
-    }
-
-    /// ``apply(_:seq:)`` of an event whose account and chat a ``NameInterner`` has interned
-    /// (`names`, from ``NameInterner/names(of:)`` on the same event): the account and chat
-    /// are found by their ids, as in ``replay(_:seq:names:)``. The updates, changes and state
-    /// are exactly those of ``apply(_:seq:)``.
-    public mutating func apply(_ event: Event, seq: UInt64, names: InternedNames) -> Outcome {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         if !staleAccounts.isEmpty { settleView() }
         self.seq = seq
         let configuration = self.configuration
         var outcome = Outcome()
-        let index = accountIndex(names: names, name: event.account)
+        let index = accountIndex(names: .none, name: event.account)
         if index >= internedChats.count { addInternedChats(through: index) }
         accountsByName.modify(at: index, &internedChats[index], &scratch) { account, chatIds, scratch in
-            outcome.updates = account.apply(event.payload, names: names, chatIds: &chatIds, &scratch)
+            outcome.updates = account.apply(event.payload, chatIds: &chatIds, &scratch)
             if configuration.recordsChanges {
                 swap(&outcome.changes, &scratch.changes)
             }
@@ -112,23 +107,17 @@ public struct Projection: Sendable {
         internedChats.append(contentsOf: repeatElement(InternedIndexes(), count: index + 1 - internedChats.count))
     }
 
-    /// Applies one validated event without computing its updates or changes: the state ends
-    /// exactly as with ``apply(_:seq:)``, faster. For recovery, rebuilds and what-if replays,
-    /// where only the final state matters.
-    ///
-    /// Which groups are visible is worked out once, when the projection is next read (or
-    /// applies an event), rather than after every replayed event; call ``settleView()`` after
-    /// a run of replays to do it then, in place, instead of on a copy at each read.
-    public mutating func replay(_ event: Event, seq: UInt64) {
+    /// Replays one event without its updates, as ``replay(_:)`` does each event of a batch:
+    /// for the store's reads that stop at a record or skip some (one account's history).
+    package mutating func replay(_ event: Event, seq: UInt64) {
         replay(event, seq: seq, names: .none)
     }
 
-    /// ``replay(_:seq:)`` of an event whose account and chat a ``NameInterner`` has
-    /// interned (`names`, from ``NameInterner/names(of:)`` on the same event): the account
-    /// and chat are found by their ids, not by hashing their names. The state ends exactly as
-    /// with ``replay(_:seq:)``; ids of an interner the projection has not seen before cost one
-    /// name lookup each, the first time.
-    public mutating func replay(_ event: Event, seq: UInt64, names: InternedNames) {
+    /// ``replay(_:seq:)`` of an event whose account and chat a ``NameInterner`` has interned
+    /// (`names`): the account and chat are found by their ids, not by hashing their names.
+    /// Ids of an interner the projection has not seen before cost one name lookup each, the
+    /// first time.
+    mutating func replay(_ event: Event, seq: UInt64, names: InternedNames) {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
         let index = accountIndex(names: names, name: event.account)
@@ -140,8 +129,8 @@ public struct Projection: Sendable {
     }
 
     /// Brings every account's view (candidate and visible groups) up to date after
-    /// ``replay(_:seq:)``. Optional: readers of a projection with a stale view see it up to
-    /// date anyway, worked out on a copy.
+    /// ``replay(_:)``. Optional: readers of a projection with a stale view see it up to date
+    /// anyway, worked out on a copy; a rebuild calls it once, after its last batch.
     public mutating func settleView() {
         for index in staleAccounts { accountsByName.modify(at: index, &scratch) { $0.settleView(&$1) } }
         staleAccounts.removeAll()

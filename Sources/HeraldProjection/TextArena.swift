@@ -64,7 +64,7 @@ struct TextArena: Sendable {
     ///
     /// The title's bytes are copied from its contiguous UTF-8 in place: going through
     /// `String.withUTF8` and an overload taking the bytes cost 41 more instructions per
-    /// replayed event (callgrind, `Tools/projection-bench`), on the hottest path there is.
+    /// replayed event (callgrind, `projection-bench` of `Benchmarks/`), on the hottest path there is.
     mutating func store(title: String?, texts: PackedTexts) -> UInt32 {
         let titleCount = title?.utf8.count ?? 0
         let (page, offset) = reserve(titleCount + texts.byteCount)

@@ -11,7 +11,7 @@ struct PendingRecord: Sendable {
     var seq: UInt64? = nil
     var recordedAt: Int64? = nil
 
-    /// Where ``event`` lies inside a record, for ``LentEvents``.
+    /// Where ``event`` lies inside a record, for a ``ReplayBatch`` that lends them.
     static let eventOffset = MemoryLayout<PendingRecord>.offset(of: \.event)!
 }
 

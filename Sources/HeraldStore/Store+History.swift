@@ -175,17 +175,17 @@ extension Store {
             { decoded in try body(decoded.0, decoded.1) })
     }
 
-    /// Calls `body` with each record after `seq` of the history a rebuild replays (lent: valid
-    /// during the call): the archive's records up to the base when the history is complete
-    /// and `seq` is below the base, then the log's records after the base. Decodes only
-    /// events; a long history is read and decoded on a second thread, which also interns each
-    /// event's account and chat names (for ``Projection/replay(_:seq:names:)``) and keeps the
-    /// usual `notify` in a form replayed without `String`s (``HistoryBatch``).
-    func forEachHistoryEvent(after seq: UInt64, _ body: (HistoryRecord) throws -> Void) throws {
+    /// Calls `body` with the records after `seq` through `through` of the history a rebuild
+    /// replays, in batches for ``Projection/replay(_:)`` (lent: valid during the call): the
+    /// archive's records up to the base when the history is complete and `seq` is below the
+    /// base, then the log's records after the base. Decodes only events; a long history is
+    /// read and decoded on a second thread, which also interns each event's account and chat
+    /// names and keeps the usual `notify` in a form replayed without `String`s.
+    func forEachHistoryBatch(after seq: UInt64, through: UInt64 = .max, _ body: (ReplayBatch) throws -> Void) throws {
         let interner = DecodingInterner()
         try forEachDecodedBatch(
-            includingArchive: true, from: seq + 1, through: .max,
-            decode: { (batch: inout HistoryBatch, seq, bytes, location) in
+            includingArchive: true, from: seq + 1, through: through,
+            decode: { (batch: inout ReplayBatch, seq, bytes, location) in
                 do {
                     try batch.add(seq: seq, record: bytes, interner: interner)
                 } catch let error as LogRecord.Damage {
@@ -193,7 +193,7 @@ extension Store {
                 }
             },
             { batch in
-                try batch.forEach(body)
+                try body(batch)
                 return true
             })
     }

@@ -191,11 +191,13 @@ extension Store {
     private func rebuildSnapshots(from start: Projection, history: History) throws -> [UInt64] {
         var projection = start
         var atBase: Projection? = history.base == 0 ? nil : (history.base == history.origin ? start : nil)
-        try forEachHistoryEvent(after: history.origin) { record in
-            if history.base > 0, atBase == nil, record.seq > history.base { atBase = projection }
-            record.replay(into: &projection)
+        if history.base > 0, atBase == nil {
+            try forEachHistoryBatch(after: history.origin, through: history.base) { projection.replay($0) }
+            atBase = projection
+            try forEachHistoryBatch(after: history.base) { projection.replay($0) }
+        } else {
+            try forEachHistoryBatch(after: history.origin) { projection.replay($0) }
         }
-        if history.base > 0, atBase == nil { atBase = projection }
         let highWater = try highWaterSeq()
         var written: [(UInt64, [UInt8])] = []
         if history.origin > 0 && history.origin < history.base {

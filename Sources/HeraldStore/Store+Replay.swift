@@ -50,10 +50,7 @@ extension Store {
     public func projection(at seq: UInt64, useSnapshots: Bool = true) throws -> Projection {
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial
-        try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
-            projection.replay(record.event, seq: record.seq)
-            return true
-        }
+        try forEachHistoryBatch(after: start, through: seq) { projection.replay($0) }
         projection.settleView()
         return projection
     }

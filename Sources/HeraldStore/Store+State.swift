@@ -121,9 +121,9 @@ extension Store {
             }
         }
         var last = start
-        try forEachHistoryEvent(after: start) { record in
-            record.replay(into: &projection)
-            last = record.seq
+        try forEachHistoryBatch(after: start) { batch in
+            projection.replay(batch)
+            last = batch.lastSeq ?? last
         }
         projection.settleView()
         let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
@@ -157,7 +157,7 @@ extension Store {
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
         guard let last = seqs.last else { return }
         records.withUnsafeBufferPointer { records in
-            projection.replay(LentEvents(records, eventAt: PendingRecord.eventOffset), through: last, inHalves: onTwoThreads)
+            projection.replay(ReplayBatch(lending: records, eventAt: PendingRecord.eventOffset, through: last, inHalves: onTwoThreads))
         }
         projection.settleView()
     }

@@ -130,7 +130,8 @@ import HeraldTestSupport
         mixed.checkAllInvariants()
     }
 
-    /// Batches replayed on two threads (one per half of the accounts) reach the state that
+    /// Batches of lent events replayed on two threads (one per half of the accounts), as the
+    /// store's append path replays them, reach the state that
     /// applying each event reaches, batch after batch, whatever the batch size: below the
     /// threshold, across it, and with one account (one thread).
     @Test(arguments: Array(UInt64(300)...305))
@@ -155,7 +156,9 @@ import HeraldTestSupport
             let runHalves: Projection.HalvesRunner =
                 seed % 2 == 0
                 ? { half in half(0); half(1) } : { half in DispatchQueue.concurrentPerform(iterations: 2, execute: half) }
-            events.withUnsafeBufferPointer { batched.replay(LentEvents($0), through: seq, inHalves: runHalves) }
+            events.withUnsafeBufferPointer {
+                batched.replay(ReplayBatch(lending: $0, eventAt: 0, through: seq, inHalves: runHalves))
+            }
             #expect(batched.seq == seq)
             guard batched == applied else {
                 Issue.record("seed \(seed): batch of \(size) ending at seq \(seq) differs")

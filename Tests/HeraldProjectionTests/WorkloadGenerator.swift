@@ -1,8 +1,5 @@
 import HeraldEvents
-#if canImport(HeraldTestSupport)
-import HeraldTestSupport  // (Tools/projection-bench compiles this file with its own copy)
-#endif
-
+import HeraldTestSupport
 
 /// Seeded random streams of valid events exercising every rule: duplicates, partial
 /// upgrades, reads, deletes with and without chat, dismissals, settings, options, revokes.

@@ -4,9 +4,9 @@ import HeraldEvents
 import HeraldTestSupport
 import Testing
 
-/// The rebuild's batches (`HistoryBatch`), which keep a `notify` whose names the run has met as
-/// bytes and replay it through `PackedNotify`, against replaying the events themselves: the
-/// same state, and damage reported the same way.
+/// The rebuild's batches (`ReplayBatch` filled from stored records), which keep a `notify`
+/// whose names the run has met as bytes and replay it through `PackedNotify`, against
+/// replaying the events themselves: the same state, and damage reported the same way.
 @Suite("Packed notify replay")
 struct PackedNotifyReplayTests {
     static let texts: [String?] = [nil, "", "hi", "Alice", "üñî©ødé ✓", "a body long enough to need an allocation of its own"]
@@ -57,7 +57,7 @@ struct PackedNotifyReplayTests {
     static func batchReplay(_ events: [Event], batchSize: Int) throws -> (Projection, packed: Int) {
         var projection = Projection()
         let interner = DecodingInterner()
-        var batch = HistoryBatch()
+        var batch = ReplayBatch()
         var packed = 0
         for start in stride(from: 0, to: events.count, by: batchSize) {
             batch.empty(reservingCapacity: batchSize)
@@ -67,7 +67,7 @@ struct PackedNotifyReplayTests {
                 }
             }
             packed += batch.packedCount
-            batch.forEach { $0.replay(into: &projection) }
+            projection.replay(batch)
         }
         projection.settleView()
         return (projection, packed)
@@ -108,7 +108,7 @@ struct PackedNotifyReplayTests {
     /// expecting the same damage, or the same state once replayed after `seen`.
     static func expectSameOutcome(_ bytes: [UInt8], seen: Event) {
         let interner = DecodingInterner()
-        var batch = HistoryBatch()
+        var batch = ReplayBatch()
         var plain = NameInterner(token: .random(in: 1...UInt64.max))
         var viaBatch = Projection()
         var viaEvent = Projection()
@@ -116,7 +116,7 @@ struct PackedNotifyReplayTests {
             try! batch.add(seq: 1, record: seenBytes, interner: interner)
             _ = try! LogRecord.decodeEvent(seenBytes) { plain.names(account: $0, chat: $1) }
         }
-        batch.forEach { $0.replay(into: &viaBatch) }
+        viaBatch.replay(batch)
         viaEvent.replay(seen, seq: 1)
         batch.empty(reservingCapacity: 1)
         let expected = bytes.withUnsafeBytes { bytes in
@@ -128,7 +128,7 @@ struct PackedNotifyReplayTests {
         switch (expected, got) {
         case (.success(let event), .success):
             viaEvent.replay(event, seq: 2)
-            batch.forEach { $0.replay(into: &viaBatch) }
+            viaBatch.replay(batch)
             #expect(viaBatch == viaEvent, "\(bytes)")
             #expect(viaBatch.snapshot() == viaEvent.snapshot(), "\(bytes)")
         case (.failure(let a), .failure(let b)):

@@ -1,5 +1,5 @@
 // HeraldTestSupport: what every test target shares, so no suite carries its own copy.
-// Tools/projection-bench and Benchmarks' HeraldWorkload compile this file too, by symlink.
+// Benchmarks' HeraldWorkload compiles this file too, by symlink.
 
 /// A small, fast, seeded generator (SplitMix64): random workloads and fuzz cases replay
 /// exactly from their seed, so a failure reproduces.

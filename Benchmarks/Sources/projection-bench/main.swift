@@ -1,8 +1,16 @@
-// Throughput (CPU time of the applying thread) and heap use (glibc malloc_stats "in use
-// bytes") of the projection on the realistic workload of WorkloadGenerator.Profile.realistic.
+// projection-bench: the projection alone, on HeraldWorkload's stream (the one
+// `herald-workload` prints): throughput (CPU time of the applying thread), heap use (glibc
+// malloc_stats "in use bytes"), the floor (Floor.swift) and a snapshot round trip.
+//
+//   swift run -c release projection-bench [EVENTS]        (from Benchmarks/; default 1 000 000)
+//
+// Environment: SMALL=10 uses 10 accounts × 100 chats (`herald-workload --accounts 10 --chats
+// 100`); SHORT=1 gives every notify the body "short"; ONLY=memory|apply|replay|floor|batch
+// stops after that phase (for profiling, e.g. under callgrind).
 import Foundation
 import HeraldEvents
 import HeraldProjection
+import HeraldWorkload
 
 func cpuSeconds() -> Double {
     var ts = timespec()
@@ -29,41 +37,53 @@ func heapInUse() -> Int? {
 
 let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 1_000_000
 let environment = ProcessInfo.processInfo.environment
-var profile = WorkloadGenerator.Profile.realistic
+var configuration = Workload.Configuration()
 if let small = environment["SMALL"].flatMap(Int.init) {
-    profile.accounts = small
-    profile.chatsPerAccount = small
+    configuration = Workload.Configuration(accounts: small, chats: small * small)
 }
-let hotness = environment["HOTNESS"].flatMap(Int.init) ?? 1
 let shortBodies = environment["SHORT"] != nil
+let only = environment["ONLY"]
 
+/// The workload's events, with seed `seed` (the benchmarks' default seed for the measured
+/// stream, so that `herald-workload` prints the same events for the C limit).
 func events(seed: UInt64) -> AnyIterator<Event> {
-    var generator = WorkloadGenerator(seed: seed, profile: profile)
-    generator.hotness = hotness
-    var counter = 0
+    var shape = configuration
+    shape.seed = seed
+    var workload = Workload(shape)
     return AnyIterator {
-        var event = generator.next()
-        counter += 1
-        if case .notify(var n) = event.payload {
-            n.title = "Sender \(counter % 97)"
-            n.body = shortBodies ? "short" : "message text number \(counter) with some words"
-            event.payload = .notify(n)
+        var event = workload.next()
+        if shortBodies, case .notify(var notify) = event.payload {
+            notify.body = "short"
+            event.payload = .notify(notify)
         }
         return event
     }
 }
 
-let only = environment["ONLY"]  // "memory", "replay", "floor" or "apply": run up to that phase (for profiling)
+/// The events of `stream` with seqs from 1, as a batch (built untimed, as the store's decoding
+/// thread builds its batches ahead of the replay).
+func batch(_ stream: ArraySlice<Event>) -> ReplayBatch {
+    var batch = ReplayBatch()
+    for index in stream.indices { batch.append(stream[index], seq: UInt64(index + 1)) }
+    return batch
+}
 
-// Memory first, on a stream (each event freed after use), before anything else is allocated.
+// Memory first, on a stream of another seed, before anything else is allocated.
 if only == nil || only == "memory" {
     var projection = Projection()
     let before = heapInUse() ?? 0
     var seq: UInt64 = 0
-    for event in events(seed: 2).prefix(count) {
+    var chunk = ReplayBatch()
+    for event in events(seed: configuration.seed ^ 2).prefix(count) {
         seq += 1
-        projection.replay(event, seq: seq)
+        chunk.append(event, seq: seq)
+        if chunk.count == 10_000 {
+            projection.replay(chunk)
+            chunk.removeAll()
+        }
     }
+    projection.replay(chunk)
+    chunk = ReplayBatch()
     projection.settleView()
     let stats = projection.statistics
     let used = (heapInUse() ?? 0) - before
@@ -71,47 +91,30 @@ if only == nil || only == "memory" {
         Double(used) / 1e6, count, stats.liveNotifications, Double(used) / Double(max(1, stats.liveNotifications)),
         stats.chats, stats.groups, stats.rememberedObjects, stats.rememberedDeletions))
 }
-
 if only == "memory" { exit(0) }
-let stream = Array(events(seed: 1).prefix(count))
-// The stream's names interned ahead (untimed, as a decoder in front of the projection does
-// on its own thread, and as the C limit's prep.py does): replays by id hash no name.
-var interner = NameInterner(token: .random(in: 1...UInt64.max))
-let names = stream.map { interner.names(of: $0) }
+
+let stream = Array(events(seed: configuration.seed).prefix(count))
 var applied = Projection()
 var updates = 0
 var start = cpuSeconds()
 if only != "replay" {
-// Indexing borrows each event; `for event in stream` would copy (retain) every string.
-// Names interned ahead, as for the replays below and the C limit (NAMES=1: looked up per event).
-if environment["NAMES"] != nil {
+    // Indexing borrows each event; `for event in stream` would copy (retain) every string.
     for index in stream.indices {
         updates &+= applied.apply(stream[index], seq: UInt64(index + 1)).updates.count
     }
-} else {
-    for index in stream.indices {
-        updates &+= applied.apply(stream[index], seq: UInt64(index + 1), names: names[index]).updates.count
-    }
-}
 }
 var elapsed = cpuSeconds() - start
-if only != "replay" { print(String(format: "apply:  %d events in %.3f s CPU = %.2f M events/s (%d updates; names %@)", count, elapsed, Double(count) / elapsed / 1e6, updates, environment["NAMES"] != nil ? "looked up per event" : "interned ahead")) }
+if only != "replay" { print(String(format: "apply:  %d events in %.3f s CPU = %.2f M events/s (%d updates)", count, elapsed, Double(count) / elapsed / 1e6, updates)) }
 if only == "apply" { exit(0) }
 
+let whole = batch(stream[...])
 var replayed = Projection()
 start = cpuSeconds()
-// INTERNED=1: names interned ahead, as the floor's replays and the C limit (for profiling
-// the replay row of `Tools/bench.sh --limit` alone).
-let internedReplay = environment["INTERNED"] != nil
-if internedReplay {
-    for index in stream.indices { replayed.replay(stream[index], seq: UInt64(index + 1), names: names[index]) }
-} else {
-    for index in stream.indices { replayed.replay(stream[index], seq: UInt64(index + 1)) }
-}
+replayed.replay(whole)
 replayed.settleView()
 elapsed = cpuSeconds() - start
-print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@; names %@)", count, elapsed, Double(count) / elapsed / 1e6, replayed == applied ? "yes" : "NO", internedReplay ? "interned ahead" : "looked up per event"))
-
+let same = only == "replay" ? "not checked" : replayed == applied ? "yes" : "NO"
+print(String(format: "replay: %d events in %.3f s CPU = %.2f M events/s (same state: %@)", count, elapsed, Double(count) / elapsed / 1e6, same))
 if only == "replay" { exit(0) }
 
 // The floor (Floor.swift) on the same events, interleaved with replays of them, best of
@@ -127,23 +130,22 @@ for _ in 0..<3 {
     held = floor.held
     var again = Projection()
     start = cpuSeconds()
-    for index in stream.indices { again.replay(stream[index], seq: UInt64(index + 1), names: names[index]) }
+    again.replay(whole)
     again.settleView()
     replaySeconds = min(replaySeconds, cpuSeconds() - start)
-    if again != applied { print("interned replay: NOT the same state") }
+    if again != applied { print("replay: NOT the same state") }
 }
-print(String(format: "floor:  %d events in %.3f s CPU = %.2f M events/s (%d records held); replay (best of 4, names interned ahead) %.2f M events/s, %.1f× the floor's time",
+print(String(format: "floor:  %d events in %.3f s CPU = %.2f M events/s (%d records held); replay (best of 4) %.2f M events/s, %.1f× the floor's time",
     count, floorSeconds, Double(count) / floorSeconds / 1e6, held, Double(count) / replaySeconds / 1e6, replaySeconds / floorSeconds))
 if only == "floor" { exit(0) }
 
-// Batches of 10,000, as a bulk append replays them: two threads (accounts split between
-// them), so the wall clock.
+// Batches of 10,000 built and replayed in turn, as a bulk append replays them.
 var batched = Projection()
 let batchStart = DispatchTime.now().uptimeNanoseconds
 var batchEnd = 0
 while batchEnd < stream.count {
     let next = min(stream.count, batchEnd + 10_000)
-    batched.replay(Array(stream[batchEnd..<next]), through: UInt64(next))
+    batched.replay(batch(stream[batchEnd..<next]))
     batched.settleView()
     batchEnd = next
 }
@@ -154,7 +156,6 @@ if only == "batch" { exit(0) }
 start = cpuSeconds()
 let snapshot = applied.snapshot()
 let encoded = cpuSeconds() - start
-// Restoring uses two threads for large snapshots: time it on the wall clock.
 let wallStart = DispatchTime.now().uptimeNanoseconds
 let restored = try! Projection(snapshot: snapshot)
 let restoredIn = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9

@@ -1,1 +1,0 @@
-../../../../Tests/HeraldTestSupport/SplitMix64.swift

@@ -1,1 +1,0 @@
-../../../../Tests/HeraldProjectionTests/WorkloadGenerator.swift
