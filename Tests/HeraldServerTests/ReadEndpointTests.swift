@@ -72,18 +72,18 @@ struct ReadEndpointTests {
         }
     }
 
-    static func watchdog(_ server: LiveServer) -> Task<Void, Never> {
+    static func watchdog(_ server: LiveServer, seconds: Int64 = 30) -> Task<Void, Never> {
         Task {
-            guard (try? await Task.sleep(for: .seconds(30))) != nil else { return }
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
             await server.stop()
         }
     }
 
-    func openStream(_ server: LiveServer, account: String, lastEventID: UInt64?) async throws -> EventReader {
+    func openStream(_ server: LiveServer, account: String, lastEventID: UInt64?, timeout: Int64 = 30) async throws -> EventReader {
         var request = HTTPClientRequest(url: server.base + "/v1/accounts/\(account)/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: "\(lastEventID)") }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout))
         #expect(response.status.code == 200)
         #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
         return EventReader(iterator: response.body.makeAsyncIterator())
@@ -152,10 +152,11 @@ struct ReadEndpointTests {
     func bulkAppendBeyondTheBuffer() async throws {
         let directory = TemporaryDirectory("serve")
         let server = try await LiveServer(path: directory.path)
-        let watchdog = Self.watchdog(server)
+        // About 15 s in a debug build alone; much longer beside the rest of the suite.
+        let watchdog = Self.watchdog(server, seconds: 300)
         defer { watchdog.cancel() }
         #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1)).status == 200)
-        var stream = try await openStream(server, account: "tg:1", lastEventID: 1)
+        var stream = try await openStream(server, account: "tg:1", lastEventID: 1, timeout: 300)
         let count = HeraldStore.Store.followerBufferLimit + 500
         // One chat each, so that each event's updates stay one line of a few hundred bytes.
         let lines = (2...(count + 1)).map { notifyLine(chat: "user:\($0)", id: $0) }
