@@ -9,7 +9,7 @@
 // - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;
 // - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
 // - `UpdateStream` and `UpdateHub`: Server-Sent Events of the update stream, resumable by seq;
-// - `StoreHost`, `CommitQueue`: the store and the threads that call it;
+// - `StoreHost`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
 import Foundation
@@ -43,8 +43,7 @@ public final class HeraldServer: Sendable {
         storeOptions.quarantineLimitBytes = configuration.quarantineMaxBytes > 0 ? configuration.quarantineMaxBytes : nil
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
-        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,
-            committers: configuration.committers)
+        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(

@@ -139,17 +139,19 @@ extension Store {
         state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
     }
 
-    /// Applies committed records to the in-memory state. Called by the group leader, in seq
-    /// order, right after the commit.
-    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) -> [GroupCommitter.Committed] {
-        state.withLock { state in didCommit(requests, seqs: seqs, to: &state) }
-    }
-
-    /// ``didCommit(_:seqs:)`` with the state already locked by the caller.
-    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State) -> [GroupCommitter.Committed] {
-        let batch = applyBatch(requests, seqs: seqs, to: &state)
-        publish(batch.published, to: &state)
-        return batch.committed
+    /// Applies a committed batch to the in-memory state, hands its events to the followers of
+    /// ``appliedEvents()`` and starts a snapshot when the interval has passed; returns what
+    /// each request of the batch gets. Runs on the apply thread, batch after batch in seq
+    /// order, each only once its commit is durable.
+    func apply(_ batch: CommittedBatch) -> [AppendRequest.Committed] {
+        state.withLock { state in
+            let (committed, published) = apply(batch, to: &state)
+            // Under the state lock, so that a follower added between two batches gets every
+            // event of the later one and none of the earlier.
+            followers.yield(published)
+            startSnapshotIfIntervalPassed(&state)
+            return committed
+        }
     }
 
     /// Replays committed records without computing their updates (nobody looks at them);
@@ -162,27 +164,28 @@ extension Store {
         projection.settleView()
     }
 
-    /// Applies the records of a group commit to the projection, in seq order, without telling
-    /// anyone: returns what each request gets and, when someone follows ``appliedEvents()``,
-    /// every event applied for ``publish(_:to:)``.
-    func applyBatch(
-        _ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State
-    ) -> (committed: [GroupCommitter.Committed], published: [Applied]) {
-        var committed: [GroupCommitter.Committed] = []
-        committed.reserveCapacity(requests.count)
+    /// Applies the records of a committed batch to the projection, in seq order, without
+    /// telling anyone: returns what each request gets and, when someone follows
+    /// ``appliedEvents()``, every event applied.
+    private func apply(
+        _ batch: CommittedBatch, to state: inout State
+    ) -> (committed: [AppendRequest.Committed], published: [Applied]) {
+        let seqs = batch.seqs
+        var committed: [AppendRequest.Committed] = []
+        committed.reserveCapacity(batch.requests.count)
         var published: [Applied] = []
         let followed = !followers.isEmpty
         var index = 0
-        for request in requests {
-            let range = index..<(index + request.payload.count)
+        for request in batch.requests {
+            let range = index..<(index + request.records.count)
             index = range.upperBound
             if request.wantsUpdates || followed {
-                let applied = apply(zip(seqs[range], request.payload.lazy.map { $0.event }), to: &state.projection)
+                let applied = apply(zip(seqs[range], request.records.lazy.map { $0.event }), to: &state.projection)
                 if followed { published.append(contentsOf: applied) }
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
             } else {
                 // Nobody looks at the updates: skip computing them.
-                Self.replay(request.payload, seqs: seqs[range], into: &state.projection)
+                Self.replay(request.records, seqs: seqs[range], into: &state.projection)
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
             }
         }
@@ -190,15 +193,8 @@ extension Store {
         return (committed, published)
     }
 
-    /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
-    /// and starts a snapshot when the interval has passed.
-    func publish(_ published: [Applied], to state: inout State) {
-        followers.yield(published)
-        startSnapshotIfIntervalPassed(&state)
-    }
-
     /// Starts an automatic snapshot of the state (see ``Options/snapshotInterval``) when the
-    /// interval has passed since the last one and none is in flight; called after each commit
+    /// interval has passed since the last one and none is in flight; called after each batch
     /// is applied, with the state locked, so the snapshot holds exactly the events up to its
     /// seq. One that would start while another is in flight is taken at the first commit
     /// after that one ends.

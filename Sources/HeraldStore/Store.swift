@@ -32,8 +32,9 @@ public final class Store: Sendable {
     let databases: Databases
     let logger: Logger
     private let writerLock: WriterLock?
-    let committer = GroupCommitter()
-    /// What the store keeps in memory; the group leader changes it after each commit.
+    /// The write path: the commit thread and the apply thread (writable stores only).
+    let appendThreads = AppendThreads()
+    /// What the store keeps in memory; the apply thread changes it after each commit.
     let state: Mutex<State>
     /// The followers of ``appliedEvents()``, handed events with `state` locked.
     let followers = Followers()
@@ -45,8 +46,9 @@ public final class Store: Sendable {
     let archiveHandle = Mutex<Archive?>(nil)
     /// Whether ``close()`` was called; read by every append, so an atomic, not a lock.
     let closedFlag = Atomic(false)
-    /// Where the `async` API runs its blocking calls (commits waiting for fsync, log reads):
-    /// threads of the store's own, never the cooperative pool of Swift concurrency.
+    /// Where the `async` API runs its blocking calls (log reads, snapshots): threads of the
+    /// store's own, never the cooperative pool of Swift concurrency. (Appends do not block:
+    /// their callers suspend until the apply thread answers them.)
     let blockingQueue = DispatchQueue(label: "herald.store.blocking", attributes: .concurrent)
 
     /// The named LMDB databases of a store.
@@ -115,10 +117,13 @@ public final class Store: Sendable {
                 state.holdsHistory = false
             }
         }
+        if !options.readOnly { appendThreads.start(self) }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 
     deinit {
+        // No caller waits (each holds the store until answered): the threads stop at once.
+        appendThreads.stop(closed: StoreError.closed(path: path))
         // Let the automatic snapshot in flight, if any, finish while the environment is open;
         // the environment and the writer lock close after this, as the properties go.
         snapshotWriter.waitUntilIdle()

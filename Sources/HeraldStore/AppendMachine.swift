@@ -1,0 +1,149 @@
+/// The decisions of a store's write path, without threads or I/O: which queued requests the
+/// commit thread writes next, which committed batch the apply thread applies next, when each
+/// thread sleeps or must be woken, and which requests fail when the store closes.
+///
+/// A value type driven by events (`mutating func`s) that return actions, in the manner of
+/// swift-nio's state machines; ``Store`` keeps it under a lock and carries the actions out
+/// (see ``AppendThreads``). Generic over what it moves, so its tests use plain values.
+///
+/// The pipeline has two stages. The commit thread takes everything queued as one batch, writes
+/// it in one transaction and syncs it; the apply thread then applies it to the projection and
+/// answers its requests. While batch N is applied, batch N+1 commits; a committed batch waits
+/// in a slot of one until the apply thread takes it, and no commit starts while the slot is
+/// full, so the projection is never more than two batches behind the log and never ahead of
+/// it: nothing is applied before its commit succeeded, and a failed commit applies nothing.
+struct AppendMachine<Request, Batch> {
+    /// Requests waiting for the next commit, oldest first.
+    private var queued: [Request] = []
+    /// Whether the commit thread is writing a batch.
+    private var committing = false
+    /// A committed batch waiting for the apply thread.
+    private var committed: Batch?
+    /// Whether each thread sleeps until it is woken (the action that wakes it says so).
+    private var committerSleeps = false
+    private var applierSleeps = false
+    /// Whether the store was closed: requests are refused, and the threads stop once the
+    /// batches in flight are applied.
+    private(set) var isClosed = false
+    /// How many commits ended, successful or not.
+    private(set) var commitCount = 0
+
+    init() {}
+
+    /// What to do after ``enqueue(_:)``.
+    enum EnqueueAction: Equatable {
+        /// Nothing: the commit thread will find the request.
+        case none
+        /// Wake the sleeping commit thread.
+        case wakeCommitter
+        /// The store is closed: fail the request with the closed error.
+        case refuse
+    }
+
+    /// A caller's request arrives.
+    mutating func enqueue(_ request: Request) -> EnqueueAction {
+        guard !isClosed else { return .refuse }
+        queued.append(request)
+        if committerSleeps && committed == nil {
+            committerSleeps = false
+            return .wakeCommitter
+        }
+        return .none
+    }
+
+    /// What the commit thread does next.
+    enum CommitAction {
+        /// Write these requests, in order, in one transaction, then report
+        /// ``commitSucceeded(_:)`` or ``commitFailed(_:)``.
+        case commit([Request])
+        /// Sleep until woken.
+        case sleep
+        /// Stop; first wake the apply thread when `wakeApplier`, so it can stop too.
+        case stop(wakeApplier: Bool)
+    }
+
+    /// The commit thread asks for work (at start, after each commit, and when woken).
+    mutating func nextCommit() -> CommitAction {
+        precondition(!committing, "the commit thread asked for work during its commit")
+        if !queued.isEmpty && committed == nil {
+            committing = true
+            defer { queued.removeAll(keepingCapacity: true) }
+            return .commit(queued)
+        }
+        if isClosed && queued.isEmpty { return .stop(wakeApplier: wakeApplierIfSleeping()) }
+        committerSleeps = true
+        return .sleep
+    }
+
+    /// The commit thread's batch is durable; returns whether to wake the apply thread.
+    mutating func commitSucceeded(_ batch: Batch) -> Bool {
+        precondition(committing && committed == nil, "a commit succeeded that was not running")
+        committing = false
+        commitCount += 1
+        committed = batch
+        return wakeApplierIfSleeping()
+    }
+
+    /// The commit thread's batch failed: nothing of it is applied. Returns the requests to
+    /// fail with the commit's error (exactly those of the batch) and whether to wake the apply
+    /// thread (only so that it can stop, once closed).
+    mutating func commitFailed(_ requests: [Request]) -> (fail: [Request], wakeApplier: Bool) {
+        precondition(committing, "a commit failed that was not running")
+        committing = false
+        commitCount += 1
+        return (requests, isClosed && wakeApplierIfSleeping())
+    }
+
+    /// What the apply thread does next.
+    enum ApplyAction {
+        /// Apply this committed batch and answer its requests; first wake the commit thread
+        /// when `wakeCommitter` (requests were waiting for the slot to empty).
+        case apply(Batch, wakeCommitter: Bool)
+        /// Sleep until woken.
+        case sleep
+        /// Stop: the store is closed and every committed batch was applied.
+        case stop
+    }
+
+    /// The apply thread asks for work (at start, after each batch, and when woken).
+    mutating func nextApply() -> ApplyAction {
+        if let batch = committed {
+            committed = nil
+            var wake = false
+            if committerSleeps && !queued.isEmpty {
+                committerSleeps = false
+                wake = true
+            }
+            return .apply(batch, wakeCommitter: wake)
+        }
+        if isClosed && !committing { return .stop }
+        applierSleeps = true
+        return .sleep
+    }
+
+    /// What to do after ``close()``.
+    struct CloseAction {
+        /// Requests that had not started to commit: fail them with the closed error.
+        var fail: [Request]
+        /// Wake the threads that sleep, so that they stop.
+        var wakeCommitter: Bool
+        var wakeApplier: Bool
+    }
+
+    /// The store closes. Requests queued fail; the commit in flight, if any, finishes and is
+    /// applied. Returns `nil` when the store was closed already.
+    mutating func close() -> CloseAction? {
+        guard !isClosed else { return nil }
+        isClosed = true
+        let failed = queued
+        queued = []
+        let wakeCommitter = committerSleeps
+        committerSleeps = false
+        return CloseAction(fail: failed, wakeCommitter: wakeCommitter, wakeApplier: wakeApplierIfSleeping())
+    }
+
+    private mutating func wakeApplierIfSleeping() -> Bool {
+        defer { applierSleeps = false }
+        return applierSleeps
+    }
+}
