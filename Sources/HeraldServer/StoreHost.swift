@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Every `Store` method but `appliedEvents()` blocks (an append waits for its fsync, reads of
 /// the state may wait up to one commit), so handlers never call the store on an event loop or
-/// on the cooperative pool. Appends go through ``append(_:)``, the store's `async`
-/// `appendBatch` (the store commits concurrent callers together, and they wait suspended);
+/// on the cooperative pool. Appends go through ``append(_:)``, the store's suspending bulk
+/// append (the store commits concurrent callers together, and they wait suspended);
 /// other calls go through ``run(_:)``, on a `NIOThreadPool`. A ``StoreGate`` lets compaction
 /// and close take the store to themselves; an ``AppendFence`` refuses the appends of accounts
 /// being moved away.
@@ -61,7 +61,7 @@ public final class StoreHost: Sendable {
         }
         defer { gate.leaveShared() }
         guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
-        return try await store.appendBatch(events)
+        return try await store.appendBatchSuspending(events)
     }
 
     /// Refuses appends of `accounts`' events from now on (503), and returns once every append

@@ -27,6 +27,8 @@ struct AppendMachine<Request, Batch> {
     private(set) var isClosed = false
     /// How many commits ended, successful or not.
     private(set) var commitCount = 0
+    /// How many requests wait for the next commit.
+    var waitingCount: Int { queued.count }
 
     init() {}
 

@@ -89,6 +89,10 @@ final class AppendThreads: Sendable {
 
     /// How many commits ended, successful or not; for tests.
     var commitCount: Int { machine.withLock { $0.commitCount } }
+    /// How many requests wait for the next commit; for tests.
+    var waitingCount: Int { machine.withLock { $0.waitingCount } }
+    /// Whether the threads run; for tests.
+    var isRunning: Bool { running.withLock { $0 } }
 
     /// Starts both threads for `store`, whose in-memory state is current.
     func start(_ store: Store) {

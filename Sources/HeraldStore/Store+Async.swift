@@ -42,9 +42,11 @@ extension Store {
     }
 
     /// Appends a batch atomically like `appendBatch(_:)`, suspending until it is durable and
-    /// applied; returns the seqs it got.
+    /// applied; returns the seqs it got. For the server, in this package: an `async` overload
+    /// of `appendBatch(_:)` would be preferred in every `async` context, and so break the
+    /// callers there that call the blocking one without `await`.
     @discardableResult
-    public func appendBatch(_ batch: [(Event, Source)]) async throws -> ClosedRange<UInt64>? {
+    package func appendBatchSuspending(_ batch: [(Event, Source)]) async throws -> ClosedRange<UInt64>? {
         guard let committed = try await submit(validated(batch), wantsUpdates: false) else { return nil }
         return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
     }

@@ -6,12 +6,12 @@ import Testing
 @testable import HeraldStore
 import HeraldTestSupport
 
-/// Bulk batches (at least `Store.replayAlongsideMinimum`, 1,024 events) are written on a second
-/// thread while the leader replays them: the projection must still equal a replay of the log,
+/// Bulk batches (`appendBatch`) are replayed without their updates by the apply thread once
+/// the commit thread has written them: the projection must still equal a replay of the log,
 /// followers must still get every event, and a failed commit must leave no trace in memory.
-@Suite("Bulk append replaying alongside the commit")
-struct ReplayAlongsideTests {
-    /// Events per batch: enough to write alongside the replay.
+@Suite("Large bulk batches")
+struct LargeBatchTests {
+    /// Events per batch.
     static let batchSize = 2_000
 
     /// The projection of the store's log replayed one event at a time on this thread.
@@ -37,7 +37,7 @@ struct ReplayAlongsideTests {
         #expect(try Store(path: dir.path, options: readOnly).projection.snapshot() == store.projection.snapshot())
     }
 
-    @Test("the writing thread lets go of the store before the append returns")
+    @Test("the store's threads do not keep it alive: it closes on the thread that lets go of it")
     func releasesStore() throws {
         let dir = TemporaryDirectory()
         weak var dropped: Store?
