@@ -71,10 +71,11 @@ struct CommittedBatch: Sendable {
 /// apply thread that carry out its actions.
 ///
 /// The threads do not retain the store: a store is released by its users and must close on
-/// the thread that lets go last (so that the directory can be opened again at once). They hold
-/// it `unowned(unsafe)`, which is sound because the store's deinit stops them and waits until
-/// both have returned (``stop()``) before any of its properties goes; no request is in flight
-/// then, since each caller holds the store until it is answered.
+/// the thread that lets go last (so that the directory can be opened again at once), and a
+/// thread that retained it even for one call could be that thread. They hold it unmanaged and
+/// use it through `_withUnsafeGuaranteedRef`, which retains nothing. That is sound because
+/// the store's deinit stops them and waits until both have returned (``stop(closed:)``)
+/// before any of its properties goes.
 final class AppendThreads: Sendable {
     private let machine = Mutex(AppendMachine<AppendRequest, CommittedBatch>())
     /// Signalled once per wake-up the machine asks for.
@@ -97,7 +98,7 @@ final class AppendThreads: Sendable {
     /// Starts both threads for `store`, whose in-memory state is current.
     func start(_ store: Store) {
         running.withLock { $0 = true }
-        unowned(unsafe) let store = store
+        let store = Unmanaged.passUnretained(store)
         let committer = Thread { [self] in commitLoop(store) }
         committer.name = "herald.commit"
         let applier = Thread { [self] in applyLoop(store) }
@@ -135,8 +136,8 @@ final class AppendThreads: Sendable {
         stopped.wait()
     }
 
-    private func commitLoop(_ store: Store) {
-        var lastSeq = store.lastSeq
+    private func commitLoop(_ store: Unmanaged<Store>) {
+        var lastSeq = store._withUnsafeGuaranteedRef { $0.lastSeq }
         while true {
             switch machine.withLock({ $0.nextCommit() }) {
             case .sleep:
@@ -148,9 +149,9 @@ final class AppendThreads: Sendable {
             case .commit(let requests):
                 // Requests whose records cannot have their seqs (an import out of order) are
                 // answered at once; the others are written together.
-                let batch = store.assignSeqs(requests, after: lastSeq)
+                let batch = store._withUnsafeGuaranteedRef { $0.assignSeqs(requests, after: lastSeq) }
                 do {
-                    try store.write(batch)
+                    try store._withUnsafeGuaranteedRef { try $0.write(batch) }
                 } catch {
                     let (failed, wake) = machine.withLock { $0.commitFailed(batch.requests) }
                     for request in failed { request.answer(.failure(error)) }
@@ -163,7 +164,7 @@ final class AppendThreads: Sendable {
         }
     }
 
-    private func applyLoop(_ store: Store) {
+    private func applyLoop(_ store: Unmanaged<Store>) {
         while true {
             switch machine.withLock({ $0.nextApply() }) {
             case .sleep:
@@ -173,7 +174,7 @@ final class AppendThreads: Sendable {
                 return
             case .apply(let batch, let wake):
                 if wake { wakeCommitter.signal() }
-                let answers = store.apply(batch)
+                let answers = store._withUnsafeGuaranteedRef { $0.apply(batch) }
                 for (request, committed) in zip(batch.requests, answers) { request.answer(.success(committed)) }
             }
         }

@@ -68,11 +68,12 @@ struct AppendMachineTests {
         let result6 = machine.enqueue(4)
         #expect(result6 == .none)
         let result7 = machine.commitSucceeded([1])
-        #expect(result7)
+        #expect(result7, "the sleeping apply thread is woken")
+        #expect(Self.apply(machine.nextApply())?.batch == [1])
         #expect(Self.commit(machine.nextCommit()) == [2, 3, 4], "one commit for everything queued meanwhile")
         let result8 = machine.commitSucceeded([2, 3, 4])
         #expect(result8 == false, "the apply thread has not slept since it was woken")
-        #expect(Self.apply(machine.nextApply())?.batch == [1])
+        #expect(Self.apply(machine.nextApply())?.batch == [2, 3, 4])
     }
 
     @Test("batch N is applied while N+1 commits; a third waits for the slot and is woken when it empties")

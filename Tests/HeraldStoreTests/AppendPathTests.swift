@@ -26,6 +26,16 @@ struct AppendPathTests {
         return true
     }
 
+    /// Waits (suspended, at most 10 s) until `condition` holds; returns whether it did.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
     /// Runs `body` on a thread of its own; the returned semaphore is signalled when it is done.
     static func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
@@ -125,18 +135,24 @@ struct AppendPathTests {
         var options = Store.Options()
         options.commitFault = { try hold.pass() }
         let store = try Store(path: dir.path, options: options)
+        // The first append alone is held in its commit; 99 more queue behind it.
+        let first = Task { try await store.append(Self.note(0)).seq }
+        try #require(await Self.eventually { hold.isHolding }, "the first commit did not start")
         let appends = Task {
             try await withThrowingTaskGroup(of: UInt64.self) { group in
-                for id in 1...100 { group.addTask { try await store.append(Self.note(id)).seq } }
+                for id in 1...99 { group.addTask { try await store.append(Self.note(id)).seq } }
                 return try await group.reduce(into: [UInt64]()) { $0.append($1) }
             }
         }
-        while store.appendThreads.waitingCount < 99 { try await Task.sleep(for: .milliseconds(2)) }
+        let queued = await Self.eventually { store.appendThreads.waitingCount == 99 }
+        hold.releaseIfNot(queued)
+        try #require(queued, "the appends did not queue behind the held commit")
         // Every cooperative thread is free: the pool still runs new work.
         #expect(await Task.detached { 42 }.value == 42)
         hold.release()
+        #expect(try await first.value == 1)
         let seqs = try await appends.value
-        #expect(Set(seqs) == Set(1...100))
+        #expect(Set(seqs) == Set(2...100))
         #expect(store.appendThreads.commitCount == 2, "the held commit, then the 99 that waited, in one")
         #expect(store.lastSeq == 100)
     }
@@ -190,6 +206,9 @@ private final class CommitHold: Sendable {
 
     init(failing: (any Error & Sendable)? = nil) { self.failing = failing }
 
+    /// Whether the first commit reached the hook.
+    var isHolding: Bool { calls.withLock { $0 >= 1 } }
+
     func pass() throws {
         let first = calls.withLock { calls in
             calls += 1
@@ -202,4 +221,7 @@ private final class CommitHold: Sendable {
     }
 
     func release() { gate.signal() }
+
+    /// Releases the held commit when `condition` is false (a test about to fail).
+    func releaseIfNot(_ condition: Bool) { if !condition { release() } }
 }
