@@ -26,14 +26,7 @@ extension Store {
     public func append(_ event: Event, source: Source = .library) throws -> Applied {
         // The batch path's steps for one event, without wrapping it in a batch first: that
         // copied the event twice more (each string retained and released), per durable call.
-        try requireWritable()
-        do {
-            try event.validate()
-            try source.validate()
-        } catch {
-            throw StoreError.invalid(error)
-        }
-        return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
+        try submit([validated(event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
     /// Appends a batch atomically, in one commit: either every event is appended, in order,
@@ -51,6 +44,18 @@ extension Store {
     public func appendBatch(_ batch: [(Event, Source)]) throws -> ClosedRange<UInt64>? {
         guard let committed = try submit(validated(batch), wantsUpdates: false) else { return nil }
         return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
+    }
+
+    /// One event to append, validated; throws ``StoreError/invalid(_:)``.
+    func validated(_ event: Event, source: Source) throws -> PendingRecord {
+        try requireWritable()
+        do {
+            try event.validate()
+            try source.validate()
+        } catch {
+            throw StoreError.invalid(error)
+        }
+        return PendingRecord(event: event, source: source)
     }
 
     func validated(_ batch: [(Event, Source)]) throws -> [PendingRecord] {
@@ -86,9 +91,27 @@ extension Store {
     /// Queues `pending` for the commit thread and waits until it is committed and applied.
     private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> AppendRequest.Committed? {
         guard !pending.isEmpty else { return nil }
+        if environment.isInsideTransactionOnThisThread { try requireRoomWithoutGrowing(for: pending) }
         let waiter = AppendRequest.Waiter()
         appendThreads.submit(AppendRequest(pending, wantsUpdates: wantsUpdates, reply: .waiter(waiter)), closed: StoreError.closed(path: path))
         return try waiter.wait()
+    }
+
+    /// Throws `MDB_MAP_FULL` unless the map has room for `pending` with a wide margin. For a
+    /// caller inside a transaction of the store (an append from a `forEachRecord` closure):
+    /// growing the map waits for every transaction to end, its own too, so a commit that had
+    /// to grow the map would wait for the caller, which waits for the commit.
+    private func requireRoomWithoutGrowing(for pending: [PendingRecord]) throws {
+        var writer = ByteWriter(capacity: pending.count * 128)
+        for record in pending {
+            LogRecord.encode(event: record.event, recordedAt: record.recordedAt ?? 0, source: record.source, into: &writer)
+        }
+        let info = environment.info()
+        guard info.usedBytes + max(4 << 20, 2 * writer.bytes.count + pending.count << 10) > info.mapSize else { return }
+        throw StoreError.lmdb(
+            LMDBError(
+                code: LMDBError.mapFull, operation: "append (the map must grow, but this thread is inside a transaction)",
+                path: path))
     }
 
     /// Queues `pending` for the commit thread and suspends until it is committed and applied.

@@ -24,14 +24,7 @@ extension Store {
     /// durable and applied.
     @discardableResult
     public func append(_ event: Event, source: Source = .library) async throws -> Applied {
-        try requireWritable()
-        do {
-            try event.validate()
-            try source.validate()
-        } catch {
-            throw StoreError.invalid(error)
-        }
-        return try await submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
+        try await submit([validated(event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
     /// Appends a batch atomically like `append(contentsOf:)`, suspending until it is durable

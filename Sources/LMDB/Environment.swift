@@ -186,6 +186,10 @@ public final class Environment: @unchecked Sendable {
     /// The current map size in bytes.
     public var mapSize: Int { info().mapSize }
 
+    /// Whether the calling thread is inside a transaction of this environment (in a read's
+    /// closure, say): the map cannot grow until that transaction ends.
+    public var isInsideTransactionOnThisThread: Bool { resizeLock.isHeldSharedByCurrentThread }
+
     /// Facts about the environment (`mdb_env_info`, `mdb_env_stat`).
     public struct Info: Sendable, Hashable {
         public var mapSize: Int

@@ -43,11 +43,13 @@ struct AppendMachineTests {
     @Test("a request wakes the sleeping commit thread once; it commits it, then the apply thread applies it")
     func oneRequest() {
         var machine = Self.idle()
-        let result1 = machine.enqueue(1)
-        #expect(result1 == .wakeCommitter)
+        let wakesApplier: Bool
+        let enqueued: Machine.EnqueueAction
+        enqueued = machine.enqueue(1)
+        #expect(enqueued == .wakeCommitter)
         #expect(Self.commit(machine.nextCommit()) == [1])
-        let result2 = machine.commitSucceeded([1])
-        #expect(result2 == true, "the sleeping apply thread is woken")
+        wakesApplier = machine.commitSucceeded([1])
+        #expect(wakesApplier == true, "the sleeping apply thread is woken")
         let applied = Self.apply(machine.nextApply())
         #expect(applied?.batch == [1] && applied?.wakeCommitter == false)
         #expect(Self.isSleep(machine.nextApply()))
@@ -58,50 +60,54 @@ struct AppendMachineTests {
     @Test("requests queued while a commit runs wake nobody and make the next commit, together, in order")
     func queueingDuringCommit() {
         var machine = Self.idle()
-        let result3 = machine.enqueue(1)
-        #expect(result3 == .wakeCommitter)
+        var wakesApplier: Bool
+        var enqueued: Machine.EnqueueAction
+        enqueued = machine.enqueue(1)
+        #expect(enqueued == .wakeCommitter)
         #expect(Self.commit(machine.nextCommit()) == [1])
-        let result4 = machine.enqueue(2)
-        #expect(result4 == .none)
-        let result5 = machine.enqueue(3)
-        #expect(result5 == .none)
-        let result6 = machine.enqueue(4)
-        #expect(result6 == .none)
-        let result7 = machine.commitSucceeded([1])
-        #expect(result7, "the sleeping apply thread is woken")
+        enqueued = machine.enqueue(2)
+        #expect(enqueued == .none)
+        enqueued = machine.enqueue(3)
+        #expect(enqueued == .none)
+        enqueued = machine.enqueue(4)
+        #expect(enqueued == .none)
+        wakesApplier = machine.commitSucceeded([1])
+        #expect(wakesApplier, "the sleeping apply thread is woken")
         #expect(Self.apply(machine.nextApply())?.batch == [1])
         #expect(Self.commit(machine.nextCommit()) == [2, 3, 4], "one commit for everything queued meanwhile")
-        let result8 = machine.commitSucceeded([2, 3, 4])
-        #expect(result8 == false, "the apply thread has not slept since it was woken")
+        wakesApplier = machine.commitSucceeded([2, 3, 4])
+        #expect(wakesApplier == false, "the apply thread has not slept since it was woken")
         #expect(Self.apply(machine.nextApply())?.batch == [2, 3, 4])
     }
 
     @Test("batch N is applied while N+1 commits; a third waits for the slot and is woken when it empties")
     func pipelining() {
         var machine = Self.idle()
+        var wakesApplier: Bool
+        var enqueued: Machine.EnqueueAction
         _ = machine.enqueue(1)
         _ = machine.nextCommit()
-        let result9 = machine.commitSucceeded([1])
-        #expect(result9)
+        wakesApplier = machine.commitSucceeded([1])
+        #expect(wakesApplier)
         // The apply thread takes batch 1 while the commit thread takes request 2.
         #expect(Self.apply(machine.nextApply())?.batch == [1])
-        let result10 = machine.enqueue(2)
-        #expect(result10 == .none, "the commit thread is awake")
+        enqueued = machine.enqueue(2)
+        #expect(enqueued == .none, "the commit thread is awake")
         #expect(Self.commit(machine.nextCommit()) == [2])
-        let result11 = machine.commitSucceeded([2])
-        #expect(result11 == false, "the apply thread is busy with batch 1")
+        wakesApplier = machine.commitSucceeded([2])
+        #expect(wakesApplier == false, "the apply thread is busy with batch 1")
         // Batch 2 fills the slot: request 3 must wait, whatever the commit thread asks.
-        let result12 = machine.enqueue(3)
-        #expect(result12 == .none)
+        enqueued = machine.enqueue(3)
+        #expect(enqueued == .none)
         #expect(Self.isSleep(machine.nextCommit()), "no commit while a committed batch waits")
-        let result13 = machine.enqueue(4)
-        #expect(result13 == .none, "still waiting for the slot: waking it would be useless")
+        enqueued = machine.enqueue(4)
+        #expect(enqueued == .none, "still waiting for the slot: waking it would be useless")
         // The apply thread finishes batch 1, takes batch 2, and wakes the commit thread.
         let next = Self.apply(machine.nextApply())
         #expect(next?.batch == [2] && next?.wakeCommitter == true)
         #expect(Self.commit(machine.nextCommit()) == [3, 4])
-        let result14 = machine.commitSucceeded([3, 4])
-        #expect(result14 == false)
+        wakesApplier = machine.commitSucceeded([3, 4])
+        #expect(wakesApplier == false)
         #expect(Self.apply(machine.nextApply())?.batch == [3, 4])
         #expect(Self.isSleep(machine.nextApply()))
         #expect(machine.commitCount == 3)
@@ -110,17 +116,19 @@ struct AppendMachineTests {
     @Test("a failed commit fails exactly its requests and applies nothing; the requests after it commit")
     func failedCommit() {
         var machine = Self.idle()
+        let wakesApplier: Bool
+        let enqueued: Machine.EnqueueAction
         _ = machine.enqueue(1)
         _ = machine.enqueue(2)
         #expect(Self.commit(machine.nextCommit()) == [1, 2])
-        let result15 = machine.enqueue(3)
-        #expect(result15 == .none)
+        enqueued = machine.enqueue(3)
+        #expect(enqueued == .none)
         let failed = machine.commitFailed([1, 2])
         #expect(failed.fail == [1, 2] && failed.wakeApplier == false)
         #expect(Self.isSleep(machine.nextApply()), "nothing of a failed commit is applied")
         #expect(Self.commit(machine.nextCommit()) == [3])
-        let result16 = machine.commitSucceeded([3])
-        #expect(result16)
+        wakesApplier = machine.commitSucceeded([3])
+        #expect(wakesApplier)
         #expect(Self.apply(machine.nextApply())?.batch == [3])
         #expect(machine.commitCount == 2)
     }
@@ -128,6 +136,9 @@ struct AppendMachineTests {
     @Test("close fails the requests waiting, not the commit in flight, which is still applied; then both threads stop")
     func closeWhileRequestsWait() {
         var machine = Self.idle()
+        let closing: Machine.CloseAction?
+        let wakesApplier: Bool
+        let enqueued: Machine.EnqueueAction
         _ = machine.enqueue(1)
         #expect(Self.commit(machine.nextCommit()) == [1])
         _ = machine.enqueue(2)
@@ -137,10 +148,10 @@ struct AppendMachineTests {
         #expect(close?.wakeCommitter == false, "it is committing")
         #expect(close?.wakeApplier == true, "it sleeps; woken, it finds a commit in flight and sleeps again")
         #expect(Self.isSleep(machine.nextApply()))
-        let result17 = machine.enqueue(4)
-        #expect(result17 == .refuse)
-        let result18 = machine.commitSucceeded([1])
-        #expect(result18, "the apply thread is woken for the last batch")
+        enqueued = machine.enqueue(4)
+        #expect(enqueued == .refuse)
+        wakesApplier = machine.commitSucceeded([1])
+        #expect(wakesApplier, "the apply thread is woken for the last batch")
         guard case .stop = machine.nextCommit() else {
             Issue.record("the commit thread did not stop")
             return
@@ -150,8 +161,8 @@ struct AppendMachineTests {
             Issue.record("the apply thread did not stop")
             return
         }
-        let result19 = machine.close()
-        #expect(result19 == nil, "closing again does nothing")
+        closing = machine.close()
+        #expect(closing == nil, "closing again does nothing")
     }
 
     @Test("close of an idle machine wakes both threads, which stop")
