@@ -174,8 +174,7 @@ final class AppendThreads: Sendable {
                 return
             case .apply(let batch, let wake):
                 if wake { wakeCommitter.signal() }
-                let answers = store._withUnsafeGuaranteedRef { $0.apply(batch) }
-                for (request, committed) in zip(batch.requests, answers) { request.answer(.success(committed)) }
+                store._withUnsafeGuaranteedRef { $0.apply(batch) }
             }
         }
     }

@@ -26,9 +26,10 @@ struct AppendPathTests {
         return true
     }
 
-    /// Waits (suspended, at most 10 s) until `condition` holds; returns whether it did.
+    /// Waits (suspended, at most 60 s: tests that block the cooperative threads may run
+    /// beside) until `condition` holds; returns whether it did.
     static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !condition() {
             if Date() > deadline { return false }
             try? await Task.sleep(for: .milliseconds(2))
@@ -195,7 +196,7 @@ struct AppendPathTests {
     }
 }
 
-/// A commit fault hook that holds the first commit until ``release()`` (at most 10 s), then
+/// A commit fault hook that holds the first commit until ``release()`` (at most 60 s), then
 /// lets it through or fails it with `failing`; later commits pass.
 private final class CommitHold: Sendable {
     /// Signalled when the first commit reaches the hook.
@@ -216,7 +217,7 @@ private final class CommitHold: Sendable {
         }
         guard first else { return }
         entered.signal()
-        _ = gate.wait(timeout: .now() + 10)
+        _ = gate.wait(timeout: .now() + 60)
         if let failing { throw failing }
     }
 
