@@ -174,7 +174,8 @@ final class AppendThreads: Sendable {
                 return
             case .apply(let batch, let wake):
                 if wake { wakeCommitter.signal() }
-                store._withUnsafeGuaranteedRef { $0.apply(batch) }
+                let answers = store._withUnsafeGuaranteedRef { $0.apply(batch) }
+                for (request, committed) in zip(batch.requests, answers) { request.answer(.success(committed)) }
             }
         }
     }

@@ -140,32 +140,17 @@ extension Store {
     }
 
     /// Applies a committed batch to the in-memory state, hands its events to the followers of
-    /// ``appliedEvents()``, starts a snapshot when the interval has passed, and answers the
-    /// batch's requests. Runs on the apply thread, batch after batch in seq order, each only
-    /// once its commit is durable.
-    ///
-    /// Requests that want no updates (bulk loads) are answered as soon as the state is locked,
-    /// before the batch is applied: their callers' reads of the state take this lock, so they
-    /// still see their events, and a bulk loader prepares its next batch (which then commits)
-    /// while this one is applied.
-    func apply(_ batch: CommittedBatch) {
-        let committed = state.withLock { state in
-            var firstSeq = batch.seqs.startIndex
-            for request in batch.requests {
-                if !request.wantsUpdates {
-                    request.answer(.success(AppendRequest.Committed(firstSeq: batch.seqs[firstSeq], applied: [])))
-                }
-                firstSeq += request.records.count
-            }
+    /// ``appliedEvents()`` and starts a snapshot when the interval has passed; returns what
+    /// each request of the batch gets. Runs on the apply thread, batch after batch in seq
+    /// order, each only once its commit is durable.
+    func apply(_ batch: CommittedBatch) -> [AppendRequest.Committed] {
+        state.withLock { state in
             let (committed, published) = apply(batch, to: &state)
             // Under the state lock, so that a follower added between two batches gets every
             // event of the later one and none of the earlier.
             followers.yield(published)
             startSnapshotIfIntervalPassed(&state)
             return committed
-        }
-        for (request, committed) in zip(batch.requests, committed) where request.wantsUpdates {
-            request.answer(.success(committed))
         }
     }
 
