@@ -8,17 +8,22 @@
 ///
 /// The pipeline has two stages. The commit thread takes everything queued as one batch, writes
 /// it in one transaction and syncs it; the apply thread then applies it to the projection and
-/// answers its requests. While batch N is applied, batch N+1 commits; a committed batch waits
-/// in a slot of one until the apply thread takes it, and no commit starts while the slot is
-/// full, so the projection is never more than two batches behind the log and never ahead of
-/// it: nothing is applied before its commit succeeded, and a failed commit applies nothing.
+/// answers its requests. While batch N is applied, batch N+1 commits; committed batches wait
+/// for the apply thread in order, at most ``committedLimit`` of them (no commit starts while
+/// that many wait), so the projection is a few batches behind the log at most, and never
+/// ahead of it: nothing is applied before its commit succeeded, and a failed commit applies
+/// nothing.
 struct AppendMachine<Request, Batch> {
     /// Requests waiting for the next commit, oldest first.
     private var queued: [Request] = []
     /// Whether the commit thread is writing a batch.
     private var committing = false
-    /// A committed batch waiting for the apply thread.
-    private var committed: Batch?
+    /// Committed batches waiting for the apply thread, oldest first.
+    private var committed: [Batch] = []
+    /// How many committed batches may wait for the apply thread. More than one, so that the
+    /// commit thread goes on with the next commit while the apply thread is still waking up.
+    static var committedLimit: Int { 4 }
+    private var hasRoomToCommit: Bool { committed.count < Self.committedLimit }
     /// Whether each thread sleeps until it is woken (the action that wakes it says so).
     private var committerSleeps = false
     private var applierSleeps = false
@@ -46,7 +51,7 @@ struct AppendMachine<Request, Batch> {
     mutating func enqueue(_ request: Request) -> EnqueueAction {
         guard !isClosed else { return .refuse }
         queued.append(request)
-        if committerSleeps && committed == nil {
+        if committerSleeps && hasRoomToCommit {
             committerSleeps = false
             return .wakeCommitter
         }
@@ -67,7 +72,7 @@ struct AppendMachine<Request, Batch> {
     /// The commit thread asks for work (at start, after each commit, and when woken).
     mutating func nextCommit() -> CommitAction {
         precondition(!committing, "the commit thread asked for work during its commit")
-        if !queued.isEmpty && committed == nil {
+        if !queued.isEmpty && hasRoomToCommit {
             committing = true
             defer { queued.removeAll(keepingCapacity: true) }
             return .commit(queued)
@@ -79,10 +84,10 @@ struct AppendMachine<Request, Batch> {
 
     /// The commit thread's batch is durable; returns whether to wake the apply thread.
     mutating func commitSucceeded(_ batch: Batch) -> Bool {
-        precondition(committing && committed == nil, "a commit succeeded that was not running")
+        precondition(committing && hasRoomToCommit, "a commit succeeded that was not running")
         committing = false
         commitCount += 1
-        committed = batch
+        committed.append(batch)
         return wakeApplierIfSleeping()
     }
 
@@ -109,8 +114,8 @@ struct AppendMachine<Request, Batch> {
 
     /// The apply thread asks for work (at start, after each batch, and when woken).
     mutating func nextApply() -> ApplyAction {
-        if let batch = committed {
-            committed = nil
+        if !committed.isEmpty {
+            let batch = committed.removeFirst()
             var wake = false
             if committerSleeps && !queued.isEmpty {
                 committerSleeps = false

@@ -149,7 +149,8 @@ final class AppendThreads: Sendable {
             case .commit(let requests):
                 // Requests whose records cannot have their seqs (an import out of order) are
                 // answered at once; the others are written together.
-                let batch = store._withUnsafeGuaranteedRef { $0.assignSeqs(requests, after: lastSeq) }
+                let (batch, rejected) = store._withUnsafeGuaranteedRef { $0.assignSeqs(requests, after: lastSeq) }
+                for (request, error) in rejected { request.answer(.failure(error)) }
                 do {
                     try store._withUnsafeGuaranteedRef { try $0.write(batch) }
                 } catch {

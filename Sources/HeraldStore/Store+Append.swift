@@ -164,11 +164,13 @@ extension Store {
 
     /// Gives the records of `requests` their seqs, in queue order, after `lastSeq`: the next
     /// ones, or an import's own, which must increase past the last. A request whose records
-    /// cannot have theirs is answered at once with the reason, alone: an import whose seqs do
-    /// not follow the log's fails by itself, not the appends committed with it. Runs on the
-    /// commit thread.
-    func assignSeqs(_ requests: [AppendRequest], after lastSeq: UInt64) -> CommittedBatch {
+    /// cannot have theirs is rejected with the reason, alone: an import whose seqs do not
+    /// follow the log's fails by itself, not the appends committed with it. Runs on the commit
+    /// thread, which answers the rejected requests once this returns (an answered caller may
+    /// release the store, which must not happen while the thread is inside one of its methods).
+    func assignSeqs(_ requests: [AppendRequest], after lastSeq: UInt64) -> (CommittedBatch, rejected: [(AppendRequest, any Error)]) {
         var batch = CommittedBatch(requests: [], seqs: [])
+        var rejected: [(AppendRequest, any Error)] = []
         batch.requests.reserveCapacity(requests.count)
         batch.seqs.reserveCapacity(requests.reduce(0) { $0 + $1.records.count })
         var previous = lastSeq
@@ -190,10 +192,10 @@ extension Store {
             } catch {
                 batch.seqs.removeSubrange(start.count...)
                 previous = start.previous
-                request.answer(.failure(error))
+                rejected.append((request, error))
             }
         }
-        return batch
+        return (batch, rejected)
     }
 
     /// How far, at most, the data file is kept written ahead of the log (see

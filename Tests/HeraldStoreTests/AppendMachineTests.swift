@@ -80,7 +80,7 @@ struct AppendMachineTests {
         #expect(Self.apply(machine.nextApply())?.batch == [2, 3, 4])
     }
 
-    @Test("batch N is applied while N+1 commits; a third waits for the slot and is woken when it empties")
+    @Test("batch N is applied while later ones commit; once the limit of batches waits, requests wait until one is taken")
     func pipelining() {
         var machine = Self.idle()
         var wakesApplier: Bool
@@ -89,28 +89,33 @@ struct AppendMachineTests {
         _ = machine.nextCommit()
         wakesApplier = machine.commitSucceeded([1])
         #expect(wakesApplier)
-        // The apply thread takes batch 1 while the commit thread takes request 2.
+        // The apply thread takes batch 1 while the commit thread commits the next ones.
         #expect(Self.apply(machine.nextApply())?.batch == [1])
-        enqueued = machine.enqueue(2)
-        #expect(enqueued == .none, "the commit thread is awake")
-        #expect(Self.commit(machine.nextCommit()) == [2])
-        wakesApplier = machine.commitSucceeded([2])
-        #expect(wakesApplier == false, "the apply thread is busy with batch 1")
-        // Batch 2 fills the slot: request 3 must wait, whatever the commit thread asks.
-        enqueued = machine.enqueue(3)
+        let limit = Machine.committedLimit
+        for request in 2...(limit + 1) {
+            enqueued = machine.enqueue(request)
+            #expect(enqueued == .none, "the commit thread is awake")
+            #expect(Self.commit(machine.nextCommit()) == [request])
+            wakesApplier = machine.commitSucceeded([request])
+            #expect(wakesApplier == false, "the apply thread is busy with batch 1")
+        }
+        // The limit of committed batches waits: the next requests wait too.
+        enqueued = machine.enqueue(100)
         #expect(enqueued == .none)
-        #expect(Self.isSleep(machine.nextCommit()), "no commit while a committed batch waits")
-        enqueued = machine.enqueue(4)
-        #expect(enqueued == .none, "still waiting for the slot: waking it would be useless")
+        #expect(Self.isSleep(machine.nextCommit()), "no commit while the limit of committed batches waits")
+        enqueued = machine.enqueue(101)
+        #expect(enqueued == .none, "still no room: waking it would be useless")
         // The apply thread finishes batch 1, takes batch 2, and wakes the commit thread.
         let next = Self.apply(machine.nextApply())
         #expect(next?.batch == [2] && next?.wakeCommitter == true)
-        #expect(Self.commit(machine.nextCommit()) == [3, 4])
-        wakesApplier = machine.commitSucceeded([3, 4])
+        #expect(Self.commit(machine.nextCommit()) == [100, 101])
+        wakesApplier = machine.commitSucceeded([100, 101])
         #expect(wakesApplier == false)
-        #expect(Self.apply(machine.nextApply())?.batch == [3, 4])
+        // In commit order.
+        for request in 3...(limit + 1) { #expect(Self.apply(machine.nextApply())?.batch == [request]) }
+        #expect(Self.apply(machine.nextApply())?.batch == [100, 101])
         #expect(Self.isSleep(machine.nextApply()))
-        #expect(machine.commitCount == 3)
+        #expect(machine.commitCount == limit + 2)
     }
 
     @Test("a failed commit fails exactly its requests and applies nothing; the requests after it commit")
