@@ -6,6 +6,11 @@
 /// swift-nio's state machines; ``Store`` keeps it under a lock and carries the actions out
 /// (see ``AppendThreads``). Generic over what it moves, so its tests use plain values.
 ///
+/// Concurrent callers that each wait for their answer come back together after it: the commit
+/// thread then gathers them (``CommitAction/gather``) until as many are queued as the last
+/// commit carried, or a short window closes, so that one commit carries them all instead of
+/// the first alone.
+///
 /// The pipeline has two stages. The commit thread takes everything queued as one batch, writes
 /// it in one transaction and syncs it; the apply thread then applies it to the projection and
 /// answers its requests. While batch N is applied, batch N+1 commits; committed batches wait
@@ -26,6 +31,13 @@ struct AppendMachine<Request, Batch> {
     private var hasRoomToCommit: Bool { committed.count < Self.committedLimit }
     /// Whether each thread sleeps until it is woken (the action that wakes it says so).
     private var committerSleeps = false
+    /// Whether the commit thread's sleep is a gather: it is woken as soon as
+    /// `lastCommitSize` requests are queued, or its window closes.
+    private var gathering = false
+    /// How many requests the last successful commit carried (0 after a failed one: its
+    /// callers need not come back), and how many the commit in flight carries.
+    private var lastCommitSize = 0
+    private var committingSize = 0
     private var applierSleeps = false
     /// Whether the store was closed: requests are refused, and the threads stop once the
     /// batches in flight are applied.
@@ -51,8 +63,9 @@ struct AppendMachine<Request, Batch> {
     mutating func enqueue(_ request: Request) -> EnqueueAction {
         guard !isClosed else { return .refuse }
         queued.append(request)
-        if committerSleeps && hasRoomToCommit {
+        if committerSleeps && hasRoomToCommit && (!gathering || queued.count >= lastCommitSize) {
             committerSleeps = false
+            gathering = false
             return .wakeCommitter
         }
         return .none
@@ -63,17 +76,29 @@ struct AppendMachine<Request, Batch> {
         /// Write these requests, in order, in one transaction, then report
         /// ``commitSucceeded(_:)`` or ``commitFailed(_:)``.
         case commit([Request])
+        /// Fewer requests are queued than the last commit carried: wait until woken or for
+        /// the gather window at most, then ask again with `gathered`.
+        case gather
         /// Sleep until woken.
         case sleep
         /// Stop; first wake the apply thread when `wakeApplier`, so it can stop too.
         case stop(wakeApplier: Bool)
     }
 
-    /// The commit thread asks for work (at start, after each commit, and when woken).
-    mutating func nextCommit() -> CommitAction {
+    /// The commit thread asks for work (at start, after each commit, and when woken);
+    /// `gathered` after a ``CommitAction/gather`` (it then commits what is queued).
+    mutating func nextCommit(gathered: Bool = false) -> CommitAction {
         precondition(!committing, "the commit thread asked for work during its commit")
+        committerSleeps = false
+        gathering = false
         if !queued.isEmpty && hasRoomToCommit {
+            if !gathered && !isClosed && queued.count < lastCommitSize {
+                committerSleeps = true
+                gathering = true
+                return .gather
+            }
             committing = true
+            committingSize = queued.count
             defer { queued.removeAll(keepingCapacity: true) }
             return .commit(queued)
         }
@@ -87,6 +112,7 @@ struct AppendMachine<Request, Batch> {
         precondition(committing && hasRoomToCommit, "a commit succeeded that was not running")
         committing = false
         commitCount += 1
+        lastCommitSize = committingSize
         committed.append(batch)
         return wakeApplierIfSleeping()
     }
@@ -98,6 +124,7 @@ struct AppendMachine<Request, Batch> {
         precondition(committing, "a commit failed that was not running")
         committing = false
         commitCount += 1
+        lastCommitSize = 0
         return (requests, isClosed && wakeApplierIfSleeping())
     }
 
@@ -117,7 +144,7 @@ struct AppendMachine<Request, Batch> {
         if !committed.isEmpty {
             let batch = committed.removeFirst()
             var wake = false
-            if committerSleeps && !queued.isEmpty {
+            if committerSleeps && !gathering && !queued.isEmpty {
                 committerSleeps = false
                 wake = true
             }
@@ -146,6 +173,7 @@ struct AppendMachine<Request, Batch> {
         queued = []
         let wakeCommitter = committerSleeps
         committerSleeps = false
+        gathering = false
         return CloseAction(fail: failed, wakeCommitter: wakeCommitter, wakeApplier: wakeApplierIfSleeping())
     }
 

@@ -80,6 +80,69 @@ struct AppendMachineTests {
         #expect(Self.apply(machine.nextApply())?.batch == [2, 3, 4])
     }
 
+    @Test("callers coming back after their answers are gathered into one commit, or the window ends the wait")
+    func gathering() {
+        var machine = Self.idle()
+        let result1 = machine.enqueue(1)
+        #expect(result1 == .wakeCommitter)
+        let second = machine.enqueue(2), third = machine.enqueue(3)
+        #expect(second == .none && third == .none)
+        #expect(Self.commit(machine.nextCommit()) == [1, 2, 3])
+        let woke = machine.commitSucceeded([1, 2, 3])
+        #expect(woke)
+        #expect(Self.isSleep(machine.nextCommit()))
+        #expect(Self.apply(machine.nextApply())?.batch == [1, 2, 3])
+        // The three callers come back one by one: the first wakes the commit thread, which
+        // gathers; the third, as many as the last commit carried, wakes it again.
+        let result2 = machine.enqueue(4)
+        #expect(result2 == .wakeCommitter)
+        guard case .gather = machine.nextCommit() else {
+            Issue.record("one request of three back: expected a gather")
+            return
+        }
+        let result3 = machine.enqueue(5)
+        #expect(result3 == .none, "still gathering")
+        #expect(Self.isSleep(machine.nextApply()), "the apply thread does not wake a gathering commit thread")
+        let result4 = machine.enqueue(6)
+        #expect(result4 == .wakeCommitter)
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [4, 5, 6])
+        let result5 = machine.commitSucceeded([4, 5, 6])
+        #expect(result5 == true)
+        #expect(Self.apply(machine.nextApply())?.batch == [4, 5, 6])
+        // Only one comes back: the window closes and it commits alone; then no more gathering.
+        #expect(Self.isSleep(machine.nextCommit()))
+        let result6 = machine.enqueue(7)
+        #expect(result6 == .wakeCommitter)
+        guard case .gather = machine.nextCommit() else {
+            Issue.record("one request of three back: expected a gather")
+            return
+        }
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [7])
+        let result7 = machine.commitSucceeded([7])
+        #expect(result7 == false, "the apply thread is awake")
+        let result8 = machine.enqueue(8)
+        #expect(result8 == .none)
+        #expect(Self.commit(machine.nextCommit()) == [8], "the last commit carried one: no gather")
+        // Close while gathering: the commit thread is woken and stops once the queue is failed.
+        let result9 = machine.commitSucceeded([8])
+        #expect(result9 == false)
+        _ = machine.enqueue(9)
+        _ = machine.enqueue(10)
+        #expect(Self.commit(machine.nextCommit()) == [9, 10])
+        _ = machine.commitSucceeded([9, 10])
+        _ = machine.enqueue(11)
+        guard case .gather = machine.nextCommit() else {
+            Issue.record("one request of two back: expected a gather")
+            return
+        }
+        let closing = machine.close()
+        #expect(closing?.fail == [11] && closing?.wakeCommitter == true)
+        guard case .stop = machine.nextCommit(gathered: true) else {
+            Issue.record("a closed machine with nothing queued: expected stop")
+            return
+        }
+    }
+
     @Test("batch N is applied while later ones commit; once the limit of batches waits, requests wait until one is taken")
     func pipelining() {
         var machine = Self.idle()
