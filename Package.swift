@@ -71,11 +71,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
-        // Adapters from real push payloads to canonical events.
+        // Adapters from real push payloads to canonical events, and the ingest session that
+        // frames, decodes, batches and quarantines payloads into a store.
         .target(
             name: "HeraldIngest",
             dependencies: [
-                "HeraldEvents", "CSodium",
+                "HeraldEvents", "HeraldStore", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -123,7 +124,8 @@ let package = Package(
             dependencies: ["HeraldStore", "LMDB", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CZlib"]
         ),
         .testTarget(
-            name: "HeraldIngestTests", dependencies: ["HeraldIngest", "HeraldEvents", "HeraldProjection", "HeraldTestSupport", "CSodium"]),
+            name: "HeraldIngestTests",
+            dependencies: ["HeraldIngest", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldTestSupport", "CSodium"]),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Herald's benchmark harness: builds release binaries, builds the C baselines (raw LMDB,
-# SQLite WAL) from $HERALD_BASELINES (default ../shared/bench beside the repository), runs the macro benchmark
+# SQLite WAL) from $HERALD_BASELINES (default Benchmarks/Baselines, a copy of the project's
+# shared bench folder), runs the macro benchmark
 # (Benchmarks/ package, `herald-bench`) and prints one table: each target of the performance
 # table, Herald's figure, the baseline measured in the same run at Herald's record size, the
 # ratio, the target and pass/short.
@@ -21,13 +22,13 @@
 # Needs: gcc, liblmdb-dev, libsodium-dev, libsqlite3-dev. Never run by CI (wall-clock figures never gate CI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-baselines=${HERALD_BASELINES:-$root/../shared/bench}
+baselines=${HERALD_BASELINES:-$root/Benchmarks/Baselines}
 if [ "${1:-}" = --audit ]; then shift; exec "$(dirname "$0")/audit-bench.sh" "$@"; fi
 args=()
 limit_only=false
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     --limit) limit_only=true ;;
     *) args+=("$arg") ;;
   esac

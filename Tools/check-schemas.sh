@@ -5,9 +5,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 herald=${1:-"$root/.build/debug/herald"}
-shared="$root/../shared"
+fixtures="$root/Tests/Fixtures"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-for events in "$shared"/spec/conformance/*.events.jsonl; do
+for events in "$fixtures"/conformance/*.events.jsonl; do
   name=$(basename "$events" .events.jsonl)
   "$herald" ingest --quiet --store "$work/$name" "$events"
   "$herald" state --store "$work/$name" --json > "$work/$name.state.json"
@@ -27,7 +27,7 @@ printf '{"type":"notify"}\n' | "$herald" ingest --quiet --store "$work/q" - 2>/d
 printf '{"type":"read"}\n\377\376\n' | "$herald" ingest --quiet --store "$work/q" --account tg:1 - 2>/dev/null || true
 "$herald" quarantine list --store "$work/q" --json > "$work/q.quarantine.jsonl"
 for id in 1 2 3; do "$herald" quarantine show --store "$work/q" "$id" --json >> "$work/q.quarantine-show.jsonl"; done
-python3 - "$root/schema" "$work" "$shared/spec/conformance" <<'PY'
+python3 - "$root/schema" "$work" "$fixtures/conformance" <<'PY'
 import glob, json, os, sys
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource

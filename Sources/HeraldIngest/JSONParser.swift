@@ -38,6 +38,35 @@ struct JSONParser {
         return value
     }
 
+    /// The byte ranges of the elements of a JSON array (surrounding whitespace and a UTF-8
+    /// byte-order mark allowed), each element without the whitespace around it; each
+    /// element is checked as ``parse(_:)`` checks a document.
+    static func arrayElements(_ bytes: [UInt8]) throws(Failure) -> [Range<Int>] {
+        var parser = JSONParser(bytes: bytes)
+        if bytes.starts(with: Ingest.byteOrderMark) { parser.index = Ingest.byteOrderMark.count }
+        parser.skipWhitespace()
+        guard parser.current == UInt8(ascii: "[") else { throw parser.fail("expected a JSON array") }
+        parser.index += 1
+        var elements: [Range<Int>] = []
+        parser.skipWhitespace()
+        if parser.current == UInt8(ascii: "]") {
+            parser.index += 1
+        } else {
+            while true {
+                parser.skipWhitespace()
+                let start = parser.index
+                _ = try parser.parseValue(depth: 1)
+                elements.append(start..<parser.index)
+                if try parser.endOfMember(closing: UInt8(ascii: "]")) { break }
+            }
+        }
+        parser.skipWhitespace()
+        if parser.index != bytes.count {
+            throw Failure(offset: parser.index, reason: "unexpected data after the JSON value")
+        }
+        return elements
+    }
+
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }

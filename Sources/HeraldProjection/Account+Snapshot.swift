@@ -148,7 +148,6 @@ extension Account {
         requestedGroupSizeMax = Int(try decoder.int(in: 1...25, "groupSizeMax"))
         groupCountMax = configuration.groupCountMaxOverride ?? requestedGroupCountMax
         groupSizeMax = configuration.groupSizeMaxOverride ?? requestedGroupSizeMax
-        previousGroupSizeMax = groupSizeMax
         nextNotificationId = try decoder.int(in: 1...(1 << 55), "nextNotificationId")
     }
 

@@ -1,16 +1,5 @@
 import HeraldEvents
 
-/// A group touched by the current event, with what the client saw of it before the event.
-struct DirtyGroup: Hashable, Sendable {
-    /// The group's index.
-    var group: Int32
-    /// Its `totalCount` before the event.
-    var totalBefore: Int32
-    /// Its visible ids before the event: `Account.savedShown[shownStart..<shownEnd]`.
-    var shownStart: Int32
-    var shownEnd: Int32
-}
-
 /// The whole state of one account: options, counters, chats, groups and the visible view.
 ///
 /// Chats and groups live in arrays and refer to each other by index; a group's index is its
@@ -39,9 +28,6 @@ struct Account: Hashable, Sendable {
     var chatIndex = NameTable()
     /// Every chat named since the last `revoke`, in order of first appearance.
     var chats: [Chat] = []
-    /// ``NameInterner`` chat ids → indexes in ``chats`` (a `revoke`, which empties
-    /// ``chats``, empties it too: it resets the whole account).
-    var internedChats = InternedIndexes()
     /// Every group and the texts of their live notifications.
     var groupStore = GroupStore()
     /// Live (active or dismissed) notification id → index of its group.
@@ -53,49 +39,26 @@ struct Account: Hashable, Sendable {
     var candidateList = CandidateList()
     /// The visible groups, in visible order.
     var visible: [Int32] = []
-    /// Whether ``candidates`` and ``visible`` lag behind the groups: a replay without updates
-    /// leaves the groups it touched in ``dirty`` (across events) and ``settleView()`` brings
-    /// the view up to date once, not after every event. Only the view lags: chats, groups,
-    /// notifications and counts are always current.
-    var viewIsStale = false
-
-    // Scratch state of the event being applied; empty (or neutral) between events, except
-    // `dirty` while `viewIsStale`.
-    /// Groups touched by the event (or, while the view is stale, since it was last settled).
-    var dirty = ScratchList<DirtyGroup>()
-    /// The ids each dirty group showed before the event.
-    var savedShown = ScratchList<Int64>()
-    /// Whether ``touch(_:)`` saves what a group showed: only updates need it, so replays
-    /// without updates skip it. True between events.
-    var savesShownBefore = true
-    /// The visible groups being computed.
-    var nextVisible: [Int32] = []
-    /// Groups whose updates are being computed.
-    var reported = ScratchList<Int32>()
-    /// The notification the event created, or 0.
-    var createdId: Int64 = 0
-    /// Whether that notification is silent.
-    var createdSilent = false
-    /// Its title and texts, kept while updates are computed so that reporting it does not
-    /// copy them back out of ``texts``.
-    var createdTitle: String?
-    var createdTexts: PackedTexts?
-    /// The notification whose content the event changed, or 0.
-    var contentChangedId: Int64 = 0
-    /// Whether the event changed the view options in effect.
-    var optionsChanged = false
-    /// The `groupSizeMax` in effect before the event.
-    var previousGroupSizeMax: Int
-    /// The lifecycle changes of the event, when recorded.
-    var changes: [Change] = []
+    /// The groups touched since the view (``candidates`` and ``visible``) was last brought
+    /// up to date, each once (a group's ``NotificationGroup/dirtyIndex`` is its position
+    /// here), when a replay without updates left the view stale; ``settleView(_:)`` brings
+    /// it up to date once, not after every event. Only the view lags: chats, groups,
+    /// notifications and counts are always current. Empty in a settled account.
+    var staleGroups: [Int32] = []
+    /// Whether a replayed `options` event changed the view options since the view was last
+    /// brought up to date.
+    var staleOptions = false
 
     /// Creates an empty account (SEMANTICS §2 defaults).
     init(configuration: Projection.Configuration) {
         self.configuration = configuration
         groupCountMax = configuration.groupCountMaxOverride ?? 10
         groupSizeMax = configuration.groupSizeMaxOverride ?? 10
-        previousGroupSizeMax = groupSizeMax
     }
+
+    /// Whether the view lags behind the groups (see ``staleGroups``).
+    @inline(__always)
+    var viewIsStale: Bool { !staleGroups.isEmpty || staleOptions }
 
     /// Every group, by id minus one.
     var groups: [NotificationGroup] {
@@ -151,24 +114,13 @@ struct Account: Hashable, Sendable {
         return index
     }
 
-    /// The index of chat `name`, whose ``NameInterner`` id `names` may give: found by that
-    /// id when the chat was seen under it before, else by name (adding the chat when new).
-    @inline(__always)
-    mutating func intern(chat name: String, _ names: InternedNames) -> Int {
-        let known = internedChats.index(of: names.chat, token: names.token)
-        if known >= 0 { return known }
-        let index = intern(chat: name)
-        if names.token != 0 { internedChats.record(index, for: names.chat, token: names.token) }
-        return index
-    }
-
     /// The index of the chat's group of `type`, creating the group when needed.
-    mutating func group(_ type: GroupType, chat: Int) -> Int {
+    mutating func group(_ type: GroupType, chat: Int, _ scratch: inout EventScratch) -> Int {
         if let existing = chats[chat].group(type) { return Int(existing) }
         let index = groups.count
         groups.append(NotificationGroup(id: Int64(index) + 1, type: type, chat: Int32(chat)))
         chats[chat].groupSlots[type.index] = Int32(index)
-        if recording { changes.append(.groupCreated(groupId: Int64(index) + 1, type: type, chat: chats[chat].name)) }
+        if recording { scratch.changes.append(.groupCreated(groupId: Int64(index) + 1, type: type, chat: chats[chat].name)) }
         return index
     }
 
@@ -192,13 +144,21 @@ struct Account: Hashable, Sendable {
     /// Marks the chat's group of `type` touched, when updates are computed: for a change of
     /// the chat's counts, which its total shows (SEMANTICS 1.2 §7), before the change.
     @inline(__always)
-    mutating func touchTotal(_ type: GroupType, of chat: Int) {
-        if savesShownBefore, let group = chats[chat].group(type) { touch(Int(group)) }
+    mutating func touchTotal(_ type: GroupType, of chat: Int, _ scratch: inout EventScratch) {
+        if scratch.savesShownBefore, let group = chats[chat].group(type) { touch(Int(group), &scratch) }
+    }
+
+    /// The public value of active notification `notification`, taking the title and texts
+    /// of the one the event created from `scratch`.
+    func publicValue(of notification: StoredNotification, _ scratch: EventScratch) -> HeraldNotification {
+        if notification.id == scratch.createdId {
+            return notification.publicValue(title: scratch.createdTitle, texts: scratch.createdTexts ?? .none)
+        }
+        return publicValue(of: notification)
     }
 
     /// The public value of active notification `notification`.
     func publicValue(of notification: StoredNotification) -> HeraldNotification {
-        if notification.id == createdId { return notification.publicValue(title: createdTitle, texts: createdTexts ?? .none) }
         let (title, packed) = texts.contents(notification.textSlot)
         return notification.publicValue(title: title, texts: packed)
     }
@@ -213,9 +173,9 @@ struct Account: Hashable, Sendable {
     }
 
     /// Clears a live notification for good (SEMANTICS §5); does nothing for other ids.
-    mutating func clear(_ id: Int64, reason: ClearReason) {
+    mutating func clear(_ id: Int64, reason: ClearReason, _ scratch: inout EventScratch) {
         guard let (group, isActive, index) = locate(id) else { return }
-        touch(group)
+        touch(group, &scratch)
         let removed: StoredNotification
         if isActive {
             removed = groups[group].active.remove(at: index)
@@ -227,7 +187,7 @@ struct Account: Hashable, Sendable {
         texts.release(removed.textSlot)
         live[id] = nil
         if isActive { activeLeft(group, date: removed.date) }
-        if recording { changes.append(.cleared(notificationId: id, reason: reason)) }
+        if recording { scratch.changes.append(.cleared(notificationId: id, reason: reason)) }
     }
 
     /// Keeps ``NotificationGroup/newestDate`` of `group` true after an active notification
@@ -238,18 +198,18 @@ struct Account: Hashable, Sendable {
     }
 
     /// Clears every live notification of `group` that `shouldClear` selects.
-    mutating func clearAll(in group: Int, reason: ClearReason, where shouldClear: (StoredNotification) -> Bool) {
+    mutating func clearAll(in group: Int, reason: ClearReason, _ scratch: inout EventScratch, where shouldClear: (StoredNotification) -> Bool) {
         let hit = groups[group].active.contains(where: shouldClear) || groups[group].dismissed.contains(where: shouldClear)
         guard hit else { return }
-        touch(group)
-        clearAll(fromActive: true, of: group, reason: reason, where: shouldClear)
-        clearAll(fromActive: false, of: group, reason: reason, where: shouldClear)
+        touch(group, &scratch)
+        clearAll(fromActive: true, of: group, reason: reason, &scratch, where: shouldClear)
+        clearAll(fromActive: false, of: group, reason: reason, &scratch, where: shouldClear)
     }
 
     /// Clears, from one list of `group`, the notifications `shouldClear` selects, keeping the
     /// others in order in place.
     private mutating func clearAll(
-        fromActive: Bool, of group: Int, reason: ClearReason, where shouldClear: (StoredNotification) -> Bool
+        fromActive: Bool, of group: Int, reason: ClearReason, _ scratch: inout EventScratch, where shouldClear: (StoredNotification) -> Bool
     ) {
         let count = fromActive ? groups[group].active.count : groups[group].dismissed.count
         var kept = 0
@@ -261,7 +221,7 @@ struct Account: Hashable, Sendable {
                 texts.release(notification.textSlot)
                 live[notification.id] = nil
                 if fromActive && notification.date >= groups[group].newestDate { newestLeft = true }
-                if recording { changes.append(.cleared(notificationId: notification.id, reason: reason)) }
+                if recording { scratch.changes.append(.cleared(notificationId: notification.id, reason: reason)) }
             } else {
                 if kept != index {
                     if fromActive { groups[group].active[kept] = notification } else { groups[group].dismissed[kept] = notification }
@@ -281,9 +241,9 @@ struct Account: Hashable, Sendable {
 
     /// Message `index` of `chat` stops being unread, keeping every count in step.
     @inline(__always)
-    mutating func stopUnread(chat: Int, at index: Int) {
+    mutating func stopUnread(chat: Int, at index: Int, _ scratch: inout EventScratch) {
         guard chats[chat].unread[index].isUnread else { return }
-        touchTotal(.messages, of: chat)
+        touchTotal(.messages, of: chat, &scratch)
         chats[chat].unread[index].isUnread = false
         chats[chat].unreadCount -= 1
         unread -= 1
@@ -291,9 +251,9 @@ struct Account: Hashable, Sendable {
 
     /// Message `index` of `chat` stops being an unread mention, keeping every count in step.
     @inline(__always)
-    mutating func stopUnreadMention(chat: Int, at index: Int) {
+    mutating func stopUnreadMention(chat: Int, at index: Int, _ scratch: inout EventScratch) {
         guard chats[chat].unread[index].isUnreadMention else { return }
-        touchTotal(.mentions, of: chat)
+        touchTotal(.mentions, of: chat, &scratch)
         chats[chat].unread[index].isUnreadMention = false
         chats[chat].unreadMentions -= 1
         unreadMentions -= 1

@@ -56,6 +56,24 @@ struct AccountTable: Sendable {
     mutating func modify<R>(at index: Int, _ body: (inout Account) -> R) -> R {
         body(&states[index])
     }
+
+    /// Runs `body` on the account at `index` in place, lending it `scratch`.
+    @inline(__always)
+    mutating func modify<R>(
+        at index: Int, _ scratch: inout EventScratch, _ body: (inout Account, inout EventScratch) -> R
+    ) -> R {
+        body(&states[index], &scratch)
+    }
+
+    /// Runs `body` on the account at `index` in place, lending it the cache of its
+    /// interned chat ids and `scratch`.
+    @inline(__always)
+    mutating func modify<R>(
+        at index: Int, _ chatIds: inout InternedIndexes, _ scratch: inout EventScratch,
+        _ body: (inout Account, inout InternedIndexes, inout EventScratch) -> R
+    ) -> R {
+        body(&states[index], &chatIds, &scratch)
+    }
 }
 
 extension AccountTable: Equatable {

@@ -101,7 +101,8 @@ public struct AuditTrail: Sendable {
         self.init(account: account, target: target)
         baseSeq = seq
         guard var state = projection.accountsByName[account] else { return }
-        state.settleView()
+        var scratch = EventScratch()
+        state.settleView(&scratch)
         groupCountMax = state.groupCountMax
         groupSizeMax = state.groupSizeMax
         for chat in state.chats where chat.mutedUntil != 0 { mutedUntil[NameKey(chat.name)] = chat.mutedUntil }

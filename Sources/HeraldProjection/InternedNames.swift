@@ -2,7 +2,7 @@
 /// ``Projection/replay(_:seq:names:)``).
 public struct InternedNames: Sendable, Hashable {
     /// The token of the interner that gave the ids; 0 for ``none``.
-    let token: UInt32
+    let token: UInt64
     /// The account's id.
     let account: Int32
     /// The chat's id within its account; -1 when the event names no chat.

@@ -1,5 +1,4 @@
 import HeraldEvents
-import Synchronization
 
 /// Interns the account and chat names of a stream of events to dense ids ahead of the
 /// projection, on the thread that decodes the events: ``Projection/replay(_:seq:names:)``
@@ -7,21 +6,23 @@ import Synchronization
 ///
 /// Accounts get ids 0, 1, 2… in order of first appearance, and each account's chats their
 /// own ids 0, 1, 2…. The ids mean something only to the projections that replay this
-/// interner's events in the same order: each interner stamps its ids with a token of its own,
-/// so a projection that meets ids of another interner (or none) resolves the names again.
+/// interner's events in the same order: each interner stamps its ids with the token its owner
+/// gives it, so a projection that meets ids of another token (or none) resolves the names again.
 public struct NameInterner: Sendable {
-    /// Tokens handed out so far; each interner takes the next.
-    private static let tokens = Atomic<UInt32>(0)
-
     /// This interner's token (never 0, which ``InternedNames/none`` carries).
-    let token: UInt32
+    let token: UInt64
     private var accounts = NameTable()
     /// Per account id, its chats.
     private var chats: [NameTable] = []
 
-    /// Creates an interner with no names yet.
-    public init() {
-        token = Self.tokens.add(1, ordering: .relaxed).newValue
+    /// Creates an interner with no names yet, whose ids carry `token`.
+    ///
+    /// - Parameter token: tells this interner's ids from those of any other interner whose
+    ///   events the same projection replays; not 0. An owner that cannot count its interners
+    ///   draws one at random (`UInt64.random(in: 1...UInt64.max)`).
+    public init(token: UInt64) {
+        precondition(token != 0, "token 0 stands for no interner")
+        self.token = token
     }
 
     /// The ids of `event`'s account and chat, interning them when new.

@@ -29,7 +29,9 @@ struct NotificationGroup: Hashable, Sendable {
     let type: GroupType
     /// Whether the group is visible (among the first `groupCountMax` candidates).
     var isVisible = false
-    /// During an event: the group's entry in ``Account/dirty``, or -1. Always -1 between events.
+    /// The group's entry in the event's dirty groups (`EventScratch.dirty`), or, while its
+    /// account's view is stale, in ``Account/staleGroups``; -1 otherwise (always, in a
+    /// settled account).
     var dirtyIndex: Int32 = -1
 
     /// Creates an empty group.
@@ -130,17 +132,13 @@ struct CandidateKey: Hashable, Sendable, Comparable {
 /// A key is live when it is its group's ``NotificationGroup/candidateDate`` (``Account/isLive(_:)``).
 ///
 /// Leaving the old key in place spares a search for it and a shift of every key above it at
-/// each event; readers skip stale keys. The list is an index of the groups' candidate
-/// dates, which the groups themselves hold: it compares equal to any other and hashes to
-/// nothing, like ``InternedIndexes``.
+/// each event; readers skip stale keys. Which keys are stale depends on the order of past
+/// events, so comparisons of projections first drop them (``Account/dropAllStaleCandidates()``).
 struct CandidateList: Hashable, Sendable {
     /// The keys, ascending, stale ones included.
     var keys: [CandidateKey] = []
     /// How many of ``keys`` are stale.
     var stale = 0
-
-    static func == (lhs: Self, rhs: Self) -> Bool { true }
-    func hash(into hasher: inout Hasher) {}
 }
 
 extension Array {

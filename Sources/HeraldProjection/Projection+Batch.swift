@@ -1,4 +1,3 @@
-import Dispatch
 import HeraldEvents
 
 /// Events lent in place inside the elements of a contiguous buffer (the elements may be
@@ -33,26 +32,32 @@ package struct LentEvents: @unchecked Sendable {
 }
 
 extension Projection {
-    /// The smallest batch that ``replay(_:through:)`` splits between two threads: below it,
-    /// waking the second thread costs more than it saves.
-    static let concurrentReplayMinimum = 512
+    /// Runs the two halves of a splittable piece of work (``replay(_:through:inHalves:)``,
+    /// ``init(snapshot:configuration:checksumVerified:onlyAccount:readingFormerFormats:inHalves:)``):
+    /// calls `half` with 0 and with 1, on two threads at once or one after the other, and
+    /// returns once both have returned. The projection starts no thread of its own: the
+    /// store's recovery passes a runner that does.
+    package typealias HalvesRunner = (_ half: @Sendable (Int) -> Void) -> Void
+
+    /// The smallest batch that ``replay(_:through:inHalves:)`` splits in two: below it,
+    /// waking a second thread costs more than it saves.
+    static let splitReplayMinimum = 512
 
     /// Replays `events` in order, as ``replay(_:seq:)`` would one by one, the last of them
     /// with seq `seq` (the others with smaller, increasing ones). The view is left to settle
     /// as after ``replay(_:seq:)``.
-    ///
-    /// Accounts are independent, so a large batch that names several accounts is replayed on
-    /// two threads, each taking the events of its half of the accounts in log order: the
-    /// state is the same as on one thread.
     public mutating func replay(_ events: [Event], through seq: UInt64) {
         events.withUnsafeBufferPointer { replay(LentEvents($0), through: seq) }
     }
 
-    /// ``replay(_:through:)`` for events lent in place.
-    package mutating func replay(_ events: LentEvents, through seq: UInt64) {
+    /// ``replay(_:through:)`` for events lent in place. Accounts are independent, so with
+    /// `runHalves`, a large batch that names several accounts is replayed in two halves of
+    /// its accounts, each taking its accounts' events in log order, which `runHalves` may
+    /// run on two threads at once: the state is the same as in one run.
+    package mutating func replay(_ events: LentEvents, through seq: UInt64, inHalves runHalves: HalvesRunner? = nil) {
         guard events.count > 0 else { return }
         precondition(seq >= self.seq + UInt64(events.count), "events must be applied in increasing seq order")
-        guard events.count >= Self.concurrentReplayMinimum, replayOnTwoThreads(events) else {
+        guard let runHalves, events.count >= Self.splitReplayMinimum, replayInHalves(events, runHalves) else {
             var next = seq - UInt64(events.count)
             for index in 0..<events.count {
                 next += 1
@@ -63,11 +68,11 @@ extension Projection {
         self.seq = seq
     }
 
-    /// Replays `events` with each half of their accounts on a thread of its own; returns
-    /// false, replaying nothing, when one half would get too small a share to be worth it.
-    private mutating func replayOnTwoThreads(_ events: LentEvents) -> Bool {
+    /// Replays `events` in two halves of their accounts, run by `runHalves`; returns false,
+    /// replaying nothing, when one half would get too small a share to be worth it.
+    private mutating func replayInHalves(_ events: LentEvents, _ runHalves: HalvesRunner) -> Bool {
         // Interning the accounts is the only step that touches the table of names: it is
-        // done first, here, and the threads then work on account indexes.
+        // done first, here, and the halves then work on account indexes.
         let configuration = self.configuration
         var accounts: [Int32] = []
         accounts.reserveCapacity(events.count)
@@ -82,11 +87,15 @@ extension Projection {
         guard smaller * 8 >= events.count else { return false }
 
         var newlyStale: [[Int]] = [[], []]
+        if accountsByName.states.count > internedChats.count { addInternedChats(through: accountsByName.states.count - 1) }
         accountsByName.withStates { states in
             accounts.withUnsafeBufferPointer { accounts in
                 newlyStale.withUnsafeMutableBufferPointer { newlyStale in
-                    let shared = SharedReplay(events: events, accounts: accounts, states: states, newlyStale: newlyStale)
-                    DispatchQueue.concurrentPerform(iterations: 2) { half in shared.replay(half: half) }
+                    internedChats.withUnsafeMutableBufferPointer { chatIds in
+                        let shared = SharedReplay(
+                            events: events, accounts: accounts, states: states, chatIds: chatIds, newlyStale: newlyStale)
+                        runHalves { half in shared.replay(half: half) }
+                    }
                 }
             }
         }
@@ -96,24 +105,27 @@ extension Projection {
     }
 }
 
-/// What the two threads of a batch replay share.
+/// What the two halves of a batch replay share.
 private struct SharedReplay: @unchecked Sendable {
-    // @unchecked: `events` and `accounts` are only read, and stay valid until
-    // `concurrentPerform` returns; each thread mutates only the accounts (elements of
-    // `states`) of its own parity, which no other code touches meanwhile, and writes only its
-    // own slot of `newlyStale`. Two accounts never share mutable storage: their arrays are
+    // @unchecked: `events` and `accounts` are only read, and stay valid until the runner
+    // returns; each half mutates only the accounts (elements of `states`) of its own parity,
+    // which no other code touches meanwhile, and writes only its own slot of `newlyStale`;
+    // the same holds for `chatIds`. Two accounts never share mutable storage: their arrays are
     // copied on write like any value's, with atomic reference counts.
     let events: LentEvents
     let accounts: UnsafeBufferPointer<Int32>
     let states: UnsafeMutableBufferPointer<Account>
+    /// Each account's cache of interned chat ids (a `revoke` empties it).
+    let chatIds: UnsafeMutableBufferPointer<InternedIndexes>
     let newlyStale: UnsafeMutableBufferPointer<[Int]>
 
     /// Replays, in order, the records whose account's index has parity `half`.
     func replay(half: Int) {
         var stale: [Int] = []
+        var scratch = EventScratch()
         for index in accounts.indices where Int(accounts[index]) & 1 == half {
             let account = Int(accounts[index])
-            if states[account].replay(events[index].pointee.payload) { stale.append(account) }
+            if states[account].replay(events[index].pointee.payload, chatIds: &chatIds[account], &scratch) { stale.append(account) }
         }
         newlyStale[half] = stale
     }

@@ -28,8 +28,6 @@ extension Account {
             let shown = group.active.suffix(groupSizeMax)
             precondition(zip(shown, shown.dropFirst()).allSatisfy { $0.id < $1.id }, "visible ids not increasing")
         }
-        precondition(dirty.isEmpty && savedShown.isEmpty && createdId == 0 && createdTitle == nil && createdTexts == nil && contentChangedId == 0 && !optionsChanged)
-        precondition(previousGroupSizeMax == groupSizeMax)
         #endif
     }
 

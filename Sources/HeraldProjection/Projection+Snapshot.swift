@@ -1,4 +1,3 @@
-import Dispatch
 import HeraldEvents
 
 /// Why bytes could not be restored as a ``Projection``.
@@ -45,8 +44,9 @@ extension Projection {
     /// their state lacks what 1.2 keeps, so a store rebuilds from its log instead.
     public static let snapshotFormatVersion: UInt32 = 3
 
-    /// Snapshot payloads at least this long restore their accounts on two threads.
-    static let concurrentRestoreMinimum = 1 << 20
+    /// Snapshot payloads at least this long restore their accounts in two halves, when the
+    /// caller gives a ``HalvesRunner``.
+    static let splitRestoreMinimum = 1 << 20
 
     /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
     /// identical bytes; ``init(snapshot:configuration:)`` restores an equal projection.
@@ -97,15 +97,16 @@ extension Projection {
     /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
     /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
     /// holds that account alone (none when the snapshot has no such account), as
-    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded. Large payloads restore
-    /// their accounts on two threads; the result is the same as on one.
+    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded.
+    /// With `runHalves`, large payloads restore their accounts in two halves that it may run
+    /// on two threads at once; the result is the same as in one run.
     ///
     /// With `readingFormerFormats`, formats 1 and 2 (SEMANTICS 1.1) are read too, their state
     /// carried into 1.2 as ``Account/init(decodingFormer:configuration:)`` says: only for a
     /// snapshot that nothing else can stand for (the start of a store's kept history).
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
-        onlyAccount: String? = nil, readingFormerFormats: Bool = false
+        onlyAccount: String? = nil, readingFormerFormats: Bool = false, inHalves runHalves: HalvesRunner? = nil
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
@@ -145,20 +146,22 @@ extension Projection {
             if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
-        let accounts = try Self.restoreAccounts(entries.map(\.bytes), of: body, configuration: configuration, former: former)
+        let accounts = try Self.restoreAccounts(
+            entries.map(\.bytes), of: body, configuration: configuration, former: former, inHalves: runHalves)
         for (entry, account) in zip(entries, accounts) { projection.accountsByName[entry.name] = account }
         self = projection
     }
 
-    /// Decodes the accounts whose encodings are at `ranges` of `body`, in order: on two
-    /// threads, each taking about half of the bytes, when there is enough to share. Accounts
-    /// are independent, so the result does not depend on the split; of two errors, the one
-    /// of the earlier account is thrown, as on one thread.
+    /// Decodes the accounts whose encodings are at `ranges` of `body`, in order: in two
+    /// halves run by `runHalves`, each taking about half of the bytes, when there is enough
+    /// to share. Accounts are independent, so the result does not depend on the split; of
+    /// two errors, the one of the earlier account is thrown, as in one run.
     private static func restoreAccounts(
-        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool
+        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool,
+        inHalves runHalves: HalvesRunner?
     ) throws(SnapshotError) -> [Account] {
         let total = ranges.reduce(0) { $0 + $1.count }
-        guard ranges.count >= 2, total >= concurrentRestoreMinimum else {
+        guard let runHalves, ranges.count >= 2, total >= splitRestoreMinimum else {
             return try decodeAccounts(ranges[...], of: body, configuration: configuration, former: former).get()
         }
         var split = 0
@@ -171,7 +174,7 @@ extension Projection {
         var results: [Result<[Account], SnapshotError>] = Array(repeating: .success([]), count: 2)
         results.withUnsafeMutableBufferPointer { slots in
             let shared = SharedRestore(body: body, slots: slots)
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
+            runHalves { half in
                 shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration, former: former)
             }
         }
@@ -200,10 +203,10 @@ extension Projection {
     }
 }
 
-/// What the two threads of ``Projection/restoreAccounts(_:of:configuration:former:)`` share.
+/// What the two halves of ``Projection/restoreAccounts(_:of:configuration:former:inHalves:)`` share.
 private struct SharedRestore: @unchecked Sendable {
-    // @unchecked: `body` is only read, and stays valid until `concurrentPerform` returns;
-    // each thread writes only its own slot of `slots`, which the caller reads after that.
+    // @unchecked: `body` is only read, and stays valid until the runner returns; each half
+    // writes only its own slot of `slots`, which the caller reads after that.
     let body: UnsafeRawBufferPointer
     let slots: UnsafeMutableBufferPointer<Result<[Account], SnapshotError>>
 }

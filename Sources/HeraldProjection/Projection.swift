@@ -8,7 +8,8 @@
 // - `Account*`: one account's state and the rules of SEMANTICS §4–§9.
 // - `Chat`, `NotificationGroup`: interned chats and groups holding live notifications.
 // - `HeraldNotification`, `Update`, `Change`, `AccountState`: public values.
-// - `Projection+Batch`: batch replays, on two threads when a batch spans several accounts.
+// - `Projection+Batch`: batch replays, in two halves of the accounts that the caller may run
+//   on two threads (the module starts none).
 // - `Projection+JSON`, `Projection+Snapshot`, `Projection+Invariants`: aspects.
 
 import HeraldEvents
@@ -48,6 +49,12 @@ public struct Projection: Sendable {
     /// ``NameInterner`` account ids → indexes in ``accountsByName``, for
     /// ``replay(_:seq:names:)``; emptied whenever those indexes change.
     var internedAccounts = InternedIndexes()
+    /// Per account (by index in ``accountsByName``), ``NameInterner`` chat ids → indexes of
+    /// its chats; an account's is emptied by its `revoke`, all of them when the account
+    /// indexes change. May be shorter than ``accountsByName`` (missing ones are empty).
+    var internedChats: [InternedIndexes] = []
+    /// What the event being applied works with besides the state; empty between events.
+    var scratch = EventScratch()
 
     /// Creates an empty projection (the state of an empty log).
     public init(configuration: Configuration = .init()) {
@@ -71,13 +78,16 @@ public struct Projection: Sendable {
         self.seq = seq
         let configuration = self.configuration
         var outcome = Outcome()
-        accountsByName.modify(at: accountIndex(names: names, name: event.account)) { account in
-            outcome.updates = account.apply(event.payload, names: names)
+        let index = accountIndex(names: names, name: event.account)
+        if index >= internedChats.count { addInternedChats(through: index) }
+        accountsByName.modify(at: index, &internedChats[index], &scratch) { account, chatIds, scratch in
+            outcome.updates = account.apply(event.payload, names: names, chatIds: &chatIds, &scratch)
             if configuration.recordsChanges {
-                swap(&outcome.changes, &account.changes)
+                swap(&outcome.changes, &scratch.changes)
             }
             #if DEBUG
             account.checkInvariants()
+            precondition(scratch.isClear, "an event left scratch behind")
             #endif
         }
         return outcome
@@ -94,6 +104,12 @@ public struct Projection: Sendable {
             if names.token != 0 { internedAccounts.record(index, for: names.account, token: names.token) }
         }
         return index
+    }
+
+    /// Makes ``internedChats`` long enough to hold an entry for the account at `index`.
+    @inline(never)
+    mutating func addInternedChats(through index: Int) {
+        internedChats.append(contentsOf: repeatElement(InternedIndexes(), count: index + 1 - internedChats.count))
     }
 
     /// Applies one validated event without computing its updates or changes: the state ends
@@ -116,16 +132,18 @@ public struct Projection: Sendable {
         precondition(seq > self.seq, "events must be applied in increasing seq order")
         self.seq = seq
         let index = accountIndex(names: names, name: event.account)
-        accountsByName.modify(at: index) { account in
-            if account.replay(event.payload, names: names) { staleAccounts.append(index) }
+        if index >= internedChats.count { addInternedChats(through: index) }
+        let becameStale = accountsByName.modify(at: index, &internedChats[index], &scratch) { account, chatIds, scratch in
+            account.replay(event.payload, names: names, chatIds: &chatIds, &scratch)
         }
+        if becameStale { staleAccounts.append(index) }
     }
 
     /// Brings every account's view (candidate and visible groups) up to date after
     /// ``replay(_:seq:)``. Optional: readers of a projection with a stale view see it up to
     /// date anyway, worked out on a copy.
     public mutating func settleView() {
-        for index in staleAccounts { accountsByName.modify(at: index) { $0.settleView() } }
+        for index in staleAccounts { accountsByName.modify(at: index, &scratch) { $0.settleView(&$1) } }
         staleAccounts.removeAll()
     }
 
@@ -145,7 +163,8 @@ public struct Projection: Sendable {
     /// A read-only view of account `name`, or `nil` when no event named it.
     public func account(_ name: String) -> AccountState? {
         guard var account = accountsByName[name] else { return nil }
-        account.settleView()
+        var scratch = EventScratch()
+        account.settleView(&scratch)
         return AccountState(name: name, account)
     }
 
@@ -153,7 +172,8 @@ public struct Projection: Sendable {
     /// notifications (TDLib's `updateActiveNotifications`); empty for an unknown account.
     public func activeNotifications(account name: String) -> [VisibleGroup] {
         guard var account = accountsByName[name] else { return [] }
-        account.settleView()
+        var scratch = EventScratch()
+        account.settleView(&scratch)
         return account.visibleGroups
     }
 
@@ -169,6 +189,7 @@ public struct Projection: Sendable {
         settleView()  // removing renumbers the accounts
         accountsByName[name] = nil
         internedAccounts = InternedIndexes()
+        internedChats = []
     }
 
     /// Whether `lhs` comes before `rhs` in byte (UTF-8) order, the order of every listing.
@@ -183,6 +204,17 @@ extension Projection: Equatable {
     /// up to date, however much of them replays left to settle).
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.configuration == rhs.configuration && lhs.seq == rhs.seq
-            && lhs.settled.accountsByName == rhs.settled.accountsByName
+            && lhs.comparable.accountsByName == rhs.comparable.accountsByName
+    }
+
+    /// This projection with every view up to date and no stale candidate keys: what is left
+    /// of its accounts depends on their state alone, so the derived equality of accounts
+    /// compares states.
+    private var comparable: Projection {
+        var copy = settled
+        for index in copy.accountsByName.states.indices {
+            copy.accountsByName.modify(at: index) { $0.dropAllStaleCandidates() }
+        }
+        return copy
     }
 }

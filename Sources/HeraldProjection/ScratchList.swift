@@ -1,11 +1,10 @@
-/// A list of plain values in an account's scratch state (what one event touched), emptied
+/// A list of plain values in an ``EventScratch`` (what one event touched), emptied
 /// after every event: emptying keeps the storage and costs one store, where
 /// `Array.removeAll(keepingCapacity:)` ran the general range replacement (55–85
 /// instructions) several times per applied event.
 ///
-/// Only the first ``count`` elements of the storage are in the list: equality and hashing
-/// look at those alone, so an emptied list equals a new one.
-struct ScratchList<Element: BitwiseCopyable & Hashable & Sendable>: Hashable, Sendable, RandomAccessCollection {
+/// Only the first ``count`` elements of the storage are in the list.
+struct ScratchList<Element: BitwiseCopyable & Sendable>: Sendable, RandomAccessCollection {
     /// The elements, then whatever earlier events left behind.
     private var storage: [Element] = []
     /// The number of elements in the list.
@@ -40,13 +39,6 @@ struct ScratchList<Element: BitwiseCopyable & Hashable & Sendable>: Hashable, Se
     func array(_ range: Range<Int>) -> [Element] {
         precondition(range.upperBound <= count, "range out of bounds")
         return Array(storage[range])
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(count)
-        for element in self { hasher.combine(element) }
     }
 }
 

@@ -60,13 +60,12 @@ final class TokenAuthority: Sendable {
 
     /// Loads the stored tokens; `adminToken` (from `HERALD_ADMIN_TOKEN`) is accepted as an
     /// admin token without being stored.
-    /// Token buckets by token hash: tokens available and when they were counted.
-    private let buckets = Mutex<[String: (tokens: Double, at: ContinuousClock.Instant)]>([:])
-    private let rate: Double
+    /// Token buckets by token hash: `requestsPerSecond`, bursts of twice as many.
+    private let buckets: TokenBuckets
 
     init(tables: ServiceTables, adminToken: String?, requestsPerSecond: Int = 0) throws {
         self.tables = tables
-        rate = Double(requestsPerSecond)
+        buckets = TokenBuckets(rate: requestsPerSecond, burst: 2 * requestsPerSecond)
         var known = Dictionary(uniqueKeysWithValues: try tables.all(.tokens, as: TokenRecord.self).map { ($0.key, $0.value) })
         if let adminToken {
             known[Self.hash(adminToken)] = TokenRecord(name: "HERALD_ADMIN_TOKEN", scopes: ["admin"], createdAt: 0)
@@ -125,26 +124,6 @@ final class TokenAuthority: Sendable {
         return hashes.count
     }
 
-    /// Takes one request from the token's bucket (`rate` per second, bursts of `2 × rate`);
-    /// false when it is empty.
-    private func take(from hash: String) -> Bool {
-        let now = ContinuousClock.now
-        return buckets.withLock { buckets in
-            var bucket = buckets[hash] ?? (tokens: 2 * rate, at: now)
-            let elapsed = now - bucket.at
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(2 * rate, bucket.tokens + seconds * rate)
-            bucket.at = now
-            guard bucket.tokens >= 1 else {
-                buckets[hash] = bucket
-                return false
-            }
-            bucket.tokens -= 1
-            buckets[hash] = bucket
-            return true
-        }
-    }
-
     /// The token of an `Authorization: Bearer TOKEN` header (scheme in any case, blanks
     /// around the token ignored), read on the UTF-8 bytes: this runs on every request, and
     /// Foundation's `lowercased()` and `trimmingCharacters(in:)` cost more than the rest of it.
@@ -178,9 +157,9 @@ final class TokenAuthority: Sendable {
         guard record.scopes.compactMap(Scope.init).contains(where: { $0.grants(needed) }) else {
             throw ServerError(.forbidden, field: "Authorization", "token \"\(record.name)\" lacks the scope \(needed)")
         }
-        if rate > 0 && !take(from: Self.hash(token)) {
-            var error = ServerError(.tooManyRequests, field: "Authorization", "token \"\(record.name)\" is over \(Int(rate)) requests per second")
-            error.headers[.retryAfter] = "1"
+        if buckets.isLimiting, let wait = buckets.take(Self.hash(token)) {
+            var error = ServerError(.tooManyRequests, field: "Authorization", "token \"\(record.name)\" is over \(Int(buckets.rate)) requests per second")
+            error.headers[.retryAfter] = "\(wait)"
             throw error
         }
         return record

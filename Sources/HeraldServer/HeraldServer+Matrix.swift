@@ -58,7 +58,8 @@ extension HeraldServer {
     /// caps an event at 65,536 bytes) with its counts and devices, so twice that is ample.
     static let maxMatrixNotifyBytes = 128 << 10
 
-    /// `POST /_matrix/push/v1/notify` (413 over ``maxMatrixNotifyBytes``).
+    /// `POST /_matrix/push/v1/notify` (413 over ``maxMatrixNotifyBytes``; 429 when a
+    /// registered pushkey of it is over its rate limit, before anything is stored).
     func matrixNotify(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Self.maxMatrixNotifyBytes)
         guard let document = try? JSONDecoder().decode(JSONBody.self, from: Data(body)),
@@ -85,6 +86,9 @@ extension HeraldServer {
                 if let expected = registration.appId, expected != appId { return nil }
                 return registration
             }
+        }
+        for (pushkey, registration) in zip(pushkeys, registered) where registration != nil {
+            try limitEndpoint(pushkey, counter: metrics.matrixRateLimited, what: "a pushkey of this notify")
         }
         let rejected = zip(pushkeys, registered).filter { $0.1 == nil }.map(\.0)
         var accounts: [String] = []

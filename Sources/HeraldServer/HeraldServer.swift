@@ -30,6 +30,8 @@ public final class HeraldServer: Sendable {
     let idempotency: Idempotency
     let updates: UpdateHub
     let metrics = ServerMetrics()
+    /// Rate limits of the unauthenticated push endpoints, by subscription token or pushkey.
+    let endpointLimits: TokenBuckets
     let logger: Logger
     /// The admin token generated at this start (no `HERALD_ADMIN_TOKEN` and none stored):
     /// shown once to whoever starts the server, never stored in clear.
@@ -49,6 +51,7 @@ public final class HeraldServer: Sendable {
         idempotency = Idempotency(
             host: host, windowSeconds: configuration.idempotencySeconds, clock: configuration.storeOptions.clock)
         updates = UpdateHub(host: host)
+        endpointLimits = TokenBuckets(rate: configuration.endpointRequestsPerSecond, burst: configuration.endpointBurst)
         // Fenced accounts (moved, or moving, elsewhere) stay refused across restarts.
         let fenced = Set(try host.tables.all(.fences, as: Fence.self).map(\.key))
         if !fenced.isEmpty { host.setFencedNow(fenced) }

@@ -35,43 +35,16 @@ struct IngestPlan: Sendable {
     /// (see ``Idempotency``).
     var digests: Set<[UInt8]> { Set(batch.compactMap { $0.1.digest }) }
 
-    /// The payloads of a body: a JSON array (each element one payload), or one payload per
-    /// non-blank line. `json` reads a body that is not an array as one document (a
-    /// pretty-printed event).
+    /// The payloads of a body, framed as every ingest frames them
+    /// (`PayloadFramer.payloads(inBody:wholeDocument:)`): a JSON array's elements, or one
+    /// document (`wholeDocument`: a pretty-printed event), or its lines. Each payload is its
+    /// own bytes in the body, so its digest is the same alone or in an array.
     static func payloads(of body: [UInt8], wholeDocument: Bool) throws -> [(line: Int, bytes: [UInt8])] {
-        var start = body.startIndex
-        if body.starts(with: Ingest.byteOrderMark) { start += 3 }
-        let trimmed = body[start...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        if trimmed.first == UInt8(ascii: "[") {
-            let array: [Any]
-            do {
-                guard let parsed = try JSONSerialization.jsonObject(with: Data(trimmed), options: [.fragmentsAllowed]) as? [Any] else {
-                    throw ServerError.badRequest(field: "body", "expected a JSON array of events")
-                }
-                array = parsed
-            } catch let error as ServerError {
-                throw error
-            } catch {
-                throw ServerError.badRequest(field: "body", "not valid JSON: \(error.localizedDescription)")
-            }
-            return try array.enumerated().map { index, element in
-                guard JSONSerialization.isValidJSONObject(element) else {
-                    throw ServerError.badRequest(field: "[\(index)]", "expected an event object")
-                }
-                return (index, Array(try JSONSerialization.data(withJSONObject: element, options: [.sortedKeys])))
-            }
+        do {
+            return try PayloadFramer.payloads(inBody: body, wholeDocument: wholeDocument).map { ($0.line, Array($0.payload)) }
+        } catch {
+            throw ServerError.badRequest(field: error.field, error.reason)
         }
-        if wholeDocument { return trimmed.isEmpty ? [] : [(1, Array(trimmed))] }
-        var payloads: [(Int, [UInt8])] = []
-        var line = 0
-        for slice in body[start...].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            line += 1
-            var bytes = slice
-            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            payloads.append((line, Array(bytes)))
-        }
-        return payloads
     }
 
     /// Decodes every payload with `format` (`nil`: detect each); bad ones become rejections.
@@ -79,11 +52,11 @@ struct IngestPlan: Sendable {
         _ payloads: [(line: Int, bytes: [UInt8])], format: PayloadFormat?, context: IngestContext
     ) -> IngestPlan {
         var plan = IngestPlan(format: format?.rawValue ?? "auto", account: context.account)
+        let decoder = PayloadDecoder(format: format, context: context)
         for (line, bytes) in payloads {
             do {
-                let result = try Ingest.decode(bytes, format: format, context: context)
-                let source = Source(format: result.format.rawValue, payload: bytes)
-                for event in result.events { plan.batch.append((event, source)) }
+                let decoded = try decoder.decode(bytes[...])
+                for event in decoded.events { plan.batch.append((event, decoded.source)) }
             } catch {
                 plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes, format: error.format))
             }

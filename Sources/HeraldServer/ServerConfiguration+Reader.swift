@@ -9,10 +9,13 @@ extension ServerConfiguration {
     /// |---|---|---|---|
     /// | `herald.store` | `HERALD_STORE` | `{"herald": {"store": …}}` | `./herald.db` |
     /// | `herald.listen` | `HERALD_LISTEN` | `"listen"` | `127.0.0.1:8080` |
+    /// | `herald.public.url` | `HERALD_PUBLIC_URL` | `"public": {"url": …}` | none (endpoints are paths) |
     /// | `herald.admin.token` (secret) | `HERALD_ADMIN_TOKEN` | `"admin": {"token": …}` | none |
     /// | `herald.max.body.bytes` | `HERALD_MAX_BODY_BYTES` | `"max": {"body": {"bytes": …}}` | 4 MiB |
     /// | `herald.snapshot.seconds` | `HERALD_SNAPSHOT_SECONDS` | `"snapshot": {"seconds": …}` | 300 |
     /// | `herald.rate.limit` | `HERALD_RATE_LIMIT` | `"rate": {"limit": …}` | 0 (none) |
+    /// | `herald.ratelimit.endpoint.rate` | `HERALD_RATELIMIT_ENDPOINT_RATE` | `"ratelimit": {"endpoint": {"rate": …}}` | 10 (0: none) |
+    /// | `herald.ratelimit.endpoint.burst` | `HERALD_RATELIMIT_ENDPOINT_BURST` | `"ratelimit": {"endpoint": {"burst": …}}` | 100 |
     /// | `herald.heartbeat.seconds` | `HERALD_HEARTBEAT_SECONDS` | `"heartbeat": {"seconds": …}` | 15 |
     /// | `herald.compact.seconds` | `HERALD_COMPACT_SECONDS` | `"compact": {"seconds": …}` | 0 (none) |
     /// | `herald.retention.max.age.seconds` | `HERALD_RETENTION_MAX_AGE_SECONDS` | `"retention": {"max": {"age": {"seconds": …}}}` | none |
@@ -23,7 +26,11 @@ extension ServerConfiguration {
     ///
     /// Retention is on when either limit is set.
     ///
-    /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen`.
+    /// `Tools/SERVE.md` lists every key with its default (a test checks it against the keys
+    /// this initializer reads).
+    ///
+    /// Throws ``ServerError`` (400, naming the key) for a malformed `herald.listen` or
+    /// `herald.public.url`.
     public init(reading config: ConfigReader) throws {
         self.init(storePath: config.string(forKey: "herald.store", default: "./herald.db"))
         let listen = config.string(forKey: "herald.listen", default: "127.0.0.1:8080")
@@ -31,10 +38,13 @@ extension ServerConfiguration {
             throw ServerError.badRequest(field: "herald.listen", "expected HOST:PORT, got \"\(listen)\"")
         }
         (host, port) = address
+        publicURL = try Self.publicURL(reading: config)
         adminToken = config.string(forKey: "herald.admin.token", isSecret: true).flatMap { $0.isEmpty ? nil : $0 }
         maxBodyBytes = config.int(forKey: "herald.max.body.bytes", default: maxBodyBytes)
         snapshotSeconds = config.int(forKey: "herald.snapshot.seconds", default: snapshotSeconds)
         requestsPerSecondPerToken = config.int(forKey: "herald.rate.limit", default: requestsPerSecondPerToken)
+        endpointRequestsPerSecond = config.int(forKey: "herald.ratelimit.endpoint.rate", default: endpointRequestsPerSecond)
+        endpointBurst = config.int(forKey: "herald.ratelimit.endpoint.burst", default: endpointBurst)
         heartbeatSeconds = config.int(forKey: "herald.heartbeat.seconds", default: heartbeatSeconds)
         compactSeconds = config.int(forKey: "herald.compact.seconds", default: compactSeconds)
         idempotencySeconds = config.int(forKey: "herald.idempotency.seconds", default: idempotencySeconds)
@@ -47,6 +57,12 @@ extension ServerConfiguration {
                 exportDirectory: config.string(
                     forKey: "herald.retention.export.directory", default: storePath + "/" + Self.defaultExportDirectory))
         }
+    }
+
+    /// `herald.public.url`, checked (``PublicURL``), or `nil` when not set: for the tools
+    /// that print endpoints (`herald serve subscriptions`) as well as the server.
+    public static func publicURL(reading config: ConfigReader) throws -> PublicURL? {
+        try config.string(forKey: "herald.public.url").flatMap { $0.isEmpty ? nil : try PublicURL($0) }
     }
 
     /// Where retention exports go when `herald.retention.export.directory` is not set, inside

@@ -10,6 +10,11 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// The port; 0 picks a free one (see ``HeraldServer/run(onListening:)``).
     public var port = 8080
+    /// The base URL application servers reach the server at (`herald.public.url`): Web
+    /// Push endpoints are handed out under it and VAPID tokens must name its origin. `nil`:
+    /// endpoints are the path alone (`/push/TOKEN`), and VAPID audiences are checked against
+    /// the request's `Host`.
+    public var publicURL: PublicURL?
     /// An admin token accepted without being stored (`HERALD_ADMIN_TOKEN`). Without one, and
     /// with no admin token stored, the first start generates one and hands it to
     /// ``HeraldServer/run(onListening:)``'s caller once.
@@ -33,6 +38,11 @@ public struct ServerConfiguration: Sendable {
     /// Requests per second allowed per token (a burst of twice as many); 0: no limit. Over
     /// it, 429 with `Retry-After`.
     public var requestsPerSecondPerToken = 0
+    /// Requests per second allowed per unauthenticated endpoint (a Web Push subscription, a
+    /// Matrix pushkey), on average; 0: no limit. Over it, 429 with `Retry-After`.
+    public var endpointRequestsPerSecond = 10
+    /// The most requests an unauthenticated endpoint may make at once.
+    public var endpointBurst = 100
     /// Threads that run store calls other than appends (reads, quarantine, snapshots).
     public var storeThreads = 16
     /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).

@@ -29,6 +29,13 @@ final class ServerMetrics: Sendable {
     let undecryptablePushes: Counter
     /// Quarantine entries dropped, oldest first, to keep it under its limit.
     let quarantineDropped: Counter
+    /// Pushes to VAPID-bound subscriptions refused, by status: 401 (no valid token), 403
+    /// (a valid token of another application server key).
+    let vapidUnauthorized: Counter
+    let vapidForbidden: Counter
+    /// Requests to unauthenticated endpoints refused (429) by their rate limit, by route.
+    let webPushRateLimited: Counter
+    let matrixRateLimited: Counter
     /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
     /// (see ``RequestMetricsResponder``).
     let requestSeries = RequestSeries()
@@ -68,6 +75,12 @@ final class ServerMetrics: Sendable {
         quarantineDropped = registry.makeCounter(
             descriptor: Self.name("quarantine_dropped", "total", "Quarantine entries dropped, oldest first, to stay under the limit"),
             labels: [])
+        let vapid = Self.name("webpush_vapid_refused", "total", "Web Push pushes to VAPID-bound subscriptions refused, by status")
+        vapidUnauthorized = registry.makeCounter(descriptor: vapid, labels: [("status", "401")])
+        vapidForbidden = registry.makeCounter(descriptor: vapid, labels: [("status", "403")])
+        let limited = Self.name("endpoint_rate_limited", "total", "Requests to unauthenticated push endpoints refused by their rate limit, by route")
+        webPushRateLimited = registry.makeCounter(descriptor: limited, labels: [("route", "/push/{token}")])
+        matrixRateLimited = registry.makeCounter(descriptor: limited, labels: [("route", "/_matrix/push/v1/notify")])
     }
 
     /// The counters of ``appended(type:format:count:)``, by type and format.

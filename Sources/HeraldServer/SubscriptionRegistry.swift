@@ -23,10 +23,15 @@ public struct SubscriptionRegistry: Sendable {
         public var p256dh: String
         /// The 16-byte auth secret, base64url: `keys.auth`.
         public var auth: String
+        /// The application server key pushes must be signed with (VAPID, RFC 8292), an
+        /// uncompressed P-256 point in base64url, when the subscription is bound to one.
+        public var vapidKey: String?
         /// Milliseconds since the epoch.
         public var createdAt: Int64
         /// The endpoint path.
         public var endpoint: String { "/push/\(token)" }
+        /// The endpoint under `publicURL` (absolute), or its path when there is none.
+        public func endpoint(under publicURL: PublicURL?) -> String { publicURL?.endpoint(token: token) ?? endpoint }
     }
 
     /// Opens the registry of the store at `storePath` (creating `STORE/serve/`).
@@ -39,20 +44,25 @@ public struct SubscriptionRegistry: Sendable {
     /// The inner formats a subscription may name.
     public static var innerFormats: [String] { PayloadFormat.allCases.filter { $0 != .webpush }.map(\.rawValue) }
 
-    /// Creates a subscription for `account` with fresh receiver keys. Throws ``ServerError``
-    /// (400, `inner_format`) for an unknown inner format.
-    public func create(account: String, innerFormat: String = "herald", now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> Subscription {
+    /// Creates a subscription for `account` with fresh receiver keys, bound to the VAPID
+    /// application server key `vapidKey` when given. Throws ``ServerError`` (400,
+    /// `inner_format` or `vapid_key`) for an unknown inner format or a key that is not a
+    /// P-256 public key.
+    public func create(
+        account: String, innerFormat: String = "herald", vapidKey: String? = nil, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    ) throws -> Subscription {
         precondition(!account.isEmpty, "a subscription needs an account")
         guard let format = PayloadFormat(rawValue: innerFormat), format != .webpush else {
             throw ServerError.badRequest(field: "inner_format", "expected one of \(Self.innerFormats)")
         }
+        if let vapidKey { _ = try VAPID.publicKey(vapidKey, field: "vapid_key") }
         let key = P256.KeyAgreement.PrivateKey()
         var generator = SystemRandomNumberGenerator()
         let auth = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let token = String(TokenAuthority.generate().dropFirst(4))
         let stored = WebPushSubscription(
             account: account, privateKey: Self.base64url(Array(key.rawRepresentation)), authSecret: Self.base64url(auth),
-            innerFormat: format.rawValue, createdAt: now)
+            innerFormat: format.rawValue, vapidKey: vapidKey, createdAt: now)
         try tables.put(.subscriptions, token, stored)
         return try Self.subscription(token: token, stored)
     }
@@ -72,7 +82,7 @@ public struct SubscriptionRegistry: Sendable {
         let keys = try WebPushKeys(privateKeyBase64url: stored.privateKey, authSecretBase64url: stored.authSecret)
         return Subscription(
             token: token, account: stored.account, innerFormat: stored.innerFormat, p256dh: base64url(keys.publicKey),
-            auth: stored.authSecret, createdAt: stored.createdAt)
+            auth: stored.authSecret, vapidKey: stored.vapidKey, createdAt: stored.createdAt)
     }
 
     static func base64url(_ bytes: [UInt8]) -> String {

@@ -12,7 +12,8 @@ final class DecodingInterner: @unchecked Sendable {
 
     init() {
         interner = .allocate(capacity: 1)
-        interner.initialize(to: NameInterner())
+        // A random token: the store cannot count the interners of every projection it feeds.
+        interner.initialize(to: NameInterner(token: .random(in: 1...UInt64.max)))
     }
 
     deinit {

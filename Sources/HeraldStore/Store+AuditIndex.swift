@@ -44,7 +44,7 @@ extension Store {
     /// ``projection(at:account:useSnapshots:)`` read only the events they need; returns the
     /// last seq indexed.
     ///
-    /// Like the `digests` index, it is kept beside the log, not in the append's transaction:
+    /// It is kept beside the log, not in the append's transaction:
     /// catching up replays the new records from the state after the last indexed one (the
     /// newest snapshot at or before it, then the records after that), with lifecycle changes
     /// recorded, and writes each chunk of up to ``auditIndexChunk`` records' targets and seqs

@@ -5,7 +5,8 @@ extension Store {
     /// Named databases besides `log` and `meta`, created the first time they are written.
     enum AuxiliaryDatabase: String, CaseIterable {
         case snapshots, quarantine, keys, gaps
-        /// Payload digest (16 bytes) → seq of the first record stored from that payload.
+        /// Retired: payload digest (16 bytes) → seq of the first record stored from it. No
+        /// longer written or read; a purge empties one an older store has.
         case digests
         /// First seq → an ``ExportedRange`` (JSON): what archive retention exported and removed.
         case exports

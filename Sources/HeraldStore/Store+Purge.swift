@@ -50,12 +50,11 @@ extension Store {
         }
     }
 
-    /// The account's records, found in one pass over the log and one over the archive:
-    /// their seqs and the digests of their payloads.
+    /// The account's records, found in one pass over the log and one over the archive: their
+    /// seqs.
     private struct AccountRecords {
         var log: [UInt64] = []
         var archived: [UInt64] = []
-        var digests = Set<[UInt8]>()
         var isEmpty: Bool { log.isEmpty && archived.isEmpty }
     }
 
@@ -68,7 +67,6 @@ extension Store {
             let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
             if record.event.account.isSameName(as: account) {
                 found.log.append(seq)
-                if let digest = record.source.digest { found.digests.insert(digest) }
             }
             return true
         }
@@ -77,7 +75,6 @@ extension Store {
                 let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: archive.path)
                 if record.event.account.isSameName(as: account) {
                     found.archived.append(seq)
-                    if let digest = record.source.digest { found.digests.insert(digest) }
                 }
                 return true
             }
@@ -155,9 +152,8 @@ extension Store {
         start.removeAccount(account)
         let archive = try self.archive()
         let (logSeqs, archivedSeqs) = (found.log, found.archived)
-        // The digests of the account's payloads go too (they would tell a later ingest that
-        // the account's payloads were received).
-        try removeDigests(found.digests)
+        // A digest index left by an older version holds the account's payload digests: it goes.
+        try removeRetiredDigestIndex()
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)

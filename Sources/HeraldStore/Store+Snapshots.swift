@@ -98,7 +98,8 @@ extension Store {
             return .success(
                 try Projection(
                     snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
-                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats))
+                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats,
+                    inHalves: onTwoThreads))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {

@@ -159,7 +159,7 @@ extension Store {
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
         guard let last = seqs.last else { return }
         records.withUnsafeBufferPointer { records in
-            projection.replay(LentEvents(records, eventAt: PendingRecord.eventOffset), through: last)
+            projection.replay(LentEvents(records, eventAt: PendingRecord.eventOffset), through: last, inHalves: onTwoThreads)
         }
         projection.settleView()
     }

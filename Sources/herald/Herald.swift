@@ -5,7 +5,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct Herald: ParsableCommand {
+struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Herald: an event-sourced notification store. Ingest pushes, rebuild and audit notification state.",
@@ -40,11 +40,12 @@ struct Herald: ParsableCommand {
     )
 
     /// `herald --version`.
-    static let version = "herald 0.3.0 (SEMANTICS 1.1, store format herald-store 1)"
+    static let version = "herald 0.4.0 (SEMANTICS 1.2, store format herald-store 1)"
 
     /// Runs the command line, mapping every failure to a documented exit code and a one-line
-    /// message on stderr (never a stack trace).
-    static func main() {
+    /// message on stderr (never a stack trace). Commands that serve or talk to servers are
+    /// `AsyncParsableCommand`s and run here in the task of `main`; the others run as they are.
+    static func main() async {
         // A closed standard output is an EPIPE from write (Terminal.write exits 141), not a signal.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,7 +55,11 @@ struct Herald: ParsableCommand {
                 throw CLIFailure(exitCode: CLIFailure.usage, suggestion)
             }
             var command = try parseAsRoot(arguments)
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as CLIFailure {
             Terminal.failure(failure.message, exitCode: failure.exitCode)
             Foundation.exit(failure.exitCode)

@@ -76,18 +76,11 @@ extension CLI {
     }
 }
 
-/// The shared spec folder, read in place.
+/// The spec folder and payloads the CLI tests read: the repository's copies (`Fixtures`).
 enum Shared {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared").standardizedFileURL
+    static func path(_ relative: String) -> String { Fixtures.path(relative) }
 
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    static var conformanceCases: [String] {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: path("spec/conformance"))) ?? []
-        return files.filter { $0.hasSuffix(".events.jsonl") }.map { String($0.dropLast(".events.jsonl".count)) }.sorted()
-    }
+    static var conformanceCases: [String] { Fixtures.conformanceCases }
 
     static func json(_ text: some StringProtocol) throws -> NSObject {
         try JSONSerialization.jsonObject(with: Data(text.utf8)) as! NSObject

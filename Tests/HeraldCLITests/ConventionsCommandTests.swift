@@ -10,7 +10,7 @@ struct ConventionsCommandTests {
     @Test("--version prints the version and exits 0")
     func version() throws {
         let result = try CLI.run(["--version"])
-        #expect(result.status == 0 && result.stdout.hasPrefix("herald ") && result.stdout.contains("SEMANTICS 1.1"), "\(result.stdout)")
+        #expect(result.status == 0 && result.stdout.hasPrefix("herald ") && result.stdout.contains("SEMANTICS 1.2"), "\(result.stdout)")
     }
 
     @Test("a reader that stops early (| head) ends export and replay with exit 141, never the signal, and stderr stays quiet")

@@ -109,32 +109,4 @@ struct HistoryCommandTests {
         #expect(!based.stdout.contains("never received") && !based.stdout.contains("no event touched it"), "\(based.stdout)")
         #expect(try audit(["--notification", "2"]).status == 0)
     }
-
-    @Test("a payload stored by an earlier run counts as a duplicate in the ingest summary; purge forgets the account's")
-    func duplicatesAcrossRuns() throws {
-        let dir = TemporaryDirectory()
-        let store = dir.child("s")
-        let input = Self.notify("a", 1) + Self.notify("a", 2) + Self.notify("b", 3)
-        let first = try CLI.run(["ingest", "--store", store, "-"], input: input)
-        #expect(first.status == 0 && first.stderr.contains("3 events appended (seq 1…3), 0 duplicates"), "\(first.stderr)")
-        let again = try CLI.run(["ingest", "--store", store, "-"], input: input + Self.notify("a", 4) + Self.notify("a", 4))
-        #expect(again.status == 0 && again.stderr.contains("5 events appended (seq 4…8), 4 duplicates"), "\(again.stderr)")
-        #expect(try CLI.run(["purge", "--store", store, "--account", "a", "--yes"]).status == 0)
-        let afterPurge = try CLI.run(["ingest", "--store", store, "-"], input: input)
-        #expect(afterPurge.stderr.contains("1 duplicate,"), "only b's payload is still known: \(afterPurge.stderr)")
-    }
-
-    @Test("duplicates far apart in one long input are counted after the index catches up mid-run, and by the next run")
-    func duplicatesAcrossCatchUps() throws {
-        let dir = TemporaryDirectory()
-        let store = dir.child("s")
-        // 40 batches of 10 lines: the index catches up every 16 batches, so line 1's repeat
-        // at line 391 is found in the index, not in memory.
-        var lines = (1...390).map { Self.notify("a", $0) }
-        lines += [Self.notify("a", 1), Self.notify("a", 200), Self.notify("a", 389)]
-        let first = try CLI.run(["ingest", "--store", store, "--batch-size", "10", "-"], input: lines.joined())
-        #expect(first.status == 0 && first.stderr.contains("393 events appended (seq 1…393), 3 duplicates"), "\(first.stderr)")
-        let again = try CLI.run(["ingest", "--store", store, "--batch-size", "10", "-"], input: lines.joined())
-        #expect(again.stderr.contains("393 duplicates"), "\(again.stderr)")
-    }
 }

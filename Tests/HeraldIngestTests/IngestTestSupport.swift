@@ -1,19 +1,14 @@
 import Foundation
 import HeraldEvents
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldIngest
 
-/// Reads the shared payload samples (never copied into Tests) and builds contexts.
+/// Reads the sample payloads (`Tests/Fixtures/payloads`) and builds contexts.
 enum Samples {
-    /// `../shared/payloads`: the repository root is three levels above this file, and the
-    /// payloads sit beside it in `../shared/payloads`.
-    static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // HeraldIngestTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent("../shared/payloads")
-        .standardizedFileURL
+    /// `Tests/Fixtures/payloads`.
+    static let directory = URL(fileURLWithPath: Fixtures.path("payloads"))
 
     /// The bytes of a sample, e.g. `bytes("telegram/doc-sample.json")`.
     static func bytes(_ name: String) throws -> [UInt8] {

@@ -2,17 +2,16 @@ import Foundation
 import HeraldEvents
 import HeraldProjection
 import Testing
+import HeraldTestSupport
 
-/// One case of `shared/spec/conformance/`: events, the expected final state and, for some,
+/// One case of `Tests/Fixtures/conformance/`: events, the expected final state and, for some,
 /// the expected updates of every event.
 struct ConformanceCase: CustomTestStringConvertible, Sendable {
     let name: String
     var testDescription: String { name }
 
-    /// The conformance folder: the repository root is three levels above this file.
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/spec/conformance").standardizedFileURL
+    /// The conformance folder (`Tests/Fixtures/conformance`).
+    static let directory = Fixtures.conformance
 
     /// Every case in the folder, by name.
     static let all: [ConformanceCase] = {

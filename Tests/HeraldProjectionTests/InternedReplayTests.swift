@@ -16,7 +16,7 @@ import Testing
         var generator = WorkloadGenerator(seed: seed, profile: profile)
         var plain = Projection()
         var interned = Projection()
-        var interner = NameInterner()
+        var interner = NameInterner(token: .random(in: 1...UInt64.max))
         for index in 0..<4_000 {
             let event = generator.next()
             let seq = UInt64(index + 1)
@@ -24,7 +24,7 @@ import Testing
             switch index {
             case 1_000, 2_500:
                 // A new interner: ids of the old one no longer apply.
-                interner = NameInterner()
+                interner = NameInterner(token: .random(in: 1...UInt64.max))
             case 1_800:
                 // Removing an account renumbers the others.
                 let removed = plain.accounts[Int(seed) % plain.accounts.count]
@@ -61,13 +61,13 @@ import Testing
         let configuration = Projection.Configuration(recordsChanges: seed % 2 == 0)
         var plain = Projection(configuration: configuration)
         var interned = Projection(configuration: configuration)
-        var interner = NameInterner()
+        var interner = NameInterner(token: .random(in: 1...UInt64.max))
         for index in 0..<4_000 {
             let event = generator.next()
             let seq = UInt64(index + 1)
             switch index {
             case 1_000, 2_500:
-                interner = NameInterner()
+                interner = NameInterner(token: .random(in: 1...UInt64.max))
             case 1_800:
                 let removed = plain.accounts[Int(seed) % plain.accounts.count]
                 plain.removeAccount(removed)
@@ -99,8 +99,8 @@ import Testing
         profile.accounts = 3 + Int(seed % 3)
         profile.chatsPerAccount = 4 + Int(seed % 4)
         var generator = WorkloadGenerator(seed: seed, profile: profile)
-        var fromEvents = NameInterner()
-        var fromBytes = NameInterner()
+        var fromEvents = NameInterner(token: .random(in: 1...UInt64.max))
+        var fromBytes = NameInterner(token: .random(in: 1...UInt64.max))
         for _ in 0..<2_000 {
             let event = generator.next()
             let expected = fromEvents.names(of: event)

@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldEvents
 @testable import HeraldProjection
 import Testing
@@ -144,13 +145,17 @@ import HeraldTestSupport
         var batched = Projection(configuration: configuration)
         var seq: UInt64 = 0
         for _ in 0..<8 {
-            let size = [1, 100, Projection.concurrentReplayMinimum - 1, Projection.concurrentReplayMinimum, 1_500][Int(random.next() % 5)]
+            let size = [1, 100, Projection.splitReplayMinimum - 1, Projection.splitReplayMinimum, 1_500][Int(random.next() % 5)]
             let events = (0..<size).map { _ in generator.next() }
             for event in events {
                 seq += 1
                 _ = applied.apply(event, seq: seq)
             }
-            batched.replay(events, through: seq)
+            // The halves one after the other, or on two threads as the store runs them.
+            let runHalves: Projection.HalvesRunner =
+                seed % 2 == 0
+                ? { half in half(0); half(1) } : { half in DispatchQueue.concurrentPerform(iterations: 2, execute: half) }
+            events.withUnsafeBufferPointer { batched.replay(LentEvents($0), through: seq, inHalves: runHalves) }
             #expect(batched.seq == seq)
             guard batched == applied else {
                 Issue.record("seed \(seed): batch of \(size) ending at seq \(seq) differs")

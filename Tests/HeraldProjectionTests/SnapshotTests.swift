@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldEvents
 @testable import HeraldProjection
 import Testing
@@ -169,12 +170,25 @@ import HeraldTestSupport
         return projection
     }
 
-    @Test("large snapshots restore their accounts on two threads into the same projection")
+    /// Restores `bytes` with its accounts in two halves on two threads, as the store does.
+    static func restoreInHalves(_ bytes: [UInt8]) throws(SnapshotError) -> Projection {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SnapshotError) in
+                try Projection(
+                    snapshot: buffer, configuration: .init(), checksumVerified: false,
+                    inHalves: { half in DispatchQueue.concurrentPerform(iterations: 2, execute: half) })
+            }
+        }
+        return try result.get()
+    }
+
+    @Test("large snapshots restore their accounts in two halves on two threads into the same projection")
     func concurrentRestore() throws {
         let projection = Self.large()
         let bytes = projection.snapshot()
-        #expect(bytes.count >= Projection.concurrentRestoreMinimum)
+        #expect(bytes.count >= Projection.splitRestoreMinimum)
         #expect(try Projection(snapshot: bytes) == projection)
+        #expect(try Self.restoreInHalves(bytes) == projection)
         let verified = bytes.withUnsafeBytes { buffer in
             Result { () throws(SnapshotError) in try Projection(snapshot: buffer, configuration: .init(), checksumVerified: true) }
         }
@@ -210,11 +224,13 @@ import HeraldTestSupport
             var writer = ByteWriter()
             writer.append(contentsOf: damaged)
             writer.uint64BigEndian(SnapshotChecksum.fnv1a64(damaged))
-            do {
-                _ = try Projection(snapshot: writer.bytes)
-                Issue.record("a wrong length at byte \(offset) was accepted")
-            } catch {
-                #expect(error.offset > offset && error.offset < bytes.count, "\(error)")
+            for inHalves in [false, true] {
+                do {
+                    _ = try inHalves ? Self.restoreInHalves(writer.bytes) : Projection(snapshot: writer.bytes)
+                    Issue.record("a wrong length at byte \(offset) was accepted")
+                } catch {
+                    #expect(error.offset > offset && error.offset < bytes.count, "\(error)")
+                }
             }
         }
     }

@@ -37,6 +37,27 @@ struct IngestEndpointTests {
         await server.stop()
     }
 
+    @Test("a payload's digest is that of its own bytes in the body, whether it came alone or in an array")
+    func digestSameAloneOrInArray() async throws {
+        let directory = TemporaryDirectory("serve")
+        let server = try await LiveServer(path: directory.path)
+        // Spaces and key order that re-serialising would change.
+        let payload = #"{ "type": "notify", "date": 5, "account": "tg:1", "chat": "c", "kind": "message", "id": 1 }"#
+        let array = "[\n  " + payload + ",\n  " + notifyLine(id: 2) + "\n]"
+        #expect(try await server.request(.POST, "/v1/events", body: array).status == 200)
+        #expect(try await server.request(.POST, "/v1/events", body: payload).status == 200)
+        let raw = try await server.request(.POST, "/v1/ingest?format=herald", body: "[" + payload + "]")
+        #expect(raw.status == 200)
+        await server.stop()
+        let records = try Store(path: directory.path).records()
+        #expect(records.count == 4)
+        let expected = Source(format: "herald", payload: Array(payload.utf8))
+        #expect(records[0].source == expected)
+        #expect(records[2].source == expected)
+        #expect(records[3].source == expected)
+        #expect(records[1].source != expected)
+    }
+
     @Test("one bad event: 400 naming the line and field, and nothing stored")
     func badEventNamesField() async throws {
         let directory = TemporaryDirectory("serve")

@@ -4,13 +4,12 @@ import HeraldTestSupport
 import Testing
 
 /// Telegram auth keys added and removed through the admin API while serving, and used at once
-/// by `format=telegram` ingest; the known-answer vector comes from `../shared/payloads`.
+/// by `format=telegram` ingest; the known-answer vector comes from `Tests/Fixtures/payloads`.
 @Suite("serve: Telegram keys")
 struct TelegramKeyTests {
-    /// `../shared/payloads/telegram/encrypted-push-vector.json` (TDLib's test/mtproto.cpp).
+    /// `Tests/Fixtures/payloads/telegram/encrypted-push-vector.json` (TDLib's test/mtproto.cpp).
     static func vector() throws -> (key: String, keyId: Int64, push: String) {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../../shared/payloads/telegram/encrypted-push-vector.json")
+        let url = URL(fileURLWithPath: Fixtures.path("payloads/telegram/encrypted-push-vector.json"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let pushes = try #require(document["pushes"] as? [[String: Any]])
         let payload = try #require(pushes.first?["payload"])

@@ -26,7 +26,7 @@ struct InternedDecodingTests {
     /// names; expects the same event and ids, or the same damage.
     static func expectSameOutcome(_ bytes: [UInt8], seen: [Event]) {
         let fast = DecodingInterner()
-        var plain = NameInterner()
+        var plain = NameInterner(token: .random(in: 1...UInt64.max))
         for event in seen {
             let seenBytes = record(event)
             _ = seenBytes.withUnsafeBytes { try? LogRecord.decodeEvent($0, interner: fast) }

@@ -109,7 +109,7 @@ struct PackedNotifyReplayTests {
     static func expectSameOutcome(_ bytes: [UInt8], seen: Event) {
         let interner = DecodingInterner()
         var batch = HistoryBatch()
-        var plain = NameInterner()
+        var plain = NameInterner(token: .random(in: 1...UInt64.max))
         var viaBatch = Projection()
         var viaEvent = Projection()
         Self.record(seen).withUnsafeBytes { seenBytes in

@@ -5,11 +5,9 @@ import HeraldStore
 import Testing
 import HeraldTestSupport
 
-/// The conformance cases of ../shared/spec, read in place.
+/// The conformance cases (`Tests/Fixtures/conformance`).
 enum Conformance {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/spec/conformance").standardizedFileURL
+    static let directory = Fixtures.conformance
 
     static var names: [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

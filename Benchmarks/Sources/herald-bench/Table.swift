@@ -1,6 +1,6 @@
 import Foundation
 
-/// One row of the results table: a target of `../shared/bench/README.md`.
+/// One row of the results table: a target of `Benchmarks/Baselines/README.md`.
 struct Row {
     var what: String
     var herald: String

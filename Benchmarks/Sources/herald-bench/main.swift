@@ -1,4 +1,4 @@
-// herald-bench: the macro benchmark. Measures every target of ../shared/bench/README.md on
+// herald-bench: the macro benchmark. Measures every target of Benchmarks/Baselines/README.md on
 // the generated workload, runs the raw LMDB and SQLite baselines in the same run at Herald's
 // record size, and prints one table. `Tools/bench.sh [--quick]` builds everything and runs it.
 //

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 
 /// `herald import`: load an export into an empty store, keeping seqs, times and sources.

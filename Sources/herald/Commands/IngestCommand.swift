@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 
 /// `herald ingest`: append payloads, one per line, to the store.
@@ -35,8 +36,8 @@ struct IngestCommand: ParsableCommand {
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
-    @Option(name: .long, help: "Lines per commit; the next batch is decoded while one commits.")
-    var batchSize: Int = IngestRun.defaultBatchSize
+    @Option(name: .long, help: "Events per commit.")
+    var batchSize: Int = IngestSession.Configuration.defaultBatchSize
 
     @Flag(name: .long, help: "Print `ack SEQ` on stdout for every event as soon as its commit is durable.")
     var printSeqs = false
@@ -61,16 +62,23 @@ struct IngestCommand: ParsableCommand {
         let target = try store.openForWriting { if !periodic { $0.snapshotInterval = 0 } }
         var reader = try LineReader(path: input)
         defer { reader.close() }
-        let decoding = try PayloadDecoding(options: payload, store: target)
-        var run = IngestRun(
-            store: target, format: payload.formatName, account: payload.account, allOrNothing: allOrNothing,
-            progress: !quiet
-        ) { line in
-            try decoding.decodeWithFormat(line)
+        let inputName = reader.name
+        var session = IngestSession(
+            store: target,
+            configuration: .init(
+                decoder: try payload.decoder(store: target), formatName: payload.formatName, input: inputName,
+                allOrNothing: allOrNothing, batchSize: batchSize))
+        let bar = ProgressBar(enabled: !quiet && Terminal.stderrIsTTY, label: "ingest")
+        let summary = try session.ingest(&reader) { report in
+            switch report {
+            case .rejected(let rejection): Self.reject(rejection, input: inputName)
+            case .committed(let seqs): if printSeqs { Terminal.line(seqs.map { "ack \($0)" }.joined(separator: "\n")) }
+            case .progress(let appended, let bytesRead, let totalBytes):
+                let fraction = totalBytes.map { Double(bytesRead) / Double(max($0, 1)) }
+                bar.update("\(appended) events" + (totalBytes.map { ", \(bytesRead >> 20) of \($0 >> 20) MiB read" } ?? ""), fraction: fraction)
+            }
         }
-        run.batchSize = batchSize
-        run.printSeqs = printSeqs
-        let summary = try run.consume(&reader)
+        bar.finish()
         // Periodic snapshots are written in the background: let the last one end before exit.
         target.waitForBackgroundSnapshot()
         if !periodic, interval > 0, target.lastSeq - (try target.snapshotSeqs().last ?? 0) >= interval {
@@ -79,23 +87,53 @@ struct IngestCommand: ParsableCommand {
         if json {
             Terminal.line(Self.json(summary))
         } else if !quiet {
-            Terminal.note(summary.description)
+            Terminal.note(Self.describe(summary))
         }
         if summary.rejected > 0 {
             throw ExitCode(CLIFailure.rejected)
         }
     }
 
+    /// Reports a rejected payload on stderr: `FILE:LINE: field: reason`, or with `--json`
+    /// one object per payload, `{"rejected":{"input":…,"line":…,"reason":…}}`.
+    static func reject(_ rejection: IngestSession.Rejection, input: String) {
+        guard Terminal.jsonErrors else {
+            Terminal.error("\(Formatting.escaped(input)):\(rejection.line): \(rejection.reason)")
+            return
+        }
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("rejected")
+        writer.objectStart()
+        writer.key("input"); writer.string(input)
+        writer.key("line"); writer.int(rejection.line)
+        writer.key("reason"); writer.string(rejection.reason)
+        writer.objectEnd()
+        writer.objectEnd()
+        Terminal.write(writer.string + "\n", to: STDERR_FILENO)
+    }
+
+    /// `ingested N lines: N events appended (seq A…B), N rejected (quarantine #A…#B; …)`.
+    static func describe(_ summary: IngestSession.Summary) -> String {
+        let lines = summary.lines, appended = summary.appended
+        var text = "ingested \(lines) line\(lines == 1 ? "" : "s"): \(appended) event\(appended == 1 ? "" : "s") appended"
+        if let firstSeq = summary.firstSeq, let lastSeq = summary.lastSeq, appended > 0 { text += " (seq \(firstSeq)…\(lastSeq))" }
+        text += ", \(summary.rejected) rejected"
+        if let first = summary.quarantineIds.first, let last = summary.quarantineIds.last {
+            text += " (quarantine \(first == last ? "#\(first)" : "#\(first)…#\(last)"); see `herald quarantine list`)"
+        }
+        return text
+    }
+
     /// The summary's JSON form: `{"lines":…,"appended":…,"firstSeq":…,"lastSeq":…,
-    /// "duplicates":…,"rejected":…,"quarantineIds":[…]}`.
-    static func json(_ summary: IngestRun.Summary) -> String {
+    /// "rejected":…,"quarantineIds":[…]}`.
+    static func json(_ summary: IngestSession.Summary) -> String {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("lines"); writer.int(summary.lines)
         writer.key("appended"); writer.int(summary.appended)
         if let first = summary.firstSeq, summary.appended > 0 { writer.key("firstSeq"); writer.int(first) }
         if let last = summary.lastSeq, summary.appended > 0 { writer.key("lastSeq"); writer.int(last) }
-        writer.key("duplicates"); writer.int(summary.duplicates)
         writer.key("rejected"); writer.int(summary.rejected)
         writer.key("quarantineIds"); writer.ints(summary.quarantineIds)
         writer.objectEnd()

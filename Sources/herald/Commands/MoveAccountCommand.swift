@@ -4,7 +4,7 @@ import HeraldServer
 
 /// `herald move-account`: one account from one `herald serve` instance to another, while
 /// both serve (``AccountMove``).
-struct MoveAccountCommand: ParsableCommand {
+struct MoveAccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move-account",
         abstract: "Move one account between two running `herald serve` instances with no loss: copy, fence, cut over, purge.",
@@ -69,7 +69,7 @@ struct MoveAccountCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let environment = ProcessInfo.processInfo.environment["HERALD_ADMIN_TOKEN"]
         guard let sourceToken = fromToken ?? environment, let targetToken = toToken ?? environment else {
             throw CLIFailure(exitCode: CLIFailure.usage, "no admin token: pass --from-token and --to-token, or set HERALD_ADMIN_TOKEN")
@@ -80,8 +80,7 @@ struct MoveAccountCommand: ParsableCommand {
             move.routing = HAProxyRouting(socketPath: haproxySocket, mapPath: haproxyMap)
             move.targetBackend = targetBackend
         }
-        let configured = move
-        let plan = try waitForTask { try await configured.plan() }
+        let plan = try await move.plan()
         let summary = "\(plan.events) events, \(plan.pushkeys) pushkeys, \(plan.subscriptions) Web Push subscriptions"
         if dryRun {
             Terminal.line("dry run: would move \(account) from \(from) to \(to): \(summary)"
@@ -91,7 +90,7 @@ struct MoveAccountCommand: ParsableCommand {
         if !keepSource {
             try Terminal.confirm("Move \(account) (\(summary)) to \(to), then purge it from \(from) for good?", yes: yes)
         }
-        let report = try waitForTask { try await configured.run { Terminal.note($0) } }
+        let report = try await move.run { Terminal.note($0) }
         Terminal.line(
             "moved \(account): \(report.eventsCopied) events in \(report.passes) passes, appends refused for "
                 + "\(report.fencedMilliseconds) ms, \(report.pushkeys) pushkeys, \(report.subscriptions) subscriptions, "

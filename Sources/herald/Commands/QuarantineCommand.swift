@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 
 /// `herald quarantine`: the payloads ingest rejected.
@@ -81,15 +82,15 @@ struct QuarantineCommand: ParsableCommand {
             var options = payload
             options.format = payload.format ?? entry.format
             options.account = payload.account ?? entry.account
-            let format: String
-            let events: [Event]
+            let decoded: PayloadDecoder.Decoded
             do {
-                (format, events) = try PayloadDecoding(options: options, store: target).decodeWithFormat(entry.raw[...])
+                decoded = try options.decoder(store: target).decode(entry.raw[...])
             } catch {
-                throw CLIFailure(exitCode: CLIFailure.rejected, "quarantine #\(id) is still rejected: \(IngestRun.describe(error))")
+                let reason = (error as? IngestError)?.fieldAndReason ?? "\(error)"
+                throw CLIFailure(exitCode: CLIFailure.rejected, "quarantine #\(id) is still rejected: \(reason)")
             }
             // The format it was read as this time (`auto` resolves to one).
-            let applied = try target.append(contentsOf: events.map { ($0, Source(format: format, payload: entry.raw)) })
+            let applied = try target.append(contentsOf: decoded.events.map { ($0, decoded.source) })
             try target.removeQuarantined(id: id)
             Terminal.note("quarantine #\(id) appended as seq \(applied.map { String($0.seq) }.joined(separator: ", ")) and removed from the quarantine")
         }

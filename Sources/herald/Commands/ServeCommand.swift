@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldEvents
 import HeraldServer
 import Configuration
 import Logging
@@ -18,7 +19,7 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// `herald serve [run]`: the server itself.
-struct ServeRunCommand: ParsableCommand {
+struct ServeRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Serve the store over HTTP: ingest, state, update streams, Matrix push gateway, metrics.",
@@ -27,6 +28,10 @@ struct ServeRunCommand: ParsableCommand {
             one and prints it once (only its SHA-256 is stored). SIGTERM or SIGINT stops
             accepting, lets requests finish, takes a final snapshot and exits.
             /healthz, /readyz and /metrics need no token: keep them on an internal address.
+            Without --public-url, Web Push endpoints are handed out as paths
+            (/push/TOKEN) for the application server to prefix, and VAPID audiences
+            are checked against the request's Host. Every key and its default:
+            Tools/SERVE.md.
 
             Example:
               HERALD_ADMIN_TOKEN=secret herald serve --store ./herald.db --listen 127.0.0.1:8080
@@ -39,6 +44,9 @@ struct ServeRunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The address to listen on (herald.listen, $HERALD_LISTEN; default 127.0.0.1:8080).", valueName: "HOST:PORT"))
     var listen: String?
 
+    @Option(name: .long, help: ArgumentHelp("The base URL application servers reach this server at; Web Push endpoints are handed out under it (herald.public.url, $HERALD_PUBLIC_URL; default none: endpoints are paths, /push/TOKEN).", valueName: "URL"))
+    var publicURL: String?
+
     @Option(name: .long, help: ArgumentHelp("A JSON configuration file: {\"herald\": {\"store\": …, \"listen\": …}}; flags, then the environment, override it.", valueName: "FILE"))
     var config: String?
 
@@ -50,6 +58,15 @@ struct ServeRunCommand: ParsableCommand {
 
     @Option(name: .long, help: "Requests per second allowed per token, bursts of twice as many; 0 for no limit (herald.rate.limit; default 0).")
     var rateLimit: Int?
+
+    @Option(name: .long, help: "Requests per second allowed per Web Push subscription or Matrix pushkey, 0 for no limit (herald.ratelimit.endpoint.rate; default 10).")
+    var ratelimitEndpointRate: Int?
+
+    @Option(name: .long, help: "Requests a Web Push subscription or Matrix pushkey may make at once (herald.ratelimit.endpoint.burst; default 100).")
+    var ratelimitEndpointBurst: Int?
+
+    @Option(name: .long, help: "Seconds between keep-alive comments on an idle update stream (herald.heartbeat.seconds; default 15).")
+    var heartbeatSeconds: Int?
 
     @Option(name: .long, help: "Seconds between compactions while serving (then retention), 0 for none (herald.compact.seconds; default 0).")
     var compactSeconds: Int?
@@ -84,6 +101,10 @@ struct ServeRunCommand: ParsableCommand {
         var flags: [AbsoluteConfigKey: ConfigValue] = [:]
         if let store { flags["herald.store"] = .init(.string(store), isSecret: false) }
         if let listen { flags["herald.listen"] = .init(.string(listen), isSecret: false) }
+        if let publicURL { flags["herald.public.url"] = .init(.string(publicURL), isSecret: false) }
+        if let ratelimitEndpointRate { flags["herald.ratelimit.endpoint.rate"] = .init(.int(ratelimitEndpointRate), isSecret: false) }
+        if let ratelimitEndpointBurst { flags["herald.ratelimit.endpoint.burst"] = .init(.int(ratelimitEndpointBurst), isSecret: false) }
+        if let heartbeatSeconds { flags["herald.heartbeat.seconds"] = .init(.int(heartbeatSeconds), isSecret: false) }
         if let maxBodyBytes { flags["herald.max.body.bytes"] = .init(.int(maxBodyBytes), isSecret: false) }
         if let snapshotSeconds { flags["herald.snapshot.seconds"] = .init(.int(snapshotSeconds), isSecret: false) }
         if let rateLimit { flags["herald.rate.limit"] = .init(.int(rateLimit), isSecret: false) }
@@ -95,25 +116,32 @@ struct ServeRunCommand: ParsableCommand {
             flags["herald.retention.export.directory"] = .init(.string(retentionExportDirectory), isSecret: false)
         }
         if let idempotencySeconds { flags["herald.idempotency.seconds"] = .init(.int(idempotencySeconds), isSecret: false) }
+        let reader = try await Self.configReader(flags: flags, file: config)
+        return try Self.usageFailure { try ServerConfiguration(reading: reader) }
+    }
+
+    /// The providers of `herald serve` and its tools: `flags` first, then the environment,
+    /// then the JSON `file`.
+    static func configReader(flags: [AbsoluteConfigKey: ConfigValue], file: String?) async throws -> ConfigReader {
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN"])),
         ]
-        if let config { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(config))) }
+        if let file { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file))) }
+        return ConfigReader(providers: providers)
+    }
+
+    /// `body`'s value; a ``ServerError`` (a bad configuration value) becomes a usage failure
+    /// naming the key.
+    static func usageFailure<Value>(_ body: () throws -> Value) throws -> Value {
         do {
-            return try ServerConfiguration(reading: ConfigReader(providers: providers))
+            return try body()
         } catch let error as ServerError {
             throw CLIFailure(exitCode: CLIFailure.usage, "\(error.field): \(error.reason)")
         }
     }
 
-    /// `herald`'s root command is synchronous: the server runs in a task while the main
-    /// thread (not one of the cooperative pool's) waits for it.
-    func run() throws {
-        try waitForTask { try await serve() }
-    }
-
-    private func serve() async throws {
+    func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -142,7 +170,7 @@ struct ServePushkeysCommand: ParsableCommand {
         discussion: """
             Examples:
               herald serve pushkeys add --store ./herald.db --pushkey PUSHKEY --account mx:@alice:example.org
-              herald serve pushkeys list --store ./herald.db
+              herald serve pushkeys list --store ./herald.db --json
               herald serve pushkeys remove --store ./herald.db --pushkey PUSHKEY
             """
     )
@@ -161,6 +189,9 @@ struct ServePushkeysCommand: ParsableCommand {
     @Option(name: .long, help: "The Matrix app_id (add; optional).")
     var appId: String?
 
+    @Flag(name: .long, help: "Print JSON, as the admin API answers: an object for add and remove, one object per line for list (schema/pushkey-line.schema.json).")
+    var json = false
+
     func validate() throws {
         switch action {
         case "add":
@@ -177,14 +208,28 @@ struct ServePushkeysCommand: ParsableCommand {
         switch action {
         case "add":
             try registry.register(pushkey: pushkey!, account: account!, appId: appId)
-            print("pushkey registered to \(account!)")
+            Terminal.line(json ? Self.json(pushkey: pushkey!, account: account!, appId: appId) : "pushkey registered to \(account!)")
         case "remove":
             guard try registry.remove(pushkey: pushkey!) else { throw CLIFailure(exitCode: CLIFailure.usage, "pushkey not registered") }
-            print("pushkey removed")
+            Terminal.line(json ? ServeSubscriptionsCommand.removed(pushkey!) : "pushkey removed")
         default:
             for entry in try registry.all() {
-                print([entry.pushkey, entry.account, entry.appId ?? ""].joined(separator: "\t"))
+                Terminal.line(
+                    json ? Self.json(pushkey: entry.pushkey, account: entry.account, appId: entry.appId)
+                        : [entry.pushkey, entry.account, entry.appId ?? ""].joined(separator: "\t"))
             }
         }
+    }
+
+    /// `{"pushkey", "account", "app_id"}` (`app_id` only when registered with one), as
+    /// `GET /v1/admin/pushkeys` lists them.
+    static func json(pushkey: String, account: String, appId: String?) -> String {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("pushkey"); writer.string(pushkey)
+        writer.key("account"); writer.string(account)
+        if let appId { writer.key("app_id"); writer.string(appId) }
+        writer.objectEnd()
+        return writer.string
     }
 }

@@ -1,6 +1,6 @@
 import HeraldIngest
 
-/// Real push payloads, as their services send them (copied from ../shared/payloads, whose
+/// Real push payloads, as their services send them (copied from Tests/Fixtures/payloads, whose
 /// README names each source), so that `herald demo` runs anywhere without the shared folder.
 enum DemoPayloads {
     struct Sample {

@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldIngest
 import HeraldStore
 import LMDB
 
@@ -21,6 +22,8 @@ struct CLIFailure: Error {
         switch error {
         case let failure as CLIFailure:
             self = failure
+        case let failure as LineReader.Failure:
+            self.init(exitCode: Self.usage, "\(Formatting.escaped(failure.input)): \(failure.operation): \(failure.reason)")
         case let error as StoreError:
             if case .invalidEvent = error {
                 self.init(exitCode: Self.rejected, error.description)

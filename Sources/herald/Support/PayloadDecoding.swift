@@ -4,12 +4,12 @@ import HeraldEvents
 import HeraldIngest
 import HeraldStore
 
-/// The ingest options shared by `ingest` and `quarantine retry`, and the decoder they build.
+/// The ingest options shared by `ingest` and `quarantine retry`, and the decoder they describe.
 struct PayloadOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: "The payload format: \(PayloadDecoding.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).",
-        completion: .list(PayloadDecoding.formatNames))
+        help: "The payload format: \(PayloadDecoder.formatNames.joined(separator: "|")) (default: herald; for a retry, the format the payload was ingested as).",
+        completion: .list(PayloadDecoder.formatNames))
     var format: String?
 
     /// The format to read with: `--format`, else `herald`.
@@ -64,8 +64,8 @@ struct PayloadOptions: ParsableArguments {
 
     mutating func validate() throws {
         _ = try stringsTable()
-        if let format, !PayloadDecoding.formatNames.contains(format) {
-            throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoding.formatNames.joined(separator: ", "))")
+        if let format, !PayloadDecoder.formatNames.contains(format) {
+            throw ValidationError("unknown format '\(format)'; expected one of: \(PayloadDecoder.formatNames.joined(separator: ", "))")
         }
         if format == PayloadFormat.rongcloud.rawValue, let problem = RongCloudAccount.problem(account) {
             throw ValidationError("--format rongcloud --account: \(problem)")
@@ -90,34 +90,22 @@ struct PayloadOptions: ParsableArguments {
     }
 }
 
-/// Decodes one payload line into canonical events with HeraldIngest.
-struct PayloadDecoding {
-    static let formatNames = ["auto"] + PayloadFormat.allCases.map(\.rawValue)
-
-    let format: PayloadFormat?
-    var context: IngestContext
-
-    /// A decoder for `options`, with the keys stored in `store` added.
-    init(options: PayloadOptions, store: Store) throws {
-        format = PayloadFormat(rawValue: options.formatName)
-        var telegramKeys = try options.telegramKeyTexts().map { text in
+extension PayloadOptions {
+    /// The decoder these options describe, with the Telegram keys stored in `store` added.
+    func decoder(store: Store) throws -> PayloadDecoder {
+        var telegramKeys = try telegramKeyTexts().map { text in
             do { return try TelegramKey(base64url: text) } catch { throw ValidationError("--telegram-key-file: \(error)") }
         }
         // A stored key keeps the account it was added with (`""`: any account).
         telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
-        context = IngestContext(
-            account: options.account,
+        let context = IngestContext(
+            account: account,
             receivedAt: Int64(Date().timeIntervalSince1970),
             telegramKeys: telegramKeys,
-            webPush: try options.webpushPrivateKey.map { try WebPushKeys(privateKeyBase64url: $0, authSecretBase64url: options.webpushAuth ?? "") },
-            innerFormat: options.innerFormat.flatMap(PayloadFormat.init(rawValue:)),
-            zulipPushKeys: try options.zulipPushKey.map { try ZulipPushKey(argument: $0) },
-            strings: try options.stringsTable())
-    }
-
-    /// The events of one payload, and the format it was read as.
-    func decodeWithFormat(_ payload: ArraySlice<UInt8>) throws -> (String, [Event]) {
-        let result = try Ingest.decode(payload, format: format, context: context)
-        return (result.format.rawValue, result.events)
+            webPush: try webpushPrivateKey.map { try WebPushKeys(privateKeyBase64url: $0, authSecretBase64url: webpushAuth ?? "") },
+            innerFormat: innerFormat.flatMap(PayloadFormat.init(rawValue:)),
+            zulipPushKeys: try zulipPushKey.map { try ZulipPushKey(argument: $0) },
+            strings: try stringsTable())
+        return PayloadDecoder(format: PayloadFormat(rawValue: formatName), context: context)
     }
 }

@@ -76,7 +76,7 @@ if only == "memory" { exit(0) }
 let stream = Array(events(seed: 1).prefix(count))
 // The stream's names interned ahead (untimed, as a decoder in front of the projection does
 // on its own thread, and as the C limit's prep.py does): replays by id hash no name.
-var interner = NameInterner()
+var interner = NameInterner(token: .random(in: 1...UInt64.max))
 let names = stream.map { interner.names(of: $0) }
 var applied = Projection()
 var updates = 0

@@ -1,8 +1,8 @@
 import Testing
 
-@testable import herald
+import HeraldIngest
 
-/// How `herald ingest` cuts its input into payloads.
+/// How ingest cuts its input into payloads (`herald ingest`, `POST /v1/ingest`).
 @Suite("payload framing")
 struct PayloadFramerTests {
     /// The payloads of `text`'s lines as (text, line number), in order.

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import HeraldIngest
 
 /// Reads a file or standard input line by line, in large chunks, without decoding text.
 /// A trailing `\r` is dropped, so CRLF files read like LF files.
@@ -8,17 +7,31 @@ import HeraldIngest
 /// Memory stays bounded whatever the input: a line longer than ``lineLimit`` is never held
 /// whole. The reader streams past it, hashing it, and returns its first ``keptPrefix`` bytes
 /// in its place, with its full size and SHA-256 digest in ``overlong``.
-struct LineReader {
+public struct LineReader {
     /// The longest line held whole: the largest payload ingest accepts.
-    static let lineLimit = Ingest.maxPayloadBytes
+    public static let lineLimit = Ingest.maxPayloadBytes
     /// How much of a longer line is returned (and so kept in the quarantine).
-    static let keptPrefix = 64 << 10
+    public static let keptPrefix = 64 << 10
 
     /// A line longer than ``lineLimit``: its number, full size and SHA-256 (hex).
-    struct Overlong: Sendable {
-        var line: Int
-        var size: Int
-        var digest: String
+    public struct Overlong: Sendable, Hashable {
+        public var line: Int
+        public var size: Int
+        public var digest: String
+    }
+
+    /// Why the input could not be opened or read: its name, what failed and the system's
+    /// reason (`strerror`).
+    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The input's name (``LineReader/name``).
+        public var input: String
+        /// `cannot open` or `read failed`.
+        public var operation: String
+        /// The system's message for the error number.
+        public var reason: String
+
+        /// `INPUT: OPERATION: REASON`.
+        public var description: String { "\(input): \(operation): \(reason)" }
     }
 
     /// The lines returned that were longer than ``lineLimit`` (what was returned is their
@@ -26,7 +39,7 @@ struct LineReader {
     private var overlongLines: [Int: Overlong] = [:]
 
     /// The facts of line `line` when it was longer than ``lineLimit``, once.
-    mutating func takeOverlong(line: Int) -> Overlong? {
+    public mutating func takeOverlong(line: Int) -> Overlong? {
         overlongLines.removeValue(forKey: line)
     }
     /// Where the search for the next newline resumes: bytes before it hold none.
@@ -39,15 +52,17 @@ struct LineReader {
     private var start = 0
     private var atEnd = false
     /// The number of the line last returned, from 1.
-    private(set) var lineNumber = 0
+    public private(set) var lineNumber = 0
     /// The name used in messages: the path, or `-` for standard input.
-    let name: String
+    public let name: String
     /// Bytes read so far, and the input's size when it is a regular file (for progress).
-    private(set) var bytesRead = 0
-    private(set) var totalBytes: Int?
+    public private(set) var bytesRead = 0
+    public private(set) var totalBytes: Int?
 
     /// Opens `path`, or standard input for `-`.
-    init(path: String) throws {
+    ///
+    /// - Throws: ``Failure`` (`cannot open`) when the file cannot be opened.
+    public init(path: String) throws(Failure) {
         name = path
         if path == "-" {
             descriptor = STDIN_FILENO
@@ -55,7 +70,7 @@ struct LineReader {
         } else {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                throw CLIFailure(exitCode: CLIFailure.usage, "\(Formatting.escaped(path)): cannot open: \(String(cString: strerror(errno)))")
+                throw Failure(input: path, operation: "cannot open", reason: String(cString: strerror(errno)))
             }
             ownsDescriptor = true
         }
@@ -66,7 +81,8 @@ struct LineReader {
         }
     }
 
-    func close() {
+    /// Closes the file (standard input stays open).
+    public func close() {
         if ownsDescriptor { _ = Foundation.close(descriptor) }
     }
 
@@ -75,7 +91,8 @@ struct LineReader {
     /// Before it waits for input that has not arrived yet (a pipe or terminal whose writer
     /// is slower than the reader), it calls `idle`: a live stream's reader can commit what it
     /// has read instead of holding it until more comes. A regular file never waits.
-    mutating func next(whenIdle idle: () throws -> Void = {}) throws -> ArraySlice<UInt8>? {
+    /// - Throws: ``Failure`` (`read failed`), or what `idle` throws.
+    public mutating func next(whenIdle idle: () throws -> Void = {}) throws -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
@@ -152,7 +169,7 @@ struct LineReader {
         let n = chunk.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress!, raw.count) }
         if n < 0 {
             let code = errno
-            throw CLIFailure(exitCode: CLIFailure.usage, "\(Formatting.escaped(name)): read failed: \(String(cString: strerror(code)))")
+            throw Failure(input: name, operation: "read failed", reason: String(cString: strerror(code)))
         }
         buffer.append(contentsOf: chunk[..<n])
         bytesRead += n

@@ -1,7 +1,19 @@
-import HeraldIngest
-
 /// Splits input lines into payloads: one payload per line (JSONL, base64 bodies), except for
-/// pretty-printed JSON documents, so `herald ingest payload.json` works on such files too.
+/// pretty-printed JSON documents, so `herald ingest payload.json` works on such files too. A
+/// pure value over bytes: feed it each line, take what it returns. ``IngestSession`` and the
+/// server's `POST /v1/ingest` frame their input with it.
+///
+/// ```swift
+/// var framer = PayloadFramer()
+/// for (number, line) in lines.enumerated() {
+///     switch framer.feed(line, number: number + 1) {
+///     case .payload(let payload, let line): handle(payload, line)
+///     case .payloads(let framed): for (payload, line) in framed { handle(payload, line) }
+///     case .gathering: break
+///     }
+/// }
+/// for (payload, line) in framer.finish() { handle(payload, line) }
+/// ```
 ///
 /// The rule, with blanks and a leading UTF-8 byte-order mark ignored when lines are compared:
 /// - a document begins at a line that is just `{` or `[`, and ends at the line that is just
@@ -18,14 +30,14 @@ import HeraldIngest
 ///   payload, say) shows that the gathering is not a pretty-printed document: its lines fall
 ///   back at once, and that line is framed afresh, so lines after a stray `{` are not held
 ///   back either (for `herald ingest -` reading a live stream, that matters as much).
-struct PayloadFramer {
+public struct PayloadFramer: Sendable {
     /// The largest payload gathered over several lines before giving up on it.
-    static let limit = Ingest.maxPayloadBytes
+    public static let limit = Ingest.maxPayloadBytes
 
     /// A payload and the line it starts on.
-    typealias Framed = (payload: ArraySlice<UInt8>, line: Int)
+    public typealias Framed = (payload: ArraySlice<UInt8>, line: Int)
 
-    enum Step {
+    public enum Step {
         /// A complete payload, and the line it started on.
         case payload(ArraySlice<UInt8>, line: Int)
         /// Several payloads at once: the lines of a gathering that was not one document.
@@ -62,10 +74,13 @@ struct PayloadFramer {
     private var depth: Int { open.count }
 
     /// Whether a multi-line payload is being gathered.
-    var isGathering: Bool { !lines.isEmpty }
+    public var isGathering: Bool { !lines.isEmpty }
+
+    /// A framer with nothing gathered.
+    public init() {}
 
     /// Feeds one line (without its terminator).
-    mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
+    public mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
         let shape = Self.shape(of: line)
         if lines.isEmpty {
             // The common case: a line that is a whole payload on its own.
@@ -104,7 +119,7 @@ struct PayloadFramer {
     }
 
     /// What is left at the end of the input: the lines of an unfinished document, one by one.
-    mutating func finish() -> [Framed] {
+    public mutating func finish() -> [Framed] {
         guard !lines.isEmpty else { return [] }
         guard case .payloads(let framed) = finishGathering(whole: false) else { return [] }
         return framed
@@ -212,7 +227,7 @@ struct PayloadFramer {
         line.last(where: { !isBlank($0) }) == UInt8(ascii: ":")
     }
 
-    private static func isBlank(_ byte: UInt8) -> Bool {
+    static func isBlank(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Herald builds and tests with, when missing: LMDB (library and
+# mdb_stat/mdb_dump), libsodium, zlib, and HAProxy for the test of `herald serve` behind it.
+# Run as root (or with sudo on PATH). Used by the README's quick start and by CI.
+set -euo pipefail
+need=()
+[ -f /usr/include/lmdb.h ] || need+=(liblmdb-dev)
+command -v mdb_stat >/dev/null 2>&1 || need+=(lmdb-utils)
+[ -f /usr/include/sodium.h ] || need+=(libsodium-dev)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "setup: installing ${need[*]}" >&2
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq "${need[@]}"
