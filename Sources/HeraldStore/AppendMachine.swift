@@ -11,6 +11,14 @@
 /// commit carried, or a short window closes, so that one commit carries them all instead of
 /// the first alone.
 ///
+/// A caller that may block (a synchronous append) commits its own request on its own thread
+/// when nobody commits, nothing is queued and the last commit carried one request at most
+/// (``EnqueueAction/commitHere``): a lone caller then pays no hand-off, while concurrent
+/// callers still meet in the commit thread's gather. When nothing waits to be applied either, it applies its batch
+/// itself too (``CallerCommitAction/applyHere``); else the apply thread does, in order.
+/// Requests that arrive meanwhile queue for the commit thread, which the caller wakes once
+/// its commit ends.
+///
 /// The pipeline has two stages. The commit thread takes everything queued as one batch, writes
 /// it in one transaction and syncs it; the apply thread then applies it to the projection and
 /// answers its requests. While batch N is applied, batch N+1 commits; committed batches wait
@@ -21,8 +29,17 @@
 struct AppendMachine<Request, Batch> {
     /// Requests waiting for the next commit, oldest first.
     private var queued: [Request] = []
-    /// Whether the commit thread is writing a batch.
-    private var committing = false
+    /// Who writes a batch now, if anyone: the commit thread, or a caller on its own thread.
+    private var committer = Role.none
+    /// Who applies a batch now, if anyone: the apply thread, or a caller on its own thread.
+    private var applier = Role.none
+
+    /// Who holds the commit or the apply stage.
+    enum Role: Equatable {
+        case none
+        case thread
+        case caller
+    }
     /// Committed batches waiting for the apply thread, oldest first.
     private var committed: [Batch] = []
     /// How many committed batches may wait for the apply thread. More than one, so that the
@@ -57,13 +74,25 @@ struct AppendMachine<Request, Batch> {
         case wakeCommitter
         /// The store is closed: fail the request with the closed error.
         case refuse
+        /// Nobody commits and nothing is queued: the caller writes its request itself, in one
+        /// transaction, then reports ``callerCommitted(_:mayApply:)`` or
+        /// ``callerCommitFailed()``. The request was not queued.
+        case commitHere
     }
 
-    /// A caller's request arrives.
-    mutating func enqueue(_ request: Request) -> EnqueueAction {
+    /// A caller's request arrives; `callerMayCommit` when the caller may block on its own
+    /// commit (a synchronous append, not an `async` one, nor one inside a transaction).
+    mutating func enqueue(_ request: Request, callerMayCommit: Bool = false) -> EnqueueAction {
         guard !isClosed else { return .refuse }
+        // Not after a commit of several requests: their callers are coming back, and the
+        // commit thread gathers them into one commit.
+        if callerMayCommit && committer == .none && queued.isEmpty && hasRoomToCommit && lastCommitSize <= 1 {
+            committer = .caller
+            committingSize = 1
+            return .commitHere
+        }
         queued.append(request)
-        if committerSleeps && hasRoomToCommit && (!gathering || queued.count >= lastCommitSize) {
+        if committer == .none && committerSleeps && hasRoomToCommit && (!gathering || queued.count >= lastCommitSize) {
             committerSleeps = false
             gathering = false
             return .wakeCommitter
@@ -88,44 +117,92 @@ struct AppendMachine<Request, Batch> {
     /// The commit thread asks for work (at start, after each commit, and when woken);
     /// `gathered` after a ``CommitAction/gather`` (it then commits what is queued).
     mutating func nextCommit(gathered: Bool = false) -> CommitAction {
-        precondition(!committing, "the commit thread asked for work during its commit")
+        precondition(committer != .thread, "the commit thread asked for work during its commit")
         committerSleeps = false
         gathering = false
-        if !queued.isEmpty && hasRoomToCommit {
+        if isClosed && queued.isEmpty { return .stop(wakeApplier: wakeApplierIfSleeping()) }
+        if committer == .none && !queued.isEmpty && hasRoomToCommit {
             if !gathered && !isClosed && queued.count < lastCommitSize {
                 committerSleeps = true
                 gathering = true
                 return .gather
             }
-            committing = true
+            committer = .thread
             committingSize = queued.count
             defer { queued.removeAll(keepingCapacity: true) }
             return .commit(queued)
         }
-        if isClosed && queued.isEmpty { return .stop(wakeApplier: wakeApplierIfSleeping()) }
         committerSleeps = true
         return .sleep
     }
 
     /// The commit thread's batch is durable; returns whether to wake the apply thread.
     mutating func commitSucceeded(_ batch: Batch) -> Bool {
-        precondition(committing && hasRoomToCommit, "a commit succeeded that was not running")
-        committing = false
+        precondition(committer == .thread && hasRoomToCommit, "a commit succeeded that was not running")
+        committer = .none
         commitCount += 1
         lastCommitSize = committingSize
         committed.append(batch)
-        return wakeApplierIfSleeping()
+        // A caller applying its own batch wakes the apply thread when it is done.
+        return applier == .none && wakeApplierIfSleeping()
     }
 
     /// The commit thread's batch failed: nothing of it is applied. Returns the requests to
     /// fail with the commit's error (exactly those of the batch) and whether to wake the apply
     /// thread (only so that it can stop, once closed).
     mutating func commitFailed(_ requests: [Request]) -> (fail: [Request], wakeApplier: Bool) {
-        precondition(committing, "a commit failed that was not running")
-        committing = false
+        precondition(committer == .thread, "a commit failed that was not running")
+        committer = .none
         commitCount += 1
         lastCommitSize = 0
         return (requests, isClosed && wakeApplierIfSleeping())
+    }
+
+    /// What a caller does after its own commit (``EnqueueAction/commitHere``) succeeded.
+    enum CallerCommitAction: Equatable {
+        /// Apply the batch on this thread and answer the request, then report
+        /// ``callerApplied()``; first wake the commit thread when `wakeCommitter` (requests
+        /// queued during the commit).
+        case applyHere(wakeCommitter: Bool)
+        /// The batch waits for the apply thread, behind those committed before it: wake the
+        /// threads as told, then wait for the answer.
+        case handOff(wakeApplier: Bool, wakeCommitter: Bool)
+    }
+
+    /// The caller's batch is durable. It applies the batch itself when `mayApply` and nothing
+    /// else is applied or waits to be (so seq order holds); else the apply thread does.
+    mutating func callerCommitted(_ batch: Batch, mayApply: Bool) -> CallerCommitAction {
+        precondition(committer == .caller, "a caller's commit succeeded that was not running")
+        committer = .none
+        commitCount += 1
+        lastCommitSize = committingSize
+        let wakeCommitter = wakeCommitterIfWorkWaits()
+        if mayApply && committed.isEmpty && applier == .none {
+            applier = .caller
+            return .applyHere(wakeCommitter: wakeCommitter)
+        }
+        committed.append(batch)
+        return .handOff(wakeApplier: wakeApplierIfSleeping(), wakeCommitter: wakeCommitter)
+    }
+
+    /// The caller's commit failed: its request alone fails, nothing of it is applied. Returns
+    /// which threads to wake (the commit thread for requests queued meanwhile, or either so
+    /// that it can stop, once closed).
+    mutating func callerCommitFailed() -> (wakeCommitter: Bool, wakeApplier: Bool) {
+        precondition(committer == .caller, "a caller's commit failed that was not running")
+        committer = .none
+        commitCount += 1
+        lastCommitSize = 0
+        return (wakeCommitterIfWorkWaits(), isClosed && wakeApplierIfSleeping())
+    }
+
+    /// The caller applied its batch (``CallerCommitAction/applyHere(wakeCommitter:)``) and
+    /// answered itself; returns whether to wake the apply thread (batches committed meanwhile,
+    /// or the store closed).
+    mutating func callerApplied() -> Bool {
+        precondition(applier == .caller, "a caller applied a batch it did not hold")
+        applier = .none
+        return (!committed.isEmpty || isClosed) && wakeApplierIfSleeping()
     }
 
     /// What the apply thread does next.
@@ -141,16 +218,18 @@ struct AppendMachine<Request, Batch> {
 
     /// The apply thread asks for work (at start, after each batch, and when woken).
     mutating func nextApply() -> ApplyAction {
-        if !committed.isEmpty {
+        if applier == .thread { applier = .none }
+        if applier == .none && !committed.isEmpty {
             let batch = committed.removeFirst()
+            applier = .thread
             var wake = false
-            if committerSleeps && !gathering && !queued.isEmpty {
+            if committer == .none && committerSleeps && !gathering && !queued.isEmpty {
                 committerSleeps = false
                 wake = true
             }
             return .apply(batch, wakeCommitter: wake)
         }
-        if isClosed && !committing { return .stop }
+        if isClosed && committer == .none && applier == .none && committed.isEmpty { return .stop }
         applierSleeps = true
         return .sleep
     }
@@ -175,6 +254,15 @@ struct AppendMachine<Request, Batch> {
         committerSleeps = false
         gathering = false
         return CloseAction(fail: failed, wakeCommitter: wakeCommitter, wakeApplier: wakeApplierIfSleeping())
+    }
+
+    /// Wakes the commit thread when it sleeps and has work: queued requests it has room to
+    /// commit, or a close to stop for.
+    private mutating func wakeCommitterIfWorkWaits() -> Bool {
+        guard committerSleeps && ((!queued.isEmpty && hasRoomToCommit) || isClosed) else { return false }
+        committerSleeps = false
+        gathering = false
+        return true
     }
 
     private mutating func wakeApplierIfSleeping() -> Bool {

@@ -88,13 +88,19 @@ extension Store {
         }
     }
 
-    /// Queues `pending` for the commit thread and waits until it is committed and applied.
+    /// Appends `pending` and waits until it is committed and applied: on this thread when
+    /// nobody else commits, else by the commit thread.
     private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> AppendRequest.Committed? {
         guard !pending.isEmpty else { return nil }
-        if environment.isInsideTransactionOnThisThread { try requireRoomWithoutGrowing(for: pending) }
         let waiter = AppendRequest.Waiter()
-        appendThreads.submit(AppendRequest(pending, wantsUpdates: wantsUpdates, reply: .waiter(waiter)), closed: StoreError.closed(path: path))
-        return try waiter.wait()
+        let request = AppendRequest(pending, wantsUpdates: wantsUpdates, reply: .waiter(waiter))
+        if environment.isInsideTransactionOnThisThread {
+            // Committed by the commit thread: a write transaction here could not grow the map.
+            try requireRoomWithoutGrowing(for: pending)
+            appendThreads.submit(request, closed: StoreError.closed(path: path))
+            return try waiter.wait()
+        }
+        return try appendThreads.append(request, waiter: waiter, closed: StoreError.closed(path: path))
     }
 
     /// Throws `MDB_MAP_FULL` unless the map has room for `pending` with a wide margin. For a
@@ -161,13 +167,14 @@ extension Store {
         }
         return skipped
     }
+}
 
+extension AppendEngine {
     /// Gives the records of `requests` their seqs, in queue order, after `lastSeq`: the next
     /// ones, or an import's own, which must increase past the last. A request whose records
     /// cannot have theirs is rejected with the reason, alone: an import whose seqs do not
-    /// follow the log's fails by itself, not the appends committed with it. Runs on the commit
-    /// thread, which answers the rejected requests once this returns (an answered caller may
-    /// release the store, which must not happen while the thread is inside one of its methods).
+    /// follow the log's fails by itself, not the appends committed with it. Runs on whichever
+    /// thread holds the commit role, which answers the rejected requests.
     func assignSeqs(_ requests: [AppendRequest], after lastSeq: UInt64) -> (CommittedBatch, rejected: [(AppendRequest, any Error)]) {
         var batch = CommittedBatch(requests: [], seqs: [])
         var rejected: [(AppendRequest, any Error)] = []
@@ -203,7 +210,7 @@ extension Store {
     static let preallocation = 1 << 20
 
     /// Encodes the records of `batch` and commits them under its seqs in one transaction (and
-    /// syncs it, under the default durability). Runs on the commit thread.
+    /// syncs it, under the default durability). Runs on whichever thread holds the commit role.
     func write(_ batch: CommittedBatch) throws {
         guard !batch.seqs.isEmpty else { return }
         let seqs = batch.seqs
@@ -229,7 +236,7 @@ extension Store {
                     for (end, seq) in zip(ends, seqs) {
                         let value = UnsafeRawBufferPointer(rebasing: all[start..<end])
                         try SeqKey(seq).withBytes { key in
-                            try txn.put(databases.log, key: key, value: value, flags: .append)
+                            try txn.put(log, key: key, value: value, flags: .append)
                         }
                         start = end
                     }

@@ -32,10 +32,11 @@ public final class Store: Sendable {
     let databases: Databases
     let logger: Logger
     private let writerLock: WriterLock?
-    /// The write path: the commit thread and the apply thread (writable stores only).
-    let appendThreads = AppendThreads()
-    /// What the store keeps in memory; the apply thread changes it after each commit.
-    let state: Mutex<State>
+    /// The write path: the commit thread and the apply thread (started for writable stores
+    /// only).
+    let appendThreads: AppendThreads
+    /// What the store keeps in memory; the write path changes it after each commit.
+    let state: StateCell
     /// The followers of ``appliedEvents()``, handed events with `state` locked.
     let followers = Followers()
     /// Encodes and writes the snapshots, the automatic ones in the background.
@@ -102,7 +103,13 @@ public final class Store: Sendable {
         }
         snapshotWriter = SnapshotWriter(
             environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
-        state = Mutex(State(configuration: options.projection))
+        state = StateCell(State(configuration: options.projection))
+        appendThreads = AppendThreads(
+            AppendEngine(
+                path: path, options: options, environment: environment, log: databases.log, state: state,
+                followers: followers, snapshotWriter: snapshotWriter,
+                snapshotsFitConfiguration: options.projection.groupCountMaxOverride == nil
+                    && options.projection.groupSizeMaxOverride == nil))
         try checkFormat()
         if !options.readOnly, try archiveIsLeftover() {
             logger.warning("removing the archive an interrupted compaction left", metadata: ["path": "\(path)"])
@@ -117,7 +124,7 @@ public final class Store: Sendable {
                 state.holdsHistory = false
             }
         }
-        if !options.readOnly { appendThreads.start(self) }
+        if !options.readOnly { appendThreads.start() }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 

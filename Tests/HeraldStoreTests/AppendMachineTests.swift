@@ -263,4 +263,164 @@ struct AppendMachineTests {
             return
         }
     }
+
+    // MARK: A blocking caller commits its own request
+
+    @Test("an idle machine lets a blocking caller commit and apply its own request, waking no thread")
+    func callerCommitsAlone() {
+        var machine = Self.idle()
+        let enqueued = machine.enqueue(1, callerMayCommit: true)
+        #expect(enqueued == .commitHere)
+        #expect(machine.waitingCount == 0, "the caller's request is not queued")
+        let committed = machine.callerCommitted([1], mayApply: true)
+        #expect(committed == .applyHere(wakeCommitter: false))
+        let wakesApplier = machine.callerApplied()
+        #expect(wakesApplier == false, "nothing else to apply")
+        #expect(machine.commitCount == 1)
+        // The next lone caller does the same.
+        #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
+        #expect(machine.callerCommitted([2], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(machine.callerApplied() == false)
+        #expect(machine.commitCount == 2)
+    }
+
+    @Test("a caller that may not block is queued even when the machine is idle")
+    func asyncCallerQueues() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: false) == .wakeCommitter)
+        #expect(machine.enqueue(2, callerMayCommit: true) == .none, "queued behind the first: order holds")
+        #expect(Self.commit(machine.nextCommit()) == [1, 2])
+    }
+
+    @Test("after a commit of several requests, a blocking caller queues, so that the commit thread gathers the others")
+    func callerQueuesAfterGroupCommit() {
+        var machine = Self.idle()
+        _ = machine.enqueue(1)
+        _ = machine.enqueue(2)
+        _ = machine.enqueue(3)
+        #expect(Self.commit(machine.nextCommit()) == [1, 2, 3])
+        _ = machine.commitSucceeded([1, 2, 3])
+        #expect(Self.isSleep(machine.nextCommit()))
+        #expect(machine.enqueue(4, callerMayCommit: true) == .wakeCommitter, "three callers committed together")
+        guard case .gather = machine.nextCommit() else {
+            Issue.record("the commit thread did not gather")
+            return
+        }
+        #expect(machine.enqueue(5, callerMayCommit: true) == .none)
+        #expect(machine.enqueue(6, callerMayCommit: true) == .wakeCommitter)
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [4, 5, 6])
+        _ = machine.commitSucceeded([4, 5, 6])
+        // Once a commit carries one request again, a lone caller commits its own.
+        #expect(machine.enqueue(7, callerMayCommit: true) == .none, "the commit thread is awake")
+        guard case .gather = machine.nextCommit() else {
+            Issue.record("the commit thread did not gather")
+            return
+        }
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [7], "nobody else came back in the window")
+        _ = machine.commitSucceeded([7])
+        #expect(Self.isSleep(machine.nextCommit()))
+        #expect(machine.enqueue(8, callerMayCommit: true) == .commitHere)
+    }
+
+    @Test("requests arriving during a caller's commit queue, and the commit thread is woken for them when it ends")
+    func requestsDuringCallerCommit() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: true) == .commitHere)
+        #expect(machine.enqueue(2) == .none, "the caller wakes the commit thread when its commit ends")
+        #expect(machine.enqueue(3, callerMayCommit: true) == .none, "one commit at a time")
+        #expect(machine.waitingCount == 2)
+        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: true))
+        #expect(Self.commit(machine.nextCommit()) == [2, 3])
+        let wakesApplier = machine.commitSucceeded([2, 3])
+        #expect(wakesApplier == false, "the caller applies batch 1 and wakes the apply thread after")
+        #expect(Self.isSleep(machine.nextApply()), "batch 2 waits for batch 1")
+        #expect(machine.callerApplied() == true)
+        #expect(Self.apply(machine.nextApply())?.batch == [2, 3])
+        #expect(Self.isSleep(machine.nextApply()))
+        #expect(machine.commitCount == 2)
+    }
+
+    @Test("a commit thread woken during a caller's commit sleeps again and commits nothing")
+    func commitThreadDuringCallerCommit() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: true) == .commitHere)
+        #expect(Self.isSleep(machine.nextCommit()))
+        _ = machine.enqueue(2)
+        #expect(Self.isSleep(machine.nextCommit()), "still the caller's commit")
+        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: true))
+        #expect(Self.commit(machine.nextCommit()) == [2])
+    }
+
+    @Test("a caller hands its batch to the apply thread when another is applied, or when it wants no updates")
+    func callerHandsOff() {
+        var machine = Self.idle()
+        // Batch 1 through the threads; the apply thread is applying it.
+        _ = machine.enqueue(1)
+        #expect(Self.commit(machine.nextCommit()) == [1])
+        _ = machine.commitSucceeded([1])
+        #expect(Self.isSleep(machine.nextCommit()))
+        #expect(Self.apply(machine.nextApply())?.batch == [1])
+        // The commit thread is idle: a caller commits batch 2 itself, during batch 1's apply.
+        #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
+        #expect(machine.callerCommitted([2], mayApply: true) == .handOff(wakeApplier: false, wakeCommitter: false))
+        #expect(Self.apply(machine.nextApply())?.batch == [2], "in commit order")
+        #expect(Self.isSleep(machine.nextApply()))
+        // A bulk caller leaves the apply to the apply thread even when it is idle, and so
+        // prepares its next batch meanwhile.
+        #expect(machine.enqueue(3, callerMayCommit: true) == .commitHere)
+        #expect(machine.callerCommitted([3], mayApply: false) == .handOff(wakeApplier: true, wakeCommitter: false))
+        #expect(Self.apply(machine.nextApply())?.batch == [3])
+        #expect(machine.commitCount == 3)
+    }
+
+    @Test("a caller's failed commit applies nothing and wakes the commit thread for the requests behind it")
+    func callerCommitFails() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: true) == .commitHere)
+        _ = machine.enqueue(2)
+        let wakes = machine.callerCommitFailed()
+        #expect(wakes.wakeCommitter == true && wakes.wakeApplier == false)
+        #expect(Self.isSleep(machine.nextApply()), "nothing of a failed commit is applied")
+        #expect(Self.commit(machine.nextCommit()) == [2])
+        #expect(machine.commitSucceeded([2]) == true)
+        #expect(Self.apply(machine.nextApply())?.batch == [2])
+        #expect(machine.commitCount == 2)
+    }
+
+    @Test("close during a caller's commit: the queued fail, the commit thread stops, the apply thread stops after the caller")
+    func closeDuringCallerCommit() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: true) == .commitHere)
+        _ = machine.enqueue(2)
+        let close = machine.close()
+        #expect(close?.fail == [2] && close?.wakeCommitter == true && close?.wakeApplier == true)
+        #expect(machine.enqueue(3, callerMayCommit: true) == .refuse)
+        guard case .stop(let wakeApplier) = machine.nextCommit() else {
+            Issue.record("the commit thread did not stop")
+            return
+        }
+        #expect(wakeApplier == false, "already woken by close")
+        #expect(Self.isSleep(machine.nextApply()), "the caller's commit is in flight")
+        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(Self.isSleep(machine.nextApply()), "the caller applies its batch")
+        #expect(machine.callerApplied() == true, "the apply thread is woken to stop")
+        guard case .stop = machine.nextApply() else {
+            Issue.record("the apply thread did not stop")
+            return
+        }
+    }
+
+    @Test("a caller's commit that fails after close wakes the sleeping apply thread so that it stops")
+    func callerFailureAfterClose() {
+        var machine = Self.idle()
+        #expect(machine.enqueue(1, callerMayCommit: true) == .commitHere)
+        _ = machine.close()
+        #expect(Self.isSleep(machine.nextApply()))
+        let wakes = machine.callerCommitFailed()
+        #expect(wakes.wakeApplier == true)
+        guard case .stop = machine.nextApply() else {
+            Issue.record("the apply thread did not stop")
+            return
+        }
+    }
 }

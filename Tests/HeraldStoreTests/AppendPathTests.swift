@@ -65,6 +65,32 @@ struct AppendPathTests {
         #expect(try store.committedLastSeq() == 1)
     }
 
+    @Test("a lone synchronous caller commits on its own thread; async callers never do")
+    func loneCallerCommitsItself() async throws {
+        let dir = TemporaryDirectory()
+        let committers = Mutex<[pthread_t]>([])
+        var options = Store.Options()
+        options.commitFault = { committers.withLock { $0.append(pthread_self()) } }
+        let store = try Store(path: dir.path, options: options)
+        let caller = Mutex<pthread_t?>(nil)
+        let done = Self.onThread {
+            caller.withLock { $0 = pthread_self() }
+            for id in 1...3 { _ = try? store.append(Self.note(id)) }
+        }
+        done.wait()
+        let callerThread = try #require(caller.withLock { $0 })
+        let synchronous = committers.withLock { $0 }
+        #expect(synchronous.count == 3)
+        #expect(synchronous.allSatisfy { pthread_equal($0, callerThread) != 0 }, "each commit ran on the caller's thread")
+        #expect(store.lastSeq == 3)
+        // An async append suspends: the commit thread writes it.
+        try await store.append(Self.note(4))
+        let all = committers.withLock { $0 }
+        #expect(all.count == 4 && pthread_equal(all[3], callerThread) == 0)
+        #expect(store.lastSeq == 4)
+        #expect(try store.records().map(\.event) == (1...4).map(Self.note))
+    }
+
     @Test("close fails the appends waiting behind a commit with the closed error; the commit in flight is durable and applied")
     func closeWhileRequestsWait() throws {
         let dir = TemporaryDirectory()

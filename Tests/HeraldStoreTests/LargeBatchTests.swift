@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEvents
 import HeraldProjection
 import Synchronization
@@ -48,6 +49,36 @@ struct LargeBatchTests {
         }
         // Closed here, on this thread: reopening the environment at once is safe.
         #expect(dropped == nil)
+    }
+
+    @Test("dropping a store right after appendBatch returns, while its batch is still applied, neither hangs nor crashes")
+    func dropRightAfterBatch() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path
+        let rounds = 40, size = 500
+        let events = randomEvents(count: rounds * size, seed: 45).map { ($0, Source.library) }
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // On a thread of its own, so that a hang fails the test instead of stalling the run.
+        Thread {
+            do {
+                for round in 0..<rounds {
+                    // Answered once the apply thread holds the state for the batch, before it
+                    // is applied: the store is released (and closed) here while it applies.
+                    let store = try Store(path: path)
+                    try store.appendBatch(Array(events[(round * size)..<((round + 1) * size)]))
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }.start()
+        try #require(done.wait(timeout: .now() + 120) == .success, "a store released after appendBatch hung")
+        #expect(failure.withLock { $0 } == nil)
+        // Every batch is there, once, and the state rebuilt from the log holds them all.
+        let store = try Store(path: dir.path)
+        #expect(store.lastSeq == UInt64(rounds * size))
+        #expect(store.projection == (try Self.replayOfLog(store)))
     }
 
     @Test("followers get every event of a bulk batch with its updates, once it is durable")
