@@ -14,10 +14,13 @@
 /// A caller that may block (a synchronous append) commits its own request on its own thread
 /// when nobody commits, nothing is queued and the last commit carried one request at most
 /// (``EnqueueAction/commitHere``): a lone caller then pays no hand-off, while concurrent
-/// callers still meet in the commit thread's gather. When nothing waits to be applied either, it applies its batch
-/// itself too (``CallerCommitAction/applyHere``); else the apply thread does, in order.
-/// Requests that arrive meanwhile queue for the commit thread, which the caller wakes once
-/// its commit ends.
+/// callers still meet in the commit thread's gather. Requests that arrive meanwhile queue for
+/// the commit thread, which the caller wakes once its commit ends.
+///
+/// Whoever committed a batch (a caller, or the commit thread when nothing else is queued)
+/// applies it too when it may and nothing else is applied or waits to be
+/// (``CommittedAction/applyHere(wakeCommitter:)``): one wake less per commit. Else the apply
+/// thread does, in commit order.
 ///
 /// The pipeline has two stages. The commit thread takes everything queued as one batch, writes
 /// it in one transaction and syncs it; the apply thread then applies it to the projection and
@@ -31,14 +34,25 @@ struct AppendMachine<Request, Batch> {
     private var queued: [Request] = []
     /// Who writes a batch now, if anyone: the commit thread, or a caller on its own thread.
     private var committer = Role.none
-    /// Who applies a batch now, if anyone: the apply thread, or a caller on its own thread.
-    private var applier = Role.none
+    /// Who applies a batch now, if anyone.
+    private var applier = Applier.none
 
-    /// Who holds the commit or the apply stage.
+    /// Who holds the commit stage.
     enum Role: Equatable {
         case none
+        /// The commit thread.
         case thread
+        /// A caller, on its own thread.
         case caller
+    }
+
+    /// Who holds the apply stage.
+    enum Applier: Equatable {
+        case none
+        /// The apply thread.
+        case applyThread
+        /// Whoever committed the batch (a caller or the commit thread), on its own thread.
+        case committer
     }
     /// Committed batches waiting for the apply thread, oldest first.
     private var committed: [Batch] = []
@@ -75,7 +89,7 @@ struct AppendMachine<Request, Batch> {
         /// The store is closed: fail the request with the closed error.
         case refuse
         /// Nobody commits and nothing is queued: the caller writes its request itself, in one
-        /// transaction, then reports ``callerCommitted(_:mayApply:)`` or
+        /// transaction, then reports ``committed(_:mayApply:)`` or
         /// ``callerCommitFailed()``. The request was not queued.
         case commitHere
     }
@@ -103,7 +117,7 @@ struct AppendMachine<Request, Batch> {
     /// What the commit thread does next.
     enum CommitAction {
         /// Write these requests, in order, in one transaction, then report
-        /// ``commitSucceeded(_:)`` or ``commitFailed(_:)``.
+        /// ``committed(_:mayApply:)`` or ``commitFailed(_:)``.
         case commit([Request])
         /// Fewer requests are queued than the last commit carried: wait until woken or for
         /// the gather window at most, then ask again with `gathered`.
@@ -136,17 +150,6 @@ struct AppendMachine<Request, Batch> {
         return .sleep
     }
 
-    /// The commit thread's batch is durable; returns whether to wake the apply thread.
-    mutating func commitSucceeded(_ batch: Batch) -> Bool {
-        precondition(committer == .thread && hasRoomToCommit, "a commit succeeded that was not running")
-        committer = .none
-        commitCount += 1
-        lastCommitSize = committingSize
-        committed.append(batch)
-        // A caller applying its own batch wakes the apply thread when it is done.
-        return applier == .none && wakeApplierIfSleeping()
-    }
-
     /// The commit thread's batch failed: nothing of it is applied. Returns the requests to
     /// fail with the commit's error (exactly those of the batch) and whether to wake the apply
     /// thread (only so that it can stop, once closed).
@@ -158,31 +161,36 @@ struct AppendMachine<Request, Batch> {
         return (requests, isClosed && wakeApplierIfSleeping())
     }
 
-    /// What a caller does after its own commit (``EnqueueAction/commitHere``) succeeded.
-    enum CallerCommitAction: Equatable {
-        /// Apply the batch on this thread and answer the request, then report
-        /// ``callerApplied()``; first wake the commit thread when `wakeCommitter` (requests
-        /// queued during the commit).
+    /// What the commit thread, or a caller that committed its own request, does once its
+    /// batch is durable.
+    enum CommittedAction: Equatable {
+        /// Apply the batch on this thread and answer its requests, then report
+        /// ``appliedHere()``; first wake the commit thread when `wakeCommitter` (requests
+        /// queued during a caller's commit).
         case applyHere(wakeCommitter: Bool)
         /// The batch waits for the apply thread, behind those committed before it: wake the
-        /// threads as told, then wait for the answer.
+        /// threads as told (a caller then waits for its answer).
         case handOff(wakeApplier: Bool, wakeCommitter: Bool)
     }
 
-    /// The caller's batch is durable. It applies the batch itself when `mayApply` and nothing
-    /// else is applied or waits to be (so seq order holds); else the apply thread does.
-    mutating func callerCommitted(_ batch: Batch, mayApply: Bool) -> CallerCommitAction {
-        precondition(committer == .caller, "a caller's commit succeeded that was not running")
+    /// The batch of whoever holds the commit stage is durable. It applies the batch itself
+    /// when `mayApply`, nothing else is applied or waits to be (so seq order holds), and (for
+    /// the commit thread) nothing is queued that it should commit instead; else the apply
+    /// thread does.
+    mutating func committed(_ batch: Batch, mayApply: Bool) -> CommittedAction {
+        precondition(committer != .none && hasRoomToCommit, "a commit succeeded that was not running")
+        let byCaller = committer == .caller
         committer = .none
         commitCount += 1
         lastCommitSize = committingSize
-        let wakeCommitter = wakeCommitterIfWorkWaits()
-        if mayApply && committed.isEmpty && applier == .none {
-            applier = .caller
+        let wakeCommitter = byCaller && wakeCommitterIfWorkWaits()
+        if mayApply && committed.isEmpty && applier == .none && (byCaller || queued.isEmpty) {
+            applier = .committer
             return .applyHere(wakeCommitter: wakeCommitter)
         }
         committed.append(batch)
-        return .handOff(wakeApplier: wakeApplierIfSleeping(), wakeCommitter: wakeCommitter)
+        // One that applies its own batch wakes the apply thread when it is done.
+        return .handOff(wakeApplier: applier == .none && wakeApplierIfSleeping(), wakeCommitter: wakeCommitter)
     }
 
     /// The caller's commit failed: its request alone fails, nothing of it is applied. Returns
@@ -196,11 +204,11 @@ struct AppendMachine<Request, Batch> {
         return (wakeCommitterIfWorkWaits(), isClosed && wakeApplierIfSleeping())
     }
 
-    /// The caller applied its batch (``CallerCommitAction/applyHere(wakeCommitter:)``) and
-    /// answered itself; returns whether to wake the apply thread (batches committed meanwhile,
-    /// or the store closed).
-    mutating func callerApplied() -> Bool {
-        precondition(applier == .caller, "a caller applied a batch it did not hold")
+    /// The batch of ``CommittedAction/applyHere(wakeCommitter:)`` is applied and its requests
+    /// answered; returns whether to wake the apply thread (batches committed meanwhile, or the
+    /// store closed).
+    mutating func appliedHere() -> Bool {
+        precondition(applier == .committer, "a batch was applied here that was not handed here")
         applier = .none
         return (!committed.isEmpty || isClosed) && wakeApplierIfSleeping()
     }
@@ -218,10 +226,10 @@ struct AppendMachine<Request, Batch> {
 
     /// The apply thread asks for work (at start, after each batch, and when woken).
     mutating func nextApply() -> ApplyAction {
-        if applier == .thread { applier = .none }
+        if applier == .applyThread { applier = .none }
         if applier == .none && !committed.isEmpty {
             let batch = committed.removeFirst()
-            applier = .thread
+            applier = .applyThread
             var wake = false
             if committer == .none && committerSleeps && !gathering && !queued.isEmpty {
                 committerSleeps = false

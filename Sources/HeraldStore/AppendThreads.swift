@@ -195,11 +195,19 @@ final class AppendThreads: Sendable {
             return
         }
         committedSeq.withLock { $0 = batch.seqs.last ?? lastSeq }
-        switch machine.withLock({ $0.callerCommitted(batch, mayApply: request.wantsUpdates) }) {
+        committed(batch)
+    }
+
+    /// Reports `batch` durable to the machine, then applies it here or hands it to the apply
+    /// thread, as the machine says. A bulk batch (no request wants updates) is always handed
+    /// off, so that its caller writes its next batch while this one is applied.
+    private func committed(_ batch: CommittedBatch) {
+        let mayApply = batch.requests.allSatisfy(\.wantsUpdates)
+        switch machine.withLock({ $0.committed(batch, mayApply: mayApply) }) {
         case .applyHere(let wakeCommitter):
             wake(committer: wakeCommitter, applier: false)
             engine.apply(batch)
-            let wakeApplier = machine.withLock { $0.callerApplied() }
+            let wakeApplier = machine.withLock { $0.appliedHere() }
             wake(committer: false, applier: wakeApplier)
         case .handOff(let wakeApplier, let wakeCommitter):
             wake(committer: wakeCommitter, applier: wakeApplier)
@@ -261,7 +269,7 @@ final class AppendThreads: Sendable {
                     continue
                 }
                 committedSeq.withLock { $0 = batch.seqs.last ?? lastSeq }
-                if machine.withLock({ $0.commitSucceeded(batch) }) { wakeApplier.signal() }
+                committed(batch)
             }
         }
     }

@@ -40,6 +40,16 @@ struct AppendMachineTests {
         return false
     }
 
+    static func isStop(_ action: Machine.ApplyAction) -> Bool {
+        if case .stop = action { return true }
+        return false
+    }
+
+    static func isGather(_ action: Machine.CommitAction) -> Bool {
+        if case .gather = action { return true }
+        return false
+    }
+
     @Test("a request wakes the sleeping commit thread once; it commits it, then the apply thread applies it")
     func oneRequest() {
         var machine = Self.idle()
@@ -225,10 +235,7 @@ struct AppendMachineTests {
             return
         }
         #expect(Self.apply(machine.nextApply())?.batch == [1])
-        guard case .stop = machine.nextApply() else {
-            Issue.record("the apply thread did not stop")
-            return
-        }
+        #expect(Self.isStop(machine.nextApply()), "the apply thread stops")
         closing = machine.close()
         #expect(closing == nil, "closing again does nothing")
     }
@@ -243,10 +250,7 @@ struct AppendMachineTests {
             return
         }
         #expect(wakeApplier == false, "already woken by close")
-        guard case .stop = machine.nextApply() else {
-            Issue.record("the apply thread did not stop")
-            return
-        }
+        #expect(Self.isStop(machine.nextApply()), "the apply thread stops")
     }
 
     @Test("a commit that fails after close wakes the sleeping apply thread so that it stops")
@@ -258,10 +262,49 @@ struct AppendMachineTests {
         #expect(Self.isSleep(machine.nextApply()))
         let failed = machine.commitFailed([1])
         #expect(failed.fail == [1] && failed.wakeApplier == true)
-        guard case .stop = machine.nextApply() else {
-            Issue.record("the apply thread did not stop")
-            return
-        }
+        #expect(Self.isStop(machine.nextApply()), "the apply thread stops")
+    }
+
+    // MARK: Whoever commits a batch may apply it
+
+    @Test("the commit thread applies its batch itself when nothing is queued and nothing else is applied")
+    func commitThreadApplies() {
+        var machine = Self.idle()
+        _ = machine.enqueue(1)
+        _ = machine.enqueue(2)
+        #expect(Self.commit(machine.nextCommit()) == [1, 2])
+        #expect(machine.committed([1, 2], mayApply: true) == .applyHere(wakeCommitter: false))
+        // Callers come back while it applies: they queue for it, nobody is woken.
+        #expect(machine.enqueue(3) == .none)
+        #expect(machine.appliedHere() == false, "the apply thread has nothing to do")
+        #expect(Self.isGather(machine.nextCommit()), "one of the two came back")
+        #expect(machine.enqueue(4) == .wakeCommitter)
+        #expect(Self.commit(machine.nextCommit()) == [3, 4])
+        // Requests queued during the commit: the commit thread goes on committing, the apply
+        // thread applies.
+        #expect(machine.enqueue(5) == .none)
+        #expect(machine.committed([3, 4], mayApply: true) == .handOff(wakeApplier: true, wakeCommitter: false))
+        #expect(Self.apply(machine.nextApply())?.batch == [3, 4])
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [5])
+        // A batch committed while another is applied is handed off too, in order.
+        #expect(machine.committed([5], mayApply: true) == .handOff(wakeApplier: false, wakeCommitter: false))
+        #expect(Self.apply(machine.nextApply())?.batch == [5])
+        #expect(Self.isSleep(machine.nextApply()))
+        #expect(machine.commitCount == 3)
+    }
+
+    @Test("a batch applied by its committer holds back the apply thread until it is done")
+    func applyThreadWaitsForCommitter() {
+        var machine = Self.idle()
+        _ = machine.enqueue(1)
+        #expect(Self.commit(machine.nextCommit()) == [1])
+        #expect(machine.committed([1], mayApply: true) == .applyHere(wakeCommitter: false))
+        // A caller commits batch 2 meanwhile (the last commit carried one request).
+        #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
+        #expect(machine.committed([2], mayApply: true) == .handOff(wakeApplier: false, wakeCommitter: false))
+        #expect(Self.isSleep(machine.nextApply()), "batch 2 waits for batch 1")
+        #expect(machine.appliedHere() == true)
+        #expect(Self.apply(machine.nextApply())?.batch == [2])
     }
 
     // MARK: A blocking caller commits its own request
@@ -272,15 +315,15 @@ struct AppendMachineTests {
         let enqueued = machine.enqueue(1, callerMayCommit: true)
         #expect(enqueued == .commitHere)
         #expect(machine.waitingCount == 0, "the caller's request is not queued")
-        let committed = machine.callerCommitted([1], mayApply: true)
+        let committed = machine.committed([1], mayApply: true)
         #expect(committed == .applyHere(wakeCommitter: false))
-        let wakesApplier = machine.callerApplied()
+        let wakesApplier = machine.appliedHere()
         #expect(wakesApplier == false, "nothing else to apply")
         #expect(machine.commitCount == 1)
         // The next lone caller does the same.
         #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
-        #expect(machine.callerCommitted([2], mayApply: true) == .applyHere(wakeCommitter: false))
-        #expect(machine.callerApplied() == false)
+        #expect(machine.committed([2], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(machine.appliedHere() == false)
         #expect(machine.commitCount == 2)
     }
 
@@ -302,20 +345,14 @@ struct AppendMachineTests {
         _ = machine.commitSucceeded([1, 2, 3])
         #expect(Self.isSleep(machine.nextCommit()))
         #expect(machine.enqueue(4, callerMayCommit: true) == .wakeCommitter, "three callers committed together")
-        guard case .gather = machine.nextCommit() else {
-            Issue.record("the commit thread did not gather")
-            return
-        }
+        #expect(Self.isGather(machine.nextCommit()))
         #expect(machine.enqueue(5, callerMayCommit: true) == .none)
         #expect(machine.enqueue(6, callerMayCommit: true) == .wakeCommitter)
         #expect(Self.commit(machine.nextCommit(gathered: true)) == [4, 5, 6])
         _ = machine.commitSucceeded([4, 5, 6])
         // Once a commit carries one request again, a lone caller commits its own.
         #expect(machine.enqueue(7, callerMayCommit: true) == .none, "the commit thread is awake")
-        guard case .gather = machine.nextCommit() else {
-            Issue.record("the commit thread did not gather")
-            return
-        }
+        #expect(Self.isGather(machine.nextCommit()))
         #expect(Self.commit(machine.nextCommit(gathered: true)) == [7], "nobody else came back in the window")
         _ = machine.commitSucceeded([7])
         #expect(Self.isSleep(machine.nextCommit()))
@@ -329,12 +366,12 @@ struct AppendMachineTests {
         #expect(machine.enqueue(2) == .none, "the caller wakes the commit thread when its commit ends")
         #expect(machine.enqueue(3, callerMayCommit: true) == .none, "one commit at a time")
         #expect(machine.waitingCount == 2)
-        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: true))
+        #expect(machine.committed([1], mayApply: true) == .applyHere(wakeCommitter: true))
         #expect(Self.commit(machine.nextCommit()) == [2, 3])
         let wakesApplier = machine.commitSucceeded([2, 3])
         #expect(wakesApplier == false, "the caller applies batch 1 and wakes the apply thread after")
         #expect(Self.isSleep(machine.nextApply()), "batch 2 waits for batch 1")
-        #expect(machine.callerApplied() == true)
+        #expect(machine.appliedHere() == true)
         #expect(Self.apply(machine.nextApply())?.batch == [2, 3])
         #expect(Self.isSleep(machine.nextApply()))
         #expect(machine.commitCount == 2)
@@ -347,7 +384,7 @@ struct AppendMachineTests {
         #expect(Self.isSleep(machine.nextCommit()))
         _ = machine.enqueue(2)
         #expect(Self.isSleep(machine.nextCommit()), "still the caller's commit")
-        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: true))
+        #expect(machine.committed([1], mayApply: true) == .applyHere(wakeCommitter: true))
         #expect(Self.commit(machine.nextCommit()) == [2])
     }
 
@@ -362,13 +399,13 @@ struct AppendMachineTests {
         #expect(Self.apply(machine.nextApply())?.batch == [1])
         // The commit thread is idle: a caller commits batch 2 itself, during batch 1's apply.
         #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
-        #expect(machine.callerCommitted([2], mayApply: true) == .handOff(wakeApplier: false, wakeCommitter: false))
+        #expect(machine.committed([2], mayApply: true) == .handOff(wakeApplier: false, wakeCommitter: false))
         #expect(Self.apply(machine.nextApply())?.batch == [2], "in commit order")
         #expect(Self.isSleep(machine.nextApply()))
         // A bulk caller leaves the apply to the apply thread even when it is idle, and so
         // prepares its next batch meanwhile.
         #expect(machine.enqueue(3, callerMayCommit: true) == .commitHere)
-        #expect(machine.callerCommitted([3], mayApply: false) == .handOff(wakeApplier: true, wakeCommitter: false))
+        #expect(machine.committed([3], mayApply: false) == .handOff(wakeApplier: true, wakeCommitter: false))
         #expect(Self.apply(machine.nextApply())?.batch == [3])
         #expect(machine.commitCount == 3)
     }
@@ -401,13 +438,10 @@ struct AppendMachineTests {
         }
         #expect(wakeApplier == false, "already woken by close")
         #expect(Self.isSleep(machine.nextApply()), "the caller's commit is in flight")
-        #expect(machine.callerCommitted([1], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(machine.committed([1], mayApply: true) == .applyHere(wakeCommitter: false))
         #expect(Self.isSleep(machine.nextApply()), "the caller applies its batch")
-        #expect(machine.callerApplied() == true, "the apply thread is woken to stop")
-        guard case .stop = machine.nextApply() else {
-            Issue.record("the apply thread did not stop")
-            return
-        }
+        #expect(machine.appliedHere() == true, "the apply thread is woken to stop")
+        #expect(Self.isStop(machine.nextApply()), "the apply thread stops")
     }
 
     @Test("a caller's commit that fails after close wakes the sleeping apply thread so that it stops")
@@ -418,9 +452,18 @@ struct AppendMachineTests {
         #expect(Self.isSleep(machine.nextApply()))
         let wakes = machine.callerCommitFailed()
         #expect(wakes.wakeApplier == true)
-        guard case .stop = machine.nextApply() else {
-            Issue.record("the apply thread did not stop")
-            return
+        #expect(Self.isStop(machine.nextApply()), "the apply thread stops")
+    }
+}
+
+extension AppendMachine {
+    /// The commit thread's batch is durable and handed to the apply thread (as a bulk batch
+    /// is); returns whether to wake the apply thread.
+    mutating func commitSucceeded(_ batch: Batch) -> Bool {
+        guard case .handOff(let wakeApplier, let wakeCommitter) = committed(batch, mayApply: false) else {
+            preconditionFailure("a batch that may not be applied here was applied here")
         }
+        precondition(!wakeCommitter, "the commit thread was told to wake itself")
+        return wakeApplier
     }
 }

@@ -52,14 +52,15 @@ struct LargeBatchTests {
     }
 
     @Test("dropping a store right after appendBatch returns, while its batch is still applied, neither hangs nor crashes")
-    func dropRightAfterBatch() throws {
+    func dropRightAfterBatch() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path
         let rounds = 40, size = 500
         let events = randomEvents(count: rounds * size, seed: 45).map { ($0, Source.library) }
         let failure = Mutex<(any Error)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        // On a thread of its own, so that a hang fails the test instead of stalling the run.
+        let done = Atomic(false)
+        // On a thread of its own, so that a hang fails the test instead of stalling the run
+        // (and the test waits suspended, leaving the cooperative threads to other tests).
         Thread {
             do {
                 for round in 0..<rounds {
@@ -71,9 +72,12 @@ struct LargeBatchTests {
             } catch {
                 failure.withLock { $0 = error }
             }
-            done.signal()
+            done.store(true, ordering: .releasing)
         }.start()
-        try #require(done.wait(timeout: .now() + 120) == .success, "a store released after appendBatch hung")
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !done.load(ordering: .acquiring) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let finished = done.load(ordering: .acquiring)
+        try #require(finished, "a store released after appendBatch hung")
         #expect(failure.withLock { $0 } == nil)
         // Every batch is there, once, and the state rebuilt from the log holds them all.
         let store = try Store(path: dir.path)
