@@ -246,9 +246,12 @@ final class AppendThreads: Sendable {
             case .sleep:
                 wakeCommitter.wait()
             case .gather:
-                // Woken as soon as enough are queued; the window bounds the wait for callers
-                // that do not come back.
-                _ = wakeCommitter.wait(timeout: .now() + .microseconds(Self.gatherWindowMicroseconds))
+                // Yield the processor to the callers coming back until enough are queued (the
+                // machine then signals) or the window closes. Yielding, not a timed sleep: on
+                // a busy machine a sleeping thread is woken before the callers it waits for
+                // have run, and a timer's slack can cost more than the fsync it saves.
+                let deadline = DispatchTime.now() + .microseconds(Self.gatherWindowMicroseconds)
+                while wakeCommitter.wait(timeout: .now()) == .timedOut && DispatchTime.now() < deadline { sched_yield() }
                 gathered = true
             case .stop(let wake):
                 if wake { wakeApplier.signal() }
