@@ -70,6 +70,9 @@ struct AppendMachine<Request, Batch> {
     private var lastCommitSize = 0
     private var committingSize = 0
     private var applierSleeps = false
+    /// Whether the commit thread applied its last batch of several requests itself, so that
+    /// their callers come back to it soon.
+    private var answeredItsGroup = false
     /// Whether the store was closed: requests are refused, and the threads stop once the
     /// batches in flight are applied.
     private(set) var isClosed = false
@@ -134,12 +137,20 @@ struct AppendMachine<Request, Batch> {
         precondition(committer != .thread, "the commit thread asked for work during its commit")
         committerSleeps = false
         gathering = false
+        // Callers it has just answered itself are coming back: gather them even before the
+        // first is queued, rather than sleep until it wakes the thread.
+        let callersComeBack = answeredItsGroup
+        answeredItsGroup = false
         if isClosed && queued.isEmpty { return .stop(wakeApplier: wakeApplierIfSleeping()) }
-        if committer == .none && !queued.isEmpty && hasRoomToCommit {
+        if committer == .none && (!queued.isEmpty || callersComeBack) && hasRoomToCommit {
             if !gathered && !isClosed && queued.count < lastCommitSize {
                 committerSleeps = true
                 gathering = true
                 return .gather
+            }
+            if queued.isEmpty {
+                committerSleeps = true
+                return .sleep
             }
             committer = .thread
             committingSize = queued.count
@@ -186,6 +197,7 @@ struct AppendMachine<Request, Batch> {
         let wakeCommitter = byCaller && wakeCommitterIfWorkWaits()
         if mayApply && committed.isEmpty && applier == .none && (byCaller || queued.isEmpty) {
             applier = .committer
+            answeredItsGroup = !byCaller && committingSize > 1
             return .applyHere(wakeCommitter: wakeCommitter)
         }
         committed.append(batch)

@@ -293,6 +293,26 @@ struct AppendMachineTests {
         #expect(machine.commitCount == 3)
     }
 
+    @Test("after applying a batch of several callers itself, the commit thread gathers before any is back")
+    func commitThreadGathersItsCallers() {
+        var machine = Self.idle()
+        _ = machine.enqueue(1)
+        _ = machine.enqueue(2)
+        #expect(Self.commit(machine.nextCommit()) == [1, 2])
+        #expect(machine.committed([1, 2], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(machine.appliedHere() == false)
+        #expect(Self.isGather(machine.nextCommit()), "its callers are coming back")
+        #expect(machine.enqueue(3, callerMayCommit: true) == .none, "one of two is back")
+        #expect(machine.enqueue(4) == .wakeCommitter, "both are back")
+        #expect(Self.commit(machine.nextCommit(gathered: true)) == [3, 4])
+        // Nobody comes back in the window: it sleeps, once.
+        #expect(machine.committed([3, 4], mayApply: true) == .applyHere(wakeCommitter: false))
+        #expect(machine.appliedHere() == false)
+        #expect(Self.isGather(machine.nextCommit()))
+        #expect(Self.isSleep(machine.nextCommit(gathered: true)))
+        #expect(machine.enqueue(5) == .wakeCommitter)
+    }
+
     @Test("a batch applied by its committer holds back the apply thread until it is done")
     func applyThreadWaitsForCommitter() {
         var machine = Self.idle()
