@@ -10,7 +10,7 @@
 // - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
 // - `UpdateStream`: Server-Sent Events of the update stream, the store's resumable follow;
 // - `TokenMiddleware`: the bearer token check of each route group;
-// - `StoreHost`, `CommitQueue`: the store and the threads that call it;
+// - `StoreHost`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
 import Foundation
@@ -45,8 +45,7 @@ public final class HeraldServer: Sendable {
         storeOptions.quarantineLimitBytes = configuration.quarantineMaxBytes > 0 ? configuration.quarantineMaxBytes : nil
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
-        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads,
-            committers: configuration.committers)
+        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(

@@ -45,8 +45,6 @@ public struct ServerConfiguration: Sendable {
     public var endpointBurst = 100
     /// Threads that run store calls other than appends (reads, quarantine, snapshots).
     public var storeThreads = 16
-    /// Threads that commit appends (each commits all requests waiting; see `CommitQueue`).
-    public var committers = ProcessInfo.processInfo.environment["HERALD_COMMITTERS"].flatMap(Int.init) ?? 4
     /// The store's options.
     public var storeOptions = Store.Options()
     /// The most bytes the store's quarantine may occupy before its oldest entries are

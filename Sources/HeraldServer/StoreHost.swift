@@ -9,9 +9,11 @@ import Synchronization
 ///
 /// Every `Store` method but `appliedEvents()` blocks (an append waits for its fsync, reads of
 /// the state may wait up to one commit), so handlers never call the store on an event loop or
-/// on the cooperative pool. Appends go through ``append(_:)``, a ``CommitQueue`` whose few
-/// threads each commit everything waiting; other calls go through ``run(_:)``, on a
-/// `NIOThreadPool`. A ``StoreGate`` lets compaction and close take the store to themselves.
+/// on the cooperative pool. Appends go through ``append(_:)``, the store's suspending bulk
+/// append (the store commits concurrent callers together, and they wait suspended);
+/// other calls go through ``run(_:)``, on a `NIOThreadPool`. A ``StoreGate`` lets compaction
+/// and close take the store to themselves; an ``AppendFence`` refuses the appends of accounts
+/// being moved away.
 public final class StoreHost: Sendable {
     /// The store's directory.
     public let path: String
@@ -21,11 +23,11 @@ public final class StoreHost: Sendable {
     private let options: Store.Options
     /// The service tables beside the store (`STORE/serve/`).
     let tables: ServiceTables
-    /// Where appends wait for their group commit.
-    private let queue: CommitQueue
+    /// The accounts whose appends are refused, and the appends under way.
+    private let fence = AppendFence()
 
     /// Opens the store at `path` (creating it) and starts `threads` threads for its calls.
-    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 16, committers: Int = 4) throws {
+    public init(path: String, options: Store.Options = Store.Options(), threads: Int = 16) throws {
         self.path = path
         let store = try Store(path: path, options: options)
         tables = try ServiceTables(storePath: path)
@@ -34,12 +36,6 @@ public final class StoreHost: Sendable {
         self.options = options
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
-        queue = CommitQueue(threads: committers) { events in
-            slot.gate.enterShared()
-            defer { slot.gate.leaveShared() }
-            guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
-            return try store.appendBatch(events)
-        }
     }
 
     /// Runs `body` with the store on the pool; throws ``ServerError`` `.unavailable` once
@@ -53,20 +49,30 @@ public final class StoreHost: Sendable {
         }
     }
 
-    /// Appends `events` (validated) in the next group commit; returns their seqs once durable.
+    /// Appends `events` (validated) in the store's next commit; returns their seqs once
+    /// durable. Suspends meanwhile; only while a compaction has the store closed does it wait
+    /// on the pool for the gate.
     public func append(_ events: [(Event, Source)]) async throws -> ClosedRange<UInt64>? {
-        try await queue.append(events)
+        guard !events.isEmpty else { return nil }
+        let ticket = try fence.enter(events)
+        defer { fence.leave(ticket) }
+        if !gate.tryEnterShared() {
+            try await pool.runIfActive { [gate] in gate.enterShared() }
+        }
+        defer { gate.leaveShared() }
+        guard let store = slot.store.withLock({ $0 }) else { throw ServerError.unavailable("the store is closed") }
+        return try await store.appendBatchSuspending(events)
     }
 
     /// Refuses appends of `accounts`' events from now on (503), and returns once every append
     /// queued before has finished: from then on the store holds every event of theirs it
     /// will acknowledge. Waits on the pool, outside the store gate.
     func setFenced(_ accounts: Set<String>) async throws {
-        try await pool.runIfActive { [queue] in queue.setFenced(accounts) }
+        try await pool.runIfActive { [fence] in fence.setFenced(accounts) }
     }
 
     /// ``setFenced(_:)`` at start, before any append is queued (so nothing waits).
-    func setFencedNow(_ accounts: Set<String>) { queue.setFenced(accounts) }
+    func setFencedNow(_ accounts: Set<String>) { fence.setFenced(accounts) }
 
     /// Runs `body` with the service tables on the pool.
     func tables<Result: Sendable>(_ body: @escaping @Sendable (ServiceTables) throws -> Result) async throws -> Result {
@@ -111,7 +117,7 @@ public final class StoreHost: Sendable {
 
     /// Closes the store (after waiting for a background snapshot) and stops the threads.
     public func close() async throws {
-        queue.stop()
+        fence.stop()
         try await pool.runIfActive { [self] in
             gate.enterExclusive()
             defer { gate.leaveExclusive() }
@@ -136,6 +142,15 @@ final class StoreGate: @unchecked Sendable {
         while writing || writersWaiting > 0 { condition.wait() }
         readers += 1
         condition.unlock()
+    }
+
+    /// Enters as ``enterShared()`` does when that would not wait; returns whether it entered.
+    func tryEnterShared() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !writing && writersWaiting == 0 else { return false }
+        readers += 1
+        return true
     }
 
     func leaveShared() {
@@ -168,4 +183,65 @@ final class StoreSlot: Sendable {
     let gate = StoreGate()
 
     init(_ store: Store) { self.store = Mutex(store) }
+}
+
+/// Which accounts' appends are refused (503: being moved to, or moved to, another instance),
+/// and which appends are under way, so that fencing can wait for those that started before.
+final class AppendFence: @unchecked Sendable {
+    // @unchecked: every field is only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var fenced: Set<String> = []
+    private var stopped = false
+    /// The ticket the next append gets, and the tickets of appends under way.
+    private var nextTicket: UInt64 = 0
+    private var unfinished: Set<UInt64> = []
+
+    /// Admits an append of `events` and returns its ticket, or throws 503 when one of them
+    /// is fenced or the host is closing.
+    func enter(_ events: [(Event, Source)]) throws -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        if stopped { throw ServerError.unavailable("the store is closing") }
+        if !fenced.isEmpty, let event = events.first(where: { fenced.contains($0.0.account) }) {
+            throw Self.fencedError(event.0.account)
+        }
+        defer { nextTicket += 1 }
+        unfinished.insert(nextTicket)
+        return nextTicket
+    }
+
+    /// The append of `ticket` committed or failed.
+    func leave(_ ticket: UInt64) {
+        condition.lock()
+        unfinished.remove(ticket)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Refuses appends of `accounts`' events from now on, then waits (blocking) until every
+    /// append admitted before has committed or failed: once it returns, the store holds every
+    /// event of theirs it will ever acknowledge, until ``setFenced(_:)`` lifts the fence.
+    func setFenced(_ accounts: Set<String>) {
+        condition.lock()
+        let before = accounts.subtracting(fenced).isEmpty ? 0 : nextTicket
+        fenced = accounts
+        while let oldest = unfinished.min(), oldest < before { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Refuses every later append (503).
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.unlock()
+    }
+
+    /// 503 with `Retry-After`: a retry through the router reaches the account's new instance.
+    static func fencedError(_ account: String) -> ServerError {
+        var error = ServerError(
+            .serviceUnavailable, field: "account",
+            "account \(account) is moving (or has moved) to another instance; retry, and the router sends it there")
+        error.headers[.retryAfter] = "1"
+        return error
+    }
 }

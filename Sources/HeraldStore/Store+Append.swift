@@ -26,14 +26,7 @@ extension Store {
     public func append(_ event: Event, source: Source = .library) throws -> Applied {
         // The batch path's steps for one event, without wrapping it in a batch first: that
         // copied the event twice more (each string retained and released), per durable call.
-        try requireWritable()
-        do {
-            try event.validate()
-            try source.validate()
-        } catch {
-            throw StoreError.invalid(error)
-        }
-        return try submit([PendingRecord(event: event, source: source)], wantsUpdates: true)!.applied[0]
+        try submit([validated(event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
     /// Appends a batch atomically, in one commit: either every event is appended, in order,
@@ -53,7 +46,19 @@ extension Store {
         return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
     }
 
-    private func validated(_ batch: [(Event, Source)]) throws -> [PendingRecord] {
+    /// One event to append, validated; throws ``StoreError/invalid(_:)``.
+    func validated(_ event: Event, source: Source) throws -> PendingRecord {
+        try requireWritable()
+        do {
+            try event.validate()
+            try source.validate()
+        } catch {
+            throw StoreError.invalid(error)
+        }
+        return PendingRecord(event: event, source: source)
+    }
+
+    func validated(_ batch: [(Event, Source)]) throws -> [PendingRecord] {
         try requireWritable()
         var pending: [PendingRecord] = []
         pending.reserveCapacity(batch.count)
@@ -83,9 +88,45 @@ extension Store {
         }
     }
 
-    private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> GroupCommitter.Committed? {
+    /// Appends `pending` and waits until it is committed and applied: on this thread when
+    /// nobody else commits, else by the commit thread.
+    private func submit(_ pending: [PendingRecord], wantsUpdates: Bool) throws -> AppendRequest.Committed? {
         guard !pending.isEmpty else { return nil }
-        return try committer.submit(pending, wantsUpdates: wantsUpdates) { requests in try commit(requests) }
+        let waiter = AppendRequest.Waiter()
+        let request = AppendRequest(pending, wantsUpdates: wantsUpdates, reply: .waiter(waiter))
+        if environment.isInsideTransactionOnThisThread {
+            // Committed by the commit thread: a write transaction here could not grow the map.
+            try requireRoomWithoutGrowing(for: pending)
+            appendThreads.submit(request, closed: StoreError.closed(path: path))
+            return try waiter.wait()
+        }
+        return try appendThreads.append(request, waiter: waiter, closed: StoreError.closed(path: path))
+    }
+
+    /// Throws `MDB_MAP_FULL` unless the map has room for `pending` with a wide margin. For a
+    /// caller inside a transaction of the store (an append from a `forEachRecord` closure):
+    /// growing the map waits for every transaction to end, its own too, so a commit that had
+    /// to grow the map would wait for the caller, which waits for the commit.
+    private func requireRoomWithoutGrowing(for pending: [PendingRecord]) throws {
+        var writer = ByteWriter(capacity: pending.count * 128)
+        for record in pending {
+            LogRecord.encode(event: record.event, recordedAt: record.recordedAt ?? 0, source: record.source, into: &writer)
+        }
+        let info = environment.info()
+        guard info.usedBytes + max(4 << 20, 2 * writer.bytes.count + pending.count << 10) > info.mapSize else { return }
+        throw StoreError.lmdb(
+            LMDBError(
+                code: LMDBError.mapFull, operation: "append (the map must grow, but this thread is inside a transaction)",
+                path: path))
+    }
+
+    /// Queues `pending` for the commit thread and suspends until it is committed and applied.
+    func submit(_ pending: [PendingRecord], wantsUpdates: Bool) async throws -> AppendRequest.Committed? {
+        guard !pending.isEmpty else { return nil }
+        return try await withCheckedThrowingContinuation { continuation in
+            appendThreads.submit(
+                AppendRequest(pending, wantsUpdates: wantsUpdates, reply: .continuation(continuation)), closed: StoreError.closed(path: path))
+        }
     }
 
     /// Appends records exported from another store, keeping their seqs, recorded times and
@@ -126,113 +167,59 @@ extension Store {
         }
         return skipped
     }
+}
 
-    /// Commits the requests of a group whose records can have their seqs, and rejects the
-    /// others alone: an import whose seqs do not follow the log's fails by itself, not the
-    /// appends that share its group. Runs on the group leader only; throws when the commit
-    /// fails, which fails the whole group.
-    private func commit(_ requests: [GroupCommitter.Request]) throws -> [Result<GroupCommitter.Committed, any Error>] {
-        let (seqs, rejected) = assignSeqs(requests)
-        guard !rejected.isEmpty else { return try commit(requests, seqs: seqs).map { .success($0) } }
-        let accepted = requests.indices.filter { rejected[$0] == nil }.map { requests[$0] }
-        var committed = try (accepted.isEmpty ? [] : commit(accepted, seqs: seqs)).makeIterator()
-        return requests.indices.map { index in rejected[index].map { .failure($0) } ?? .success(committed.next()!) }
-    }
-
-    /// The seqs of the records of `requests`, in queue order: the next ones, or an import's
-    /// own, which must increase past the last; and, by index, the requests rejected (whose
-    /// records take none) with the reason.
-    private func assignSeqs(_ requests: [GroupCommitter.Request]) -> (seqs: [UInt64], rejected: [Int: any Error]) {
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(requests.reduce(0) { $0 + $1.payload.count })
-        var rejected: [Int: any Error] = [:]
+extension AppendEngine {
+    /// Gives the records of `requests` their seqs, in queue order, after `lastSeq`: the next
+    /// ones, or an import's own, which must increase past the last. A request whose records
+    /// cannot have theirs is rejected with the reason, alone: an import whose seqs do not
+    /// follow the log's fails by itself, not the appends committed with it. Runs on whichever
+    /// thread holds the commit role, which answers the rejected requests.
+    func assignSeqs(_ requests: [AppendRequest], after lastSeq: UInt64) -> (CommittedBatch, rejected: [(AppendRequest, any Error)]) {
+        var batch = CommittedBatch(requests: [], seqs: [])
+        var rejected: [(AppendRequest, any Error)] = []
+        batch.requests.reserveCapacity(requests.count)
+        batch.seqs.reserveCapacity(requests.reduce(0) { $0 + $1.records.count })
         var previous = lastSeq
-        for (position, request) in requests.enumerated() {
-            let start = (count: seqs.count, previous: previous)
+        for request in requests {
+            let start = (count: batch.seqs.count, previous: previous)
             do {
-                try request.payload.withUnsafeBufferPointer { records in
+                try request.records.withUnsafeBufferPointer { records in
                     for index in records.indices {
                         let seq = records[index].seq ?? previous + 1
                         guard seq > previous else {
                             throw StoreError.outOfOrder(path: path, seq: seq, lastSeq: previous)
                         }
                         guard seq <= SeqKey.maximum else { throw StoreError.seqOutOfRange(path: path, seq: seq) }
-                        seqs.append(seq)
+                        batch.seqs.append(seq)
                         previous = seq
                     }
                 }
+                batch.requests.append(request)
             } catch {
-                rejected[position] = error
-                seqs.removeSubrange(start.count...)
+                batch.seqs.removeSubrange(start.count...)
                 previous = start.previous
+                rejected.append((request, error))
             }
         }
-        return (seqs, rejected)
-    }
-
-    /// Writes the records of `requests` under `seqs` in one transaction and applies them.
-    ///
-    /// A lone bulk request that wants no updates is replayed while a second thread writes it
-    /// (``commitReplayingAlongside(_:seqs:)``). When the batch holds other callers' requests,
-    /// one of them applies it to the projection meanwhile (see ``ApplyAhead``), so the
-    /// projection work overlaps the fsync instead of following it.
-    private func commit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) throws -> [GroupCommitter.Committed] {
-        let total = seqs.count
-        if requests.count == 1, !requests[0].wantsUpdates, total >= Self.replayAlongsideMinimum,
-            hasRoomToApplyAhead(recordCount: total)
-        {
-            return [try commitReplayingAlongside(requests[0], seqs: seqs)]
-        }
-        guard requests.count > 1 else {
-            // Alone: no caller waits beside the leader to apply ahead (see `runAside`).
-            try write([requests[0].payload], seqs: seqs)
-            return didCommit(requests, seqs: seqs)
-        }
-        let ahead = ApplyAhead()
-        let appliesAhead = hasRoomToApplyAhead(recordCount: total) && committer.runAside(in: requests) { [seqs] in
-            // Let the leader reach its fsync first: when both threads share a core, the
-            // projection work would otherwise delay the write it is meant to overlap.
-            sched_yield()
-            self.state.withLock { state in
-                let batch = self.applyBatch(requests, seqs: seqs, to: &state)
-                if ahead.awaitVerdict(batch.committed) { self.publish(batch.published, to: &state) }
-            }
-        }
-        do {
-            try write(requests.map { $0.payload }, seqs: seqs)
-        } catch {
-            guard appliesAhead else { throw error }
-            ahead.settle(durable: false)
-            // Waits for the applier to let go of the state, then replaces it.
-            rebuildAfterFailedCommit()
-            throw error
-        }
-        return appliesAhead ? ahead.settle(durable: true) : didCommit(requests, seqs: seqs)
-    }
-
-    /// Whether the map has room for a commit of `recordCount` records without growing, with a
-    /// wide margin. Growing the map waits for every transaction of the process to end, and a
-    /// `forEachRecord` closure (inside a read transaction) that reads the state would wait
-    /// for the applier (or the leader replaying alongside, which holds the state lock too),
-    /// which waits for the commit: so near a full map, batches are applied after their
-    /// commit instead.
-    private func hasRoomToApplyAhead(recordCount: Int) -> Bool {
-        let info = environment.info()
-        return info.usedBytes + max(4 << 20, recordCount << 10) <= info.mapSize
+        return (batch, rejected)
     }
 
     /// How far, at most, the data file is kept written ahead of the log (see
     /// `Transaction.preallocate(limit:)`): 1 MiB, a few hundred commits of a few events.
     static let preallocation = 1 << 20
 
-    /// Encodes the records of `payloads` and commits them under `seqs` in one transaction.
-    func write(_ payloads: [[PendingRecord]], seqs: [UInt64]) throws {
+    /// Encodes the records of `batch` and commits them under its seqs in one transaction (and
+    /// syncs it, under the default durability). Runs on whichever thread holds the commit role.
+    func write(_ batch: CommittedBatch) throws {
+        guard !batch.seqs.isEmpty else { return }
+        let seqs = batch.seqs
         let now = options.clock()
         var writer = ByteWriter(capacity: seqs.count * 128)
         var ends: [Int] = []
         ends.reserveCapacity(seqs.count)
-        for payload in payloads {
-            payload.withUnsafeBufferPointer { records in
+        for request in batch.requests {
+            request.records.withUnsafeBufferPointer { records in
                 for index in records.indices {
                     LogRecord.encode(
                         event: records[index].event, recordedAt: records[index].recordedAt ?? now,
@@ -249,7 +236,7 @@ extension Store {
                     for (end, seq) in zip(ends, seqs) {
                         let value = UnsafeRawBufferPointer(rebasing: all[start..<end])
                         try SeqKey(seq).withBytes { key in
-                            try txn.put(databases.log, key: key, value: value, flags: .append)
+                            try txn.put(log, key: key, value: value, flags: .append)
                         }
                         start = end
                     }
@@ -258,18 +245,6 @@ extension Store {
             }
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
-        }
-    }
-
-    /// After a commit failed with its batch already applied ahead: rebuilds the in-memory
-    /// state from the log, which does not hold the batch.
-    private func rebuildAfterFailedCommit() {
-        do {
-            try recover()
-        } catch {
-            logger.error(
-                "after a failed commit, the in-memory state could not be rebuilt; reopen the store",
-                metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 import HeraldEvents
 import HeraldProjection
 
-// The async API: each call runs its blocking part (a commit waiting for fsync, a log read,
-// a snapshot write) on the store's own threads and suspends the caller meanwhile, so a task
-// never blocks Swift concurrency's cooperative pool. Concurrent async appends share commits
-// like the synchronous ones (group commit).
+// The async API: an append suspends its caller until the apply thread answers it; other
+// calls run their blocking part (a log read, a snapshot write) on the store's own threads
+// and suspend the caller meanwhile, so a task never blocks Swift concurrency's cooperative
+// pool. Concurrent appends, sync and async alike, share commits.
 
 extension Store {
     /// Runs `body` on the store's blocking queue and resumes the caller with its result.
@@ -21,16 +21,27 @@ extension Store {
     }
 
     /// Appends one event like `append(_:source:)`, suspending (not blocking) until it is
-    /// durable.
+    /// durable and applied.
     @discardableResult
     public func append(_ event: Event, source: Source = .library) async throws -> Applied {
-        try await offload { try self.append(event, source: source) }
+        try await submit([validated(event, source: source)], wantsUpdates: true)!.applied[0]
     }
 
-    /// Appends a batch atomically like `append(contentsOf:)`, suspending until it is durable.
+    /// Appends a batch atomically like `append(contentsOf:)`, suspending until it is durable
+    /// and applied.
     @discardableResult
     public func append(contentsOf batch: [(Event, Source)]) async throws -> [Applied] {
-        try await offload { try self.append(contentsOf: batch) }
+        try await submit(validated(batch), wantsUpdates: true)?.applied ?? []
+    }
+
+    /// Appends a batch atomically like `appendBatch(_:)`, suspending until it is durable and
+    /// applied; returns the seqs it got. For the server, in this package: an `async` overload
+    /// of `appendBatch(_:)` would be preferred in every `async` context, and so break the
+    /// callers there that call the blocking one without `await`.
+    @discardableResult
+    package func appendBatchSuspending(_ batch: [(Event, Source)]) async throws -> ClosedRange<UInt64>? {
+        guard let committed = try await submit(validated(batch), wantsUpdates: false) else { return nil }
+        return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
     }
 
     /// Takes a snapshot like `snapshot()`, suspending meanwhile.
@@ -78,13 +89,15 @@ extension Store {
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
-    /// Closes the store: ends every ``appliedEvents()`` stream (after the events each
-    /// buffered), waits for the automatic snapshot in flight, and refuses later appends with
-    /// ``StoreError/closed(path:)``. Idempotent. The LMDB environment and the writer lock are
-    /// released when the last reference to the store goes.
+    /// Closes the store: fails the appends still queued with ``StoreError/closed(path:)``
+    /// (the commit in flight, if any, finishes and is applied), stops the commit and apply
+    /// threads, ends every ``appliedEvents()`` stream (after the events each buffered), waits
+    /// for the automatic snapshot in flight, and refuses later appends. Idempotent. The LMDB
+    /// environment and the writer lock are released when the last reference to the store goes.
     public func close() {
         let first = closedFlag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         guard first else { return }
+        appendThreads.stop(closed: StoreError.closed(path: path))
         snapshotWriter.waitUntilIdle()
         state.withLock { _ in followers.finishAll() }
     }

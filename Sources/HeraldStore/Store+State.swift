@@ -22,6 +22,20 @@ extension Store {
         }
     }
 
+    /// ``State`` under a lock, shared by the store and its write path (``AppendEngine``).
+    final class StateCell: Sendable {
+        private let mutex: Mutex<State>
+
+        init(_ state: consuming State) { mutex = Mutex(state) }
+
+        /// Runs `body` with the state locked.
+        func withLock<Result: ~Copyable, E: Error>(
+            _ body: (inout sending State) throws(E) -> sending Result
+        ) throws(E) -> sending Result {
+            try mutex.withLock(body)
+        }
+    }
+
     /// The seq of the last event applied (for a read-only store: seen at open or at the last
     /// ``refresh()``).
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
@@ -72,7 +86,7 @@ extension Store {
         return state.withLock { state in
             // Another refresh may have applied some of them since `from` was read.
             let unapplied = records.lazy.filter { [last = state.lastSeq] in $0.seq > last }
-            let applied = apply(unapplied.map { ($0.seq, $0.event) }, to: &state.projection)
+            let applied = AppendEngine.apply(unapplied.map { ($0.seq, $0.event) }, to: &state.projection)
             if let last = applied.last { state.lastSeq = last.seq }
             followers.yield(applied)
             return applied
@@ -138,18 +152,38 @@ extension Store {
         state.lastSeq = recovered.lastSeq
         state.lastSnapshotSeq = max(state.lastSnapshotSeq, recovered.newestSnapshotSeq)
     }
+}
 
-    /// Applies committed records to the in-memory state. Called by the group leader, in seq
-    /// order, right after the commit.
-    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64]) -> [GroupCommitter.Committed] {
-        state.withLock { state in didCommit(requests, seqs: seqs, to: &state) }
-    }
-
-    /// ``didCommit(_:seqs:)`` with the state already locked by the caller.
-    func didCommit(_ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State) -> [GroupCommitter.Committed] {
-        let batch = applyBatch(requests, seqs: seqs, to: &state)
-        publish(batch.published, to: &state)
-        return batch.committed
+extension AppendEngine {
+    /// Applies a committed batch to the in-memory state, hands its events to the followers of
+    /// ``Store/appliedEvents()``, starts a snapshot when the interval has passed, and answers
+    /// the batch's requests. Runs on the apply thread (or on a caller that committed its own
+    /// batch), batch after batch in seq order, each only once its commit is durable.
+    ///
+    /// Requests that want no updates (bulk loads) are answered as soon as the state is locked,
+    /// before the batch is applied: their callers' reads of the state take this lock, so they
+    /// still see their events, and a bulk loader prepares and commits its next batch while
+    /// this one is applied. (A caller so answered may release its store at once: the store's
+    /// deinit waits for the threads, which hold this engine, never the store.)
+    func apply(_ batch: CommittedBatch) {
+        let committed = state.withLock { state in
+            var first = batch.seqs.startIndex
+            for request in batch.requests {
+                if !request.wantsUpdates {
+                    request.answer(.success(AppendRequest.Committed(firstSeq: batch.seqs[first], applied: [])))
+                }
+                first += request.records.count
+            }
+            let (committed, published) = apply(batch, to: &state)
+            // Under the state lock, so that a follower added between two batches gets every
+            // event of the later one and none of the earlier.
+            followers.yield(published)
+            startSnapshotIfIntervalPassed(&state)
+            return committed
+        }
+        for (request, committed) in zip(batch.requests, committed) where request.wantsUpdates {
+            request.answer(.success(committed))
+        }
     }
 
     /// Replays committed records without computing their updates (nobody looks at them);
@@ -157,32 +191,33 @@ extension Store {
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
         guard let last = seqs.last else { return }
         records.withUnsafeBufferPointer { records in
-            projection.replay(ReplayBatch(lending: records, eventAt: PendingRecord.eventOffset, through: last, inHalves: onTwoThreads))
+            projection.replay(ReplayBatch(lending: records, eventAt: PendingRecord.eventOffset, through: last, inHalves: Store.onTwoThreads))
         }
         projection.settleView()
     }
 
-    /// Applies the records of a group commit to the projection, in seq order, without telling
-    /// anyone: returns what each request gets and, when someone follows ``appliedEvents()``,
-    /// every event applied for ``publish(_:to:)``.
-    func applyBatch(
-        _ requests: [GroupCommitter.Request], seqs: [UInt64], to state: inout State
-    ) -> (committed: [GroupCommitter.Committed], published: [Applied]) {
-        var committed: [GroupCommitter.Committed] = []
-        committed.reserveCapacity(requests.count)
+    /// Applies the records of a committed batch to the projection, in seq order, without
+    /// telling anyone: returns what each request gets and, when someone follows
+    /// ``Store/appliedEvents()``, every event applied.
+    private func apply(
+        _ batch: CommittedBatch, to state: inout Store.State
+    ) -> (committed: [AppendRequest.Committed], published: [Applied]) {
+        let seqs = batch.seqs
+        var committed: [AppendRequest.Committed] = []
+        committed.reserveCapacity(batch.requests.count)
         var published: [Applied] = []
         let followed = !followers.isEmpty
         var index = 0
-        for request in requests {
-            let range = index..<(index + request.payload.count)
+        for request in batch.requests {
+            let range = index..<(index + request.records.count)
             index = range.upperBound
             if request.wantsUpdates || followed {
-                let applied = apply(zip(seqs[range], request.payload.lazy.map { $0.event }), to: &state.projection)
+                let applied = Self.apply(zip(seqs[range], request.records.lazy.map { $0.event }), to: &state.projection)
                 if followed { published.append(contentsOf: applied) }
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: request.wantsUpdates ? applied : []))
             } else {
                 // Nobody looks at the updates: skip computing them.
-                Self.replay(request.payload, seqs: seqs[range], into: &state.projection)
+                Self.replay(request.records, seqs: seqs[range], into: &state.projection)
                 committed.append(.init(firstSeq: seqs[range.lowerBound], applied: []))
             }
         }
@@ -190,19 +225,12 @@ extension Store {
         return (committed, published)
     }
 
-    /// Hands applied events to the followers of ``appliedEvents()``, once they are durable,
-    /// and starts a snapshot when the interval has passed.
-    func publish(_ published: [Applied], to state: inout State) {
-        followers.yield(published)
-        startSnapshotIfIntervalPassed(&state)
-    }
-
-    /// Starts an automatic snapshot of the state (see ``Options/snapshotInterval``) when the
-    /// interval has passed since the last one and none is in flight; called after each commit
-    /// is applied, with the state locked, so the snapshot holds exactly the events up to its
-    /// seq. One that would start while another is in flight is taken at the first commit
+    /// Starts an automatic snapshot of the state (see ``Store/Options/snapshotInterval``) when
+    /// the interval has passed since the last one and none is in flight; called after each
+    /// batch is applied, with the state locked, so the snapshot holds exactly the events up to
+    /// its seq. One that would start while another is in flight is taken at the first commit
     /// after that one ends.
-    func startSnapshotIfIntervalPassed(_ state: inout State) {
+    private func startSnapshotIfIntervalPassed(_ state: inout Store.State) {
         let interval = options.snapshotInterval
         if interval > 0, state.lastSeq - min(state.lastSnapshotSeq, state.lastSeq) >= interval, snapshotsFitConfiguration,
             state.holdsHistory, snapshotWriter.startInBackground(state.projection, seq: state.lastSeq)
@@ -211,7 +239,8 @@ extension Store {
         }
     }
 
-    private func apply(_ events: some Sequence<(UInt64, Event)>, to projection: inout Projection) -> [Applied] {
+    /// Applies `events` to `projection`, in order, and returns them with their updates.
+    static func apply(_ events: some Sequence<(UInt64, Event)>, to projection: inout Projection) -> [Applied] {
         var applied: [Applied] = []
         for (seq, event) in events {
             applied.append(Applied(seq: seq, event: event, updates: projection.apply(event, seq: seq).updates))

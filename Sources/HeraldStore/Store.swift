@@ -32,9 +32,11 @@ public final class Store: Sendable {
     let databases: Databases
     let logger: Logger
     private let writerLock: WriterLock?
-    let committer = GroupCommitter()
-    /// What the store keeps in memory; the group leader changes it after each commit.
-    let state: Mutex<State>
+    /// The write path: the commit thread and the apply thread (started for writable stores
+    /// only).
+    let appendThreads: AppendThreads
+    /// What the store keeps in memory; the write path changes it after each commit.
+    let state: StateCell
     /// The followers of ``appliedEvents()``, handed events with `state` locked.
     let followers = Followers()
     /// Encodes and writes the snapshots, the automatic ones in the background.
@@ -45,8 +47,9 @@ public final class Store: Sendable {
     let archiveHandle = Mutex<Archive?>(nil)
     /// Whether ``close()`` was called; read by every append, so an atomic, not a lock.
     let closedFlag = Atomic(false)
-    /// Where the `async` API runs its blocking calls (commits waiting for fsync, log reads):
-    /// threads of the store's own, never the cooperative pool of Swift concurrency.
+    /// Where the `async` API runs its blocking calls (log reads, snapshots): threads of the
+    /// store's own, never the cooperative pool of Swift concurrency. (Appends do not block:
+    /// their callers suspend until the apply thread answers them.)
     let blockingQueue = DispatchQueue(label: "herald.store.blocking", attributes: .concurrent)
 
     /// The named LMDB databases of a store.
@@ -100,7 +103,13 @@ public final class Store: Sendable {
         }
         snapshotWriter = SnapshotWriter(
             environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
-        state = Mutex(State(configuration: options.projection))
+        state = StateCell(State(configuration: options.projection))
+        appendThreads = AppendThreads(
+            AppendEngine(
+                path: path, options: options, environment: environment, log: databases.log, state: state,
+                followers: followers, snapshotWriter: snapshotWriter,
+                snapshotsFitConfiguration: options.projection.groupCountMaxOverride == nil
+                    && options.projection.groupSizeMaxOverride == nil))
         try checkFormat()
         if !options.readOnly, try archiveIsLeftover() {
             logger.warning("removing the archive an interrupted compaction left", metadata: ["path": "\(path)"])
@@ -115,10 +124,13 @@ public final class Store: Sendable {
                 state.holdsHistory = false
             }
         }
+        if !options.readOnly { appendThreads.start() }
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 
     deinit {
+        // No caller waits (each holds the store until answered): the threads stop at once.
+        appendThreads.stop(closed: StoreError.closed(path: path))
         // Let the automatic snapshot in flight, if any, finish while the environment is open;
         // the environment and the writer lock close after this, as the properties go.
         snapshotWriter.waitUntilIdle()

@@ -66,8 +66,7 @@ struct BackgroundSnapshotTests {
         let dir = TemporaryDirectory()
         var options = fastOptions(snapshotInterval: 100)
         options.snapshotsToKeep = 3
-        // Odd rounds go through the group committer; even ones are bulk batches, replayed
-        // while a second thread writes them (`Store.replayAlongsideMinimum`).
+        // Odd rounds append with updates; even ones are bulk batches, replayed without.
         let sizes = (0..<50).map { $0 % 2 == 0 ? 1_100 : 150 }
         let events = randomEvents(count: sizes.reduce(0, +), seed: 34)
         var reference = Projection()
@@ -80,7 +79,7 @@ struct BackgroundSnapshotTests {
                 #expect(try store.snapshotSeqs().last == (written == 0 ? nil : UInt64(written)), "round \(round)")
                 #expect(store.projection == reference, "round \(round)")
                 let batch = events[written..<(written + size)].map { ($0, Source.library) }
-                if size > Store.replayAlongsideMinimum { try store.appendBatch(batch) } else { try store.append(contentsOf: batch) }
+                if round % 2 == 0 { try store.appendBatch(batch) } else { try store.append(contentsOf: batch) }
                 for (offset, (event, _)) in batch.enumerated() { reference.replay(event, seq: UInt64(written + offset + 1)) }
                 written += size
                 dropped = store

@@ -144,7 +144,7 @@ struct SnapshotTests {
         group.wait()
         #expect(failures.withLock { $0 } == 0)
         #expect(try store.recordCount() == producers * perProducer)
-        let commits = store.committer.commits
+        let commits = store.appendThreads.commitCount
         #expect(commits < producers * perProducer, "\(commits) commits for \(producers * perProducer) events")
     }
 
@@ -188,7 +188,7 @@ struct SnapshotTests {
             let next = await iterator.next()
             #expect(next == expected)
         }
-        #expect(store.committer.commits < producers * perProducer)
+        #expect(store.appendThreads.commitCount < producers * perProducer)
     }
 }
 

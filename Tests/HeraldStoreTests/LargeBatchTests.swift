@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEvents
 import HeraldProjection
 import Synchronization
@@ -6,12 +7,12 @@ import Testing
 @testable import HeraldStore
 import HeraldTestSupport
 
-/// Bulk batches (at least `Store.replayAlongsideMinimum`, 1,024 events) are written on a second
-/// thread while the leader replays them: the projection must still equal a replay of the log,
+/// Bulk batches (`appendBatch`) are replayed without their updates by the apply thread once
+/// the commit thread has written them: the projection must still equal a replay of the log,
 /// followers must still get every event, and a failed commit must leave no trace in memory.
-@Suite("Bulk append replaying alongside the commit")
-struct ReplayAlongsideTests {
-    /// Events per batch: enough to write alongside the replay.
+@Suite("Large bulk batches")
+struct LargeBatchTests {
+    /// Events per batch.
     static let batchSize = 2_000
 
     /// The projection of the store's log replayed one event at a time on this thread.
@@ -37,7 +38,7 @@ struct ReplayAlongsideTests {
         #expect(try Store(path: dir.path, options: readOnly).projection.snapshot() == store.projection.snapshot())
     }
 
-    @Test("the writing thread lets go of the store before the append returns")
+    @Test("the store's threads do not keep it alive: it closes on the thread that lets go of it")
     func releasesStore() throws {
         let dir = TemporaryDirectory()
         weak var dropped: Store?
@@ -48,6 +49,40 @@ struct ReplayAlongsideTests {
         }
         // Closed here, on this thread: reopening the environment at once is safe.
         #expect(dropped == nil)
+    }
+
+    @Test("dropping a store right after appendBatch returns, while its batch is still applied, neither hangs nor crashes")
+    func dropRightAfterBatch() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path
+        let rounds = 40, size = 500
+        let events = randomEvents(count: rounds * size, seed: 45).map { ($0, Source.library) }
+        let failure = Mutex<(any Error)?>(nil)
+        let done = Atomic(false)
+        // On a thread of its own, so that a hang fails the test instead of stalling the run
+        // (and the test waits suspended, leaving the cooperative threads to other tests).
+        Thread {
+            do {
+                for round in 0..<rounds {
+                    // Answered once the apply thread holds the state for the batch, before it
+                    // is applied: the store is released (and closed) here while it applies.
+                    let store = try Store(path: path)
+                    try store.appendBatch(Array(events[(round * size)..<((round + 1) * size)]))
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.store(true, ordering: .releasing)
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !done.load(ordering: .acquiring) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let finished = done.load(ordering: .acquiring)
+        try #require(finished, "a store released after appendBatch hung")
+        #expect(failure.withLock { $0 } == nil)
+        // Every batch is there, once, and the state rebuilt from the log holds them all.
+        let store = try Store(path: dir.path)
+        #expect(store.lastSeq == UInt64(rounds * size))
+        #expect(store.projection == (try Self.replayOfLog(store)))
     }
 
     @Test("followers get every event of a bulk batch with its updates, once it is durable")
