@@ -26,10 +26,11 @@ struct AppendPathTests {
         return true
     }
 
-    /// Waits (suspended, at most 60 s: tests that block the cooperative threads may run
-    /// beside) until `condition` holds; returns whether it did.
+    /// Waits (suspended, at most 300 s: tests that block the cooperative threads may run
+    /// beside, and on two cores they can hold both for a minute) until `condition` holds;
+    /// returns whether it did.
     static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(300)
         while !condition() {
             if Date() > deadline { return false }
             try? await Task.sleep(for: .milliseconds(2))
