@@ -2,8 +2,9 @@
 //
 // It owns no state of its own beyond `STORE/serve/` (tokens, idempotency keys, pushkeys,
 // Web Push subscriptions): every request goes to the same `Store` API an embedder uses,
-// through a `StoreHost` whose commit queue and thread pool keep the blocking calls (fsync,
-// state lock) off the event loops and the cooperative pool. Map of the module:
+// through a `StoreHost`: appends suspend on the store's write path, and a thread pool keeps
+// the other blocking calls (log reads, the state lock) off the event loops and the
+// cooperative pool. Map of the module:
 // - `HeraldServer` (this file): routes, run and shutdown; `ServerConfiguration(+Reader)`;
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
 // - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;

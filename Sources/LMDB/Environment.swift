@@ -188,7 +188,7 @@ package final class Environment: @unchecked Sendable {
 
     /// Whether the calling thread is inside a transaction of this environment (in a read's
     /// closure, say): the map cannot grow until that transaction ends.
-    public var isInsideTransactionOnThisThread: Bool { resizeLock.isHeldSharedByCurrentThread }
+    package var isInsideTransactionOnThisThread: Bool { resizeLock.isHeldSharedByCurrentThread }
 
     /// Facts about the environment (`mdb_env_info`, `mdb_env_stat`).
     package struct Info: Sendable, Hashable {
