@@ -32,7 +32,16 @@ struct AppendPathTests {
     static func eventually(_ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(300)
         while !condition() {
-            if Date() > deadline { return false }
+            if Date() > deadline {
+                // The deadline may have passed while this task could not run: give the tasks
+                // queued meanwhile a last chance before giving up.
+                for _ in 0..<200 {
+                    await Task.yield()
+                    try? await Task.sleep(for: .milliseconds(5))
+                    if condition() { return true }
+                }
+                return false
+            }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return true
@@ -165,7 +174,10 @@ struct AppendPathTests {
         let store = try Store(path: dir.path, options: options)
         // The first append alone is held in its commit; 99 more queue behind it.
         let first = Task { try await store.append(Self.note(0)).seq }
-        try #require(await Self.eventually { hold.isHolding }, "the first commit did not start")
+        let started = await Self.eventually { hold.isHolding }
+        try #require(
+            started,
+            "the first commit did not start (threads running: \(store.appendThreads.isRunning), waiting: \(store.appendThreads.waitingCount), commits: \(store.appendThreads.commitCount))")
         let appends = Task {
             try await withThrowingTaskGroup(of: UInt64.self) { group in
                 for id in 1...99 { group.addTask { try await store.append(Self.note(id)).seq } }
