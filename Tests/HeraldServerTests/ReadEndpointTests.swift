@@ -72,14 +72,14 @@ struct ReadEndpointTests {
         }
     }
 
-    static func watchdog(_ server: LiveServer, seconds: Int64 = 30) -> Task<Void, Never> {
+    static func watchdog(_ server: LiveServer, seconds: Int64 = 300) -> Task<Void, Never> {
         Task {
             guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
             await server.stop()
         }
     }
 
-    func openStream(_ server: LiveServer, account: String, lastEventID: UInt64?, timeout: Int64 = 30) async throws -> EventReader {
+    func openStream(_ server: LiveServer, account: String, lastEventID: UInt64?, timeout: Int64 = 300) async throws -> EventReader {
         var request = HTTPClientRequest(url: server.base + "/v1/accounts/\(account)/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: "\(lastEventID)") }
