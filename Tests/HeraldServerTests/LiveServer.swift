@@ -11,6 +11,9 @@ import Synchronization
 /// A real `HeraldServer` on a free loopback port, over a real store in `directory`, driven
 /// through a real HTTP client. ``stop()`` cancels it and waits until the store is closed, so
 /// a second server can open the same directory (a restart).
+///
+/// The server runs on ``ThreadExecutor/servers``, not the cooperative pool, so that tests
+/// which block the pool's threads elsewhere in the run do not hold up its answers.
 final class LiveServer: Sendable {
     static let adminToken = "test-admin-token"
 
@@ -29,7 +32,7 @@ final class LiveServer: Sendable {
         configure(&configuration)
         let server = try HeraldServer(configuration: configuration)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        task = Task {
+        task = Task(executorPreference: ThreadExecutor.servers) {
             defer { continuation.finish() }
             try await server.run(gracefulShutdownSignals: []) { port in continuation.yield(port) }
         }
