@@ -51,27 +51,11 @@ public struct IngestSession {
         }
     }
 
-    /// A payload that was not appended: its line and why.
-    public struct Rejection: Sendable, Hashable {
-        /// The line the payload started on.
-        public var line: Int
-        /// The format and the field at fault.
-        public var error: IngestError
-
-        /// `field: reason`, as reported and kept in the quarantine.
-        public var reason: String { error.fieldAndReason }
-    }
+    /// A payload that was not appended: its line, why, and its bytes.
+    public typealias Rejection = DecodedBatch.Rejection
 
     /// What became of one payload.
-    public enum Verdict: Sendable, Hashable {
-        /// Only blanks: not a payload, not counted.
-        case blank
-        /// Decoded: its events are in the batch.
-        case accepted(events: Int)
-        /// Rejected: it goes to the quarantine (at the next commit, or with all or nothing
-        /// at the end).
-        case rejected(Rejection)
-    }
+    public typealias Verdict = DecodedBatch.Verdict
 
     /// What a session did.
     public struct Summary: Sendable, Hashable {
@@ -96,8 +80,9 @@ public struct IngestSession {
     public let configuration: Configuration
     /// What the session did so far.
     public private(set) var summary = Summary()
-    /// Decoded events waiting for the next commit, with their payloads' sources.
-    private var batch: [(Event, Source)] = []
+    /// Events decoded and waiting for the next commit (its rejections move to `quarantine`
+    /// as they come, stamped with the time they were received).
+    private var batch: DecodedBatch
     /// Rejected payloads waiting for the next commit's quarantine.
     private var quarantine: [QuarantinedPayload] = []
 
@@ -105,14 +90,15 @@ public struct IngestSession {
     public init(store: Store, configuration: Configuration) {
         self.store = store
         self.configuration = configuration
+        self.batch = DecodedBatch(decoder: configuration.decoder)
     }
 
     /// Events decoded and not yet committed.
-    public var pendingEvents: Int { batch.count }
+    public var pendingEvents: Int { batch.events.count }
 
     /// Whether the batch holds ``Configuration/batchSize`` events or more, so that the caller
     /// should ``commit()`` (never with all or nothing).
-    public var isBatchFull: Bool { !configuration.allOrNothing && batch.count >= configuration.batchSize }
+    public var isBatchFull: Bool { !configuration.allOrNothing && batch.events.count >= configuration.batchSize }
 
     /// Decodes one payload: its events join the batch, or it is rejected. Touches no store.
     ///
@@ -122,26 +108,21 @@ public struct IngestSession {
     ///   - overlong: when the line was longer than ``LineReader/lineLimit``, what the reader
     ///     knows of it (then `payload` is only its prefix, and it is rejected).
     public mutating func add(_ payload: ArraySlice<UInt8>, line: Int, overlong: LineReader.Overlong? = nil) -> Verdict {
-        if payload.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return .blank }
-        summary.lines += 1
-        do throws(IngestError) {
-            if let overlong {
-                throw IngestError(
-                    format: nil, field: "",
-                    reason: "line of \(overlong.size) bytes exceeds the \(LineReader.lineLimit)-byte limit "
-                        + "(SHA-256 \(overlong.digest)); its first \(payload.count) bytes are kept in the quarantine")
-            }
-            let decoded = try configuration.decoder.decode(payload)
-            for event in decoded.events { batch.append((event, decoded.source)) }
-            return .accepted(events: decoded.events.count)
-        } catch {
-            let rejection = Rejection(line: line, error: error)
+        let verdict = batch.add(payload, line: line, overlong: overlong)
+        switch verdict {
+        case .blank:
+            return verdict
+        case .accepted:
+            summary.lines += 1
+        case .rejected(let rejection):
+            summary.lines += 1
             summary.rejected += 1
+            batch.rejections.removeAll()
             quarantine.append(QuarantinedPayload(
                 receivedAt: store.options.clock(), format: configuration.formatName, input: configuration.input,
-                line: line, reason: rejection.reason, account: configuration.decoder.context.account, raw: Array(payload)))
-            return .rejected(rejection)
+                line: line, reason: rejection.reason, account: configuration.decoder.context.account, raw: rejection.raw))
         }
+        return verdict
     }
 
     /// Quarantines the payloads rejected so far, then appends the batch in one commit; returns
@@ -173,7 +154,7 @@ public struct IngestSession {
     @discardableResult
     mutating func commitRest() throws -> ClosedRange<UInt64>? {
         guard !configuration.allOrNothing || summary.rejected == 0 else {
-            batch.removeAll()
+            batch.events.removeAll()
             return nil
         }
         return try appendBatch()
@@ -187,9 +168,9 @@ public struct IngestSession {
 
     @discardableResult
     private mutating func appendBatch() throws -> ClosedRange<UInt64>? {
-        guard !batch.isEmpty else { return nil }
-        let events = batch
-        batch = []
+        guard !batch.events.isEmpty else { return nil }
+        let events = batch.events
+        batch.events = []
         guard let seqs = try store.appendBatch(events) else { return nil }
         summary.appended += events.count
         summary.firstSeq = summary.firstSeq ?? seqs.lowerBound

@@ -47,19 +47,17 @@ struct IngestPlan: Sendable {
         }
     }
 
-    /// Decodes every payload with `format` (`nil`: detect each); bad ones become rejections.
+    /// Decodes every payload with `format` (`nil`: detect each) as every ingest decodes them
+    /// (``DecodedBatch``); bad ones become rejections.
     static func decode(
         _ payloads: [(line: Int, bytes: [UInt8])], format: PayloadFormat?, context: IngestContext
     ) -> IngestPlan {
+        var decoded = DecodedBatch(decoder: PayloadDecoder(format: format, context: context))
+        for (line, bytes) in payloads { _ = decoded.add(bytes[...], line: line) }
         var plan = IngestPlan(format: format?.rawValue ?? "auto", account: context.account)
-        let decoder = PayloadDecoder(format: format, context: context)
-        for (line, bytes) in payloads {
-            do {
-                let decoded = try decoder.decode(bytes[...])
-                for event in decoded.events { plan.batch.append((event, decoded.source)) }
-            } catch {
-                plan.rejected.append(Rejection(line: line, field: error.field, reason: error.reason, raw: bytes, format: error.format))
-            }
+        plan.batch = decoded.events
+        plan.rejected = decoded.rejections.map {
+            Rejection(line: $0.line, field: $0.error.field, reason: $0.error.reason, raw: $0.raw, format: $0.error.format)
         }
         return plan
     }

@@ -140,7 +140,7 @@ struct ReplayCommand: ParsableCommand {
         let rewrite: ((Event) -> Event)? = overrides.mutedUntil == nil ? nil : { overrides.rewritten($0) ?? $0 }
         _ = try target.replay(through: to ?? .max, configuration: overrides.configuration, rewriting: rewrite) { record, outcome, _ in
             bar.update("seq \(record.seq) of \(last)", fraction: last == 0 ? nil : Double(record.seq) / Double(last))
-            guard record.seq >= from, account.map { record.event.account.isSameName(as: $0) } ?? true else { return true }
+            guard record.seq >= from, account.map({ record.event.account.isSameName(as: $0) }) ?? true else { return true }
             printed += 1
             if updates {
                 if json {
