@@ -31,6 +31,14 @@ extension Store {
         try auxiliaryHandles.open(which, create: create, in: environment)
     }
 
+    /// What ``Keyring``, ``Quarantine`` and ``Snapshots`` need of the store to open its
+    /// auxiliary databases, instead of the store itself.
+    var auxiliaryDatabases: AuxiliaryDatabases {
+        AuxiliaryDatabases(
+            environment: environment, handles: auxiliaryHandles, meta: databases.meta,
+            access: WriteAccess(path: path, readOnly: options.readOnly) { [weak self] in self?.isClosed ?? true })
+    }
+
     /// Auxiliary database handles opened so far, shared by the store and its
     /// ``SnapshotWriter``. lmdb.h: "This function must not be called from multiple concurrent
     /// transactions in the same process", so opens go through here (and, across the stores of
@@ -48,5 +56,47 @@ extension Store {
                 return database
             }
         }
+    }
+}
+
+/// Refuses writes to a read-only or closed store, as `Store.requireWritable()` does, for a
+/// subsystem that does not hold the store.
+struct WriteAccess: Sendable {
+    /// The store directory, named in the errors.
+    let path: String
+    let readOnly: Bool
+    /// Whether the store was closed, or is gone. A closure over the store, held weakly:
+    /// whether it is closed is the store's own atomic flag, which its write path reads too,
+    /// and holding a subsystem must not keep the store (its writer lock) open.
+    let isClosed: @Sendable () -> Bool
+
+    /// Throws ``StoreError/readOnly(path:)`` or ``StoreError/closed(path:)``.
+    func require() throws {
+        guard !readOnly else { throw StoreError.readOnly(path: path) }
+        if isClosed() { throw StoreError.closed(path: path) }
+    }
+}
+
+/// A store's environment and auxiliary databases, as its subsystems open them: what
+/// ``Keyring``, ``Quarantine`` and ``Snapshots`` hold instead of the store.
+struct AuxiliaryDatabases: Sendable {
+    let environment: Environment
+    let handles: Store.AuxiliaryHandles
+    /// The store's `meta` database (store-wide facts, such as the last quarantine id given).
+    let meta: Database
+    let access: WriteAccess
+
+    /// The store directory.
+    var path: String { access.path }
+
+    /// Opens (creating) `which`; throws unless the store is writable and open.
+    func open(_ which: Store.AuxiliaryDatabase) throws -> Database {
+        try access.require()
+        return try handles.open(which, create: true, in: environment)!
+    }
+
+    /// Opens `which` if it exists.
+    func existing(_ which: Store.AuxiliaryDatabase) throws -> Database? {
+        try handles.open(which, create: false, in: environment)
     }
 }
