@@ -42,8 +42,9 @@ public struct StoredKey: Hashable, Sendable {
 /// The decryption keys a store keeps (its `keys` database): ``StoredKey``s by id, read by
 /// ingest to decrypt encrypted pushes.
 ///
-/// Reach it through ``Store/keyring``. It holds the store's environment, not the store: a
-/// write after the store is closed (or gone) throws ``StoreError/Code/closed``.
+/// Reach it through ``Store/keyring``. It works on the store's environment and keeps the
+/// store open while it is held; a write after ``Store/close()`` throws
+/// ``StoreError/Code/closed``.
 ///
 /// ```swift
 /// let store = try Store(path: "/path/to/herald.db")

@@ -76,8 +76,9 @@ public struct QuarantinedPayload: Hashable, Sendable {
 /// by id, oldest first, kept with the reason so that they can be fixed and retried
 /// (`herald quarantine`).
 ///
-/// Reach it through ``Store/quarantine``. It holds the store's environment, not the store: a
-/// write after the store is closed (or gone) throws ``StoreError/Code/closed``. Each write
+/// Reach it through ``Store/quarantine``. It works on the store's environment and keeps the
+/// store open while it is held; a write after ``Store/close()`` throws
+/// ``StoreError/Code/closed``. Each write
 /// runs in its own transaction: the quarantine never shares a commit with the log.
 ///
 /// ```swift

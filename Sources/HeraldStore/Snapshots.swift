@@ -15,7 +15,8 @@ import LMDB
 /// print(try store.snapshots.seqs())  // oldest first, e.g. [50_000, 100_000]
 /// ```
 public struct Snapshots: Sendable {
-    let databases: AuxiliaryDatabases
+    let environment: Environment
+    let handles: Store.AuxiliaryHandles
     let writer: SnapshotWriter
 
     /// The seqs of the stored snapshots, oldest first, whether they are valid or not; empty
@@ -24,8 +25,8 @@ public struct Snapshots: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/lmdb`` when the database cannot
     ///   be read.
     public func seqs() throws -> [UInt64] {
-        guard let database = try databases.existing(.snapshots) else { return [] }
-        return try databases.environment.storeRead { txn in try Store.snapshotSeqs(database, txn) }
+        guard let database = try handles.open(.snapshots, create: false, in: environment) else { return [] }
+        return try environment.storeRead { txn in try Store.snapshotSeqs(database, txn) }
     }
 
     /// Returns once no automatic snapshot (see ``Store/Options/snapshotInterval``) is being
@@ -43,5 +44,7 @@ public struct Snapshots: Sendable {
 
 extension Store {
     /// The snapshots the store keeps (``Snapshots``).
-    public var snapshots: Snapshots { Snapshots(databases: auxiliaryDatabases, writer: snapshotWriter) }
+    public var snapshots: Snapshots {
+        Snapshots(environment: environment, handles: auxiliaryHandles, writer: snapshotWriter)
+    }
 }

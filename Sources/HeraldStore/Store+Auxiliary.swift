@@ -31,12 +31,12 @@ extension Store {
         try auxiliaryHandles.open(which, create: create, in: environment)
     }
 
-    /// What ``Keyring``, ``Quarantine`` and ``Snapshots`` need of the store to open its
+    /// What ``Keyring`` and ``Quarantine`` need of the store to open its
     /// auxiliary databases, instead of the store itself.
     var auxiliaryDatabases: AuxiliaryDatabases {
         AuxiliaryDatabases(
             environment: environment, handles: auxiliaryHandles, meta: databases.meta,
-            access: WriteAccess(path: path, readOnly: options.readOnly) { [weak self] in self?.isClosed ?? true })
+            access: WriteAccess(path: path, readOnly: options.readOnly) { [self] in isClosed })
     }
 
     /// Auxiliary database handles opened so far, shared by the store and its
@@ -65,9 +65,10 @@ struct WriteAccess: Sendable {
     /// The store directory, named in the errors.
     let path: String
     let readOnly: Bool
-    /// Whether the store was closed, or is gone. A closure over the store, held weakly:
-    /// whether it is closed is the store's own atomic flag, which its write path reads too,
-    /// and holding a subsystem must not keep the store (its writer lock) open.
+    /// Whether the store was closed. A closure over the store, which it keeps alive: whether
+    /// it is closed is the store's own atomic flag (its write path reads it too), and a write
+    /// through a subsystem must keep the store, and so its writer lock, open while it runs,
+    /// even when the store itself was a temporary (`try Store(path: p).keyring.add(key)`).
     let isClosed: @Sendable () -> Bool
 
     /// Throws ``StoreError/readOnly(path:)`` or ``StoreError/closed(path:)``.
@@ -78,7 +79,7 @@ struct WriteAccess: Sendable {
 }
 
 /// A store's environment and auxiliary databases, as its subsystems open them: what
-/// ``Keyring``, ``Quarantine`` and ``Snapshots`` hold instead of the store.
+/// ``Keyring`` and ``Quarantine`` hold instead of the store.
 struct AuxiliaryDatabases: Sendable {
     let environment: Environment
     let handles: Store.AuxiliaryHandles
