@@ -107,21 +107,12 @@ public struct Keyring: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/damagedRecord`` when a stored key
     ///   cannot be read.
     public func all() throws -> [StoredKey] {
-        guard let database = try databases.existing(.keys) else { return [] }
-        return try databases.environment.storeRead { txn in
-            try txn.withCursor(database) { cursor in
-                var keys: [StoredKey] = []
-                var entry = try cursor.first()
-                while let current = entry {
-                    let id = Int64(bitPattern: SeqKey(bytes: current.key)?.seq ?? 0)
-                    do {
-                        keys.append(try StoredKey(id: id, bytes: current.value))
-                    } catch {
-                        throw StoreError.damagedRecord(path: path, seq: 0, reason: "key \(id): \(error)")
-                    }
-                    entry = try cursor.next()
-                }
-                return keys
+        try databases.entries(of: .keys) { seq, value in
+            let id = Int64(bitPattern: seq)
+            do {
+                return try StoredKey(id: id, bytes: value)
+            } catch {
+                throw StoreError.damagedRecord(path: path, seq: 0, reason: "key \(id): \(error)")
             }
         }
     }
@@ -134,9 +125,7 @@ public struct Keyring: Sendable {
     ///   ``StoreError/Code/closed`` when the store cannot be written.
     @discardableResult
     public func remove(id: Int64) throws -> Bool {
-        try databases.access.require()
-        guard let database = try databases.existing(.keys) else { return false }
-        return try databases.environment.storeWrite { txn in try txn.delete(database, key: SeqKey(UInt64(bitPattern: id)).bytes) }
+        try databases.remove(UInt64(bitPattern: id), from: .keys)
     }
 }
 

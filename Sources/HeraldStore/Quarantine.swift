@@ -162,21 +162,11 @@ public struct Quarantine: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/damagedRecord`` (the seq is the
     ///   entry's id) when an entry cannot be read.
     public func all() throws -> [QuarantinedPayload] {
-        guard let database = try databases.existing(.quarantine) else { return [] }
-        return try databases.environment.storeRead { txn in
-            try txn.withCursor(database) { cursor in
-                var entries: [QuarantinedPayload] = []
-                var entry = try cursor.first()
-                while let current = entry {
-                    let id = SeqKey(bytes: current.key)?.seq ?? 0
-                    do {
-                        entries.append(try QuarantinedPayload(id: id, bytes: current.value))
-                    } catch {
-                        throw StoreError.damagedRecord(path: path, seq: id, reason: "quarantine entry \(id): \(error)")
-                    }
-                    entry = try cursor.next()
-                }
-                return entries
+        try databases.entries(of: .quarantine) { id, value in
+            do {
+                return try QuarantinedPayload(id: id, bytes: value)
+            } catch {
+                throw StoreError.damagedRecord(path: path, seq: id, reason: "quarantine entry \(id): \(error)")
             }
         }
     }
@@ -189,9 +179,7 @@ public struct Quarantine: Sendable {
     ///   ``StoreError/Code/closed`` when the store cannot be written.
     @discardableResult
     public func remove(id: UInt64) throws -> Bool {
-        try databases.access.require()
-        guard let database = try databases.existing(.quarantine) else { return false }
-        return try databases.environment.storeWrite { txn in try txn.delete(database, key: SeqKey(id).bytes) }
+        try databases.remove(id, from: .quarantine)
     }
 }
 

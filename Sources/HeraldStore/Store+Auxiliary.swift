@@ -100,4 +100,29 @@ struct AuxiliaryDatabases: Sendable {
     func existing(_ which: Store.AuxiliaryDatabase) throws -> Database? {
         try handles.open(which, create: false, in: environment)
     }
+
+    /// Every entry of `which` in key order, each made by `decode` from its seq key (0 when the
+    /// key is not 8 bytes) and its value; empty when the database does not exist.
+    func entries<Entry>(of which: Store.AuxiliaryDatabase, _ decode: (UInt64, UnsafeRawBufferPointer) throws -> Entry) throws -> [Entry] {
+        guard let database = try existing(which) else { return [] }
+        return try environment.storeRead { txn in
+            try txn.withCursor(database) { cursor in
+                var entries: [Entry] = []
+                var entry = try cursor.first()
+                while let current = entry {
+                    entries.append(try decode(SeqKey(bytes: current.key)?.seq ?? 0, current.value))
+                    entry = try cursor.next()
+                }
+                return entries
+            }
+        }
+    }
+
+    /// Deletes the entry of `which` under seq key `key`; returns whether there was one.
+    /// Throws unless the store is writable and open.
+    func remove(_ key: UInt64, from which: Store.AuxiliaryDatabase) throws -> Bool {
+        try access.require()
+        guard let database = try existing(which) else { return false }
+        return try environment.storeWrite { txn in try txn.delete(database, key: SeqKey(key).bytes) }
+    }
 }
