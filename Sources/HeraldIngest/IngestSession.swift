@@ -145,7 +145,7 @@ public struct IngestSession {
     public mutating func finish() throws -> Summary {
         try commitRest()
         try quarantineRejected()
-        try store.catchUpAuditIndex()
+        try store.auditIndex.catchUp()
         return summary
     }
 
@@ -162,7 +162,7 @@ public struct IngestSession {
 
     private mutating func quarantineRejected() throws {
         guard !quarantine.isEmpty else { return }
-        summary.quarantineIds += try store.quarantine(quarantine)
+        summary.quarantineIds += try store.quarantine.add(quarantine)
         quarantine.removeAll()
     }
 

@@ -94,7 +94,7 @@ extension HeraldServer {
             let account = try Self.pathAccount(context)
             var registrations = try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables) }
             registrations.telegramKeys = try await self.host.run { store in
-                try store.keys().filter { $0.account.isSameName(as: account) }.map { try AccountRegistrations.TelegramKeyForm($0) }
+                try store.keyring.all().filter { $0.account.isSameName(as: account) }.map { try AccountRegistrations.TelegramKeyForm($0) }
             }
             return Response.json(Array(try JSONEncoder().encode(registrations)))
         }

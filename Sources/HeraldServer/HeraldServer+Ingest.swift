@@ -84,7 +84,7 @@ extension HeraldServer {
         let payloads = try IngestPlan.payloads(of: body, wholeDocument: false)
         guard !payloads.isEmpty else { throw ServerError.badRequest(field: "body", "no payloads") }
         let telegramKeys = try await host.run { store in
-            try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
+            try store.keyring.all().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
         }
         var plan = IngestPlan.decode(
             payloads, format: format, context: IngestContext(account: account, receivedAt: Self.nowSeconds(), telegramKeys: telegramKeys))

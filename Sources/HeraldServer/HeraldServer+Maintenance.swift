@@ -34,7 +34,7 @@ extension HeraldServer {
             }
         }
         // An audit index the store has is brought up to the log (none is started here).
-        let indexed = try await host.run { store in try store.catchUpAuditIndex() }
+        let indexed = try await host.run { store in try store.auditIndex.catchUp() }
         if indexed > 0 { logger.info("audit index caught up", metadata: ["through": "\(indexed)"]) }
         return report
     }

@@ -38,7 +38,7 @@ extension HeraldServer {
                 .response(status: added ? .created : .ok)
         }
         admin.get("keys") { request, context in
-            let keys = try await self.host.run { store in try store.keys() }
+            let keys = try await self.host.run { store in try store.keyring.all() }
             return JSONBody.object(["keys": .array(keys.map { key in
                 .object(["id": .int(key.id), "account": .string(key.account)])
             })]).response()
@@ -47,17 +47,17 @@ extension HeraldServer {
             guard let id = Int64(try context.parameters.require("id")) else {
                 throw ServerError.badRequest(field: "id", "must be a key id (a signed 64-bit integer)")
             }
-            guard try await self.host.run({ store in try store.removeKey(id: id) }) else {
+            guard try await self.host.run({ store in try store.keyring.remove(id: id) }) else {
                 throw ServerError.notFound(field: "id", "no Telegram key \(id)")
             }
             return JSONBody.object(["removed": .int(id)]).response()
         }
     }
 
-    /// ``Store/addKey(_:rebind:)``, a key bound to another account answered 409 naming it.
+    /// ``Keyring/add(_:rebind:)``, a key bound to another account answered 409 naming it.
     static func addKey(_ key: StoredKey, rebind: Bool, to store: Store) throws -> Bool {
         do {
-            return try store.addKey(key, rebind: rebind)
+            return try store.keyring.add(key, rebind: rebind)
         } catch let error as StoreError where error.code == .keyBound {
             let bound = error.account ?? ""
             let owner = { (account: String) in account.isEmpty ? "any account" : account }

@@ -149,7 +149,7 @@ public final class HeraldServer: Sendable {
     /// scan of the log).
     func metricsResponse() async throws -> Response {
         if host.isOpen, let gauges = try? await host.run({ store in
-            (store.lastSeq, try store.snapshotSeqs().last ?? 0, try store.quarantined().count, store.environmentInfo().usedBytes)
+            (store.lastSeq, try store.snapshots.seqs().last ?? 0, try store.quarantine.all().count, store.environmentInfo().usedBytes)
         }) {
             let (last, snapshot, quarantined, used) = gauges
             metrics.lastSeq.set(Double(last))
@@ -204,7 +204,7 @@ extension HeraldServer {
     func snapshotIfNeeded() async throws -> UInt64? {
         try await host.run { store -> UInt64? in
             let last = store.lastSeq
-            guard last > 0, try store.snapshotSeqs().last != last else { return nil }
+            guard last > 0, try store.snapshots.seqs().last != last else { return nil }
             return try store.snapshot()
         }
     }

@@ -78,7 +78,7 @@ extension StoreHost {
         if quarantine && !plan.rejected.isEmpty {
             quarantined = try await run { store in
                 let now = store.options.clock()
-                let kept = try store.quarantineWithinLimit(plan.rejected.map {
+                let kept = try store.quarantine.addWithinLimit(plan.rejected.map {
                     QuarantinedPayload(
                         receivedAt: now, format: plan.format, input: "http", line: $0.line,
                         reason: $0.field.isEmpty ? $0.reason : "\($0.field): \($0.reason)", account: plan.account, raw: $0.raw)

@@ -109,7 +109,7 @@ public final class StoreHost: Sendable {
             defer { store = nil }
             return store
         }
-        store?.waitForBackgroundSnapshot()
+        store?.snapshots.waitUntilIdle()
     }
 
     /// Whether a store is open.

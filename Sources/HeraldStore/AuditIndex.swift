@@ -1,184 +1,279 @@
 import HeraldEvents
 import HeraldProjection
+import LMDB
 
-/// The encodings of the audit index (`schema/log-format.md`, "The audit index"): two named
-/// databases beside the log that let an audit of one target, and a `state --at` of one
-/// account, read only what they need.
+/// The audit index (its `auditTargets` and `auditSeqs` databases, encoded as
+/// `AuditIndex+Encoding.swift` says): for each target an account's events changed, the first
+/// and last seq that changed it, and each account's seqs, so that an audit of one target and
+/// a `projection(at:account:useSnapshots:)` of one account read only the events they need.
 ///
-/// - `auditTargets`: for each target an account's events changed (``AuditTargets``), the
-///   first and last seq that changed it, in buckets of up to 128 targets of one kind (and one
-///   chat) with neighbouring ids (``bucketKey(_:)``, ``encodeBucket(key:_:)``). Two targets
-///   whose account or chat hashes collide share a bucket and, with equal ids, a window that
-///   covers both, which an audit still reads correctly (it replays every event of the window).
-/// - `auditSeqs`: each account's seqs, in chunks written as the index catches up. Key: the
-///   account's hash and the chunk's first seq (u64be each); value: CRC-32C (u32be) of the
-///   rest, the account's name (varint length, UTF-8 bytes), the last seq of the account's
-///   previous chunk (varint, 0 for its first), the count (varint) and the seqs after the first
-///   as varint deltas. The previous-chunk link lets a reader tell a lost chunk.
-enum AuditIndex {
-    /// 64-bit FNV-1a, continuing from `hash`.
-    static func fnv1a(_ bytes: some Sequence<UInt8>, _ hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
-        var hash = hash
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+/// Reach it through ``Store/auditIndex``. A store gets one when asked (`herald index`):
+/// ``catchUp(starting:)`` with `starting` builds it, and later catch-ups keep it up.
+/// Reading APIs use it only when it covers the whole log, and otherwise replay.
+///
+/// ```swift
+/// let store = try Store(path: "/path/to/herald.db")
+/// try store.auditIndex.catchUp(starting: true)
+/// let report = try store.auditReport(account: "tg:1", target: .notification(42), listingUnchanged: false)
+/// print(try store.auditIndex.statistics().through)
+/// ```
+public struct AuditIndex: Sendable {
+    /// The store. Unlike the other subsystems, the index holds it: catching up replays the
+    /// history through the store's reader (archive and log, from its newest snapshot) up to
+    /// its high-water seq, and those belong to the store.
+    let store: Store
+
+    /// The `meta` key of the last seq the audit index covers.
+    static let throughKey = Array("auditIndexThrough".utf8)
+    /// Records indexed per write transaction when the index catches up.
+    static let chunk = 1_000_000
+
+    /// The `meta` key naming the rules the audit index was built under: an index built
+    /// before SEMANTICS 1.2 (no key) lists what 1.1's rules changed, so it is not used, and
+    /// the next catch-up rebuilds it.
+    static let semanticsKey = Array("auditIndexSemantics".utf8)
+    static let semantics = Array("1.2".utf8)
+
+    /// What the audit index holds (`herald index`, `herald stats`).
+    public struct Statistics: Hashable, Sendable {
+        /// The last seq covered; 0 when there is no index.
+        public var through: UInt64
+        /// Buckets of target windows (`auditTargets` entries, up to 128 targets each).
+        public var buckets: Int
+        /// Chunks of account seqs (`auditSeqs` entries).
+        public var seqChunks: Int
+        /// Bytes of the pages both databases occupy.
+        public var bytes: Int
+    }
+
+    /// The last seq the audit index covers.
+    ///
+    /// - Returns: The seq; 0 when there is no index (or only one built under earlier rules,
+    ///   which is not used).
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/unsupportedFormat`` when `meta`
+    ///   holds no number there.
+    public func through() throws -> UInt64 {
+        let (through, current) = try stored()
+        return current ? through : 0
+    }
+
+    /// The seq `meta` says the audit index covers, and whether it was built under today's rules.
+    func stored() throws -> (through: UInt64, current: Bool) {
+        let meta = store.databases.meta
+        return try store.environment.storeRead { txn in
+            let through = try Store.metaNumber(Self.throughKey, txn, meta: meta, path: store.path)
+            let semantics = try txn.get(meta, key: Self.semanticsKey)
+            return (through, semantics == Self.semantics)
         }
-        return hash
     }
 
-    /// The hash of an account's name (its UTF-8 bytes), the first eight bytes of its keys.
-    static func accountHash(_ account: String) -> UInt64 { fnv1a(account.utf8) }
-
-    /// Ids per bucket: a bucket's key is its id shifted right by this.
-    static let bucketShift: UInt64 = 7
-
-    /// Where one target's window lives: its account's hash, a tag byte (`o` an object of a
-    /// chat, `c` a whole chat, `n` a notification, `g` a group), the hash of the chat (0 for a
-    /// notification or a group), and the target's id (the object's, the notification's or
-    /// the group's; 0 for a chat).
-    static func slot(account: UInt64, _ key: AuditTargets.Key) -> AuditIndexKey {
-        switch key {
-        case .object(let chat, let objectId): AuditIndexKey(account: account, tag: UInt8(ascii: "o"), scope: fnv1a(chat.name.utf8), id: UInt64(bitPattern: objectId))
-        case .chat(let chat): AuditIndexKey(account: account, tag: UInt8(ascii: "c"), scope: fnv1a(chat.name.utf8), id: 0)
-        case .notification(let id): AuditIndexKey(account: account, tag: UInt8(ascii: "n"), scope: 0, id: UInt64(bitPattern: id))
-        case .group(let id): AuditIndexKey(account: account, tag: UInt8(ascii: "g"), scope: 0, id: UInt64(bitPattern: id))
+    /// Whether the store can keep and use an audit index: its whole history is readable
+    /// (nothing was discarded or expired) and it runs without what-if group limits.
+    var applies: Bool {
+        get throws {
+            let complete = try store.history().isComplete
+            let projection = store.options.projection
+            return projection.groupCountMaxOverride == nil && projection.groupSizeMaxOverride == nil && complete
         }
     }
 
-    /// The `auditTargets` key of the bucket holding `slot`: account hash (u64be), tag (u8),
-    /// scope hash (u64be), `id >> bucketShift` (u64be): 25 bytes.
-    static func bucketKey(_ slot: AuditIndexKey) -> [UInt8] {
-        var writer = ByteWriter(capacity: 25)
-        writer.uint64BigEndian(slot.account)
-        writer.byte(slot.tag)
-        writer.uint64BigEndian(slot.scope)
-        writer.uint64BigEndian(slot.id >> bucketShift)
-        return writer.bytes
-    }
-
-    /// An `auditTargets` value: a CRC-32C (u32be) of the key's bytes and the rest, the count
-    /// (varint), then per target in ascending id: the id's difference from the previous one
-    /// (the first: from the bucket's first id), `first` and `last − first` (varints).
-    static func encodeBucket(key: [UInt8], _ entries: [(id: UInt64, first: UInt64, last: UInt64)]) -> [UInt8] {
-        var body = ByteWriter(capacity: 4 + entries.count * 8)
-        body.varint(UInt64(entries.count))
-        var previous = bucketBase(key)
-        for entry in entries {
-            body.varint(entry.id - previous)
-            body.varint(entry.first)
-            body.varint(entry.last - entry.first)
-            previous = entry.id
-        }
-        var writer = ByteWriter(capacity: body.bytes.count + 4)
-        writer.uint32BigEndian(CRC32C.checksum(key + body.bytes))
-        writer.append(contentsOf: body.bytes)
-        return writer.bytes
-    }
-
-    /// The first id of the bucket `key` names.
-    static func bucketBase(_ key: some Collection<UInt8>) -> UInt64 {
-        key.suffix(8).reduce(0 as UInt64) { $0 << 8 | UInt64($1) } << bucketShift
-    }
-
-    /// Reads an `auditTargets` bucket; `nil` when damaged (checksum, lengths, order, an id
-    /// outside the bucket, `first` 0 or after `last`): never trusted.
-    static func decodeBucket(key: some Collection<UInt8>, value: UnsafeRawBufferPointer) -> [(id: UInt64, first: UInt64, last: UInt64)]? {
-        guard key.count == 25, value.count > 4 else { return nil }
-        var stored: UInt32 = 0
-        for i in 0..<4 { stored = stored << 8 | UInt32(value[i]) }
-        let body = UnsafeRawBufferPointer(rebasing: value[4...])
-        guard CRC32C.checksum(Array(key) + Array(body)) == stored else { return nil }
-        var reader = ByteReader(body)
-        let base = bucketBase(key)
+    /// Brings the audit index up to the last committed record, so that
+    /// ``Store/auditReport(account:target:listingUnchanged:)`` of one target and
+    /// ``Store/projection(at:account:useSnapshots:)`` read only the events they need.
+    ///
+    /// It is kept beside the log, not in the append's transaction: catching up replays the
+    /// new records from the state after the last indexed one (the newest snapshot at or
+    /// before it, then the records after that), with lifecycle changes recorded, and writes
+    /// each chunk of up to a million records' targets and seqs sorted, in one transaction
+    /// with the new ``through()``. `herald ingest` catches up when it ends (once the store has
+    /// an index), as does `herald serve` after each maintenance pass; `herald index` starts
+    /// one. A store whose history was discarded or expired keeps no index (its audits start
+    /// from a base snapshot). A damaged index is dropped and rebuilt, with a warning.
+    ///
+    /// - Parameter starting: Whether to build an index the store does not have. Building it
+    ///   costs a replay of the history with every update computed (about 8 µs per record),
+    ///   and keeping it up as much per record appended, so without `starting` only an index
+    ///   that exists is kept up.
+    /// - Returns: The last seq indexed; 0 when there is no index.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
+    ///   ``StoreError/Code/closed`` when the store cannot be written, or the error of the
+    ///   history read.
+    @discardableResult
+    public func catchUp(starting: Bool = false) throws -> UInt64 {
         do {
-            let count = Int(try reader.varint())
-            guard count >= 1, count <= 1 << bucketShift else { return nil }
-            var entries: [(id: UInt64, first: UInt64, last: UInt64)] = []
-            entries.reserveCapacity(count)
-            var previous = base
-            for index in 0..<count {
-                let delta = try reader.varint()
-                guard index == 0 || delta > 0 else { return nil }
-                let (id, overflow) = previous.addingReportingOverflow(delta)
-                let first = try reader.varint()
-                let (last, overflowLast) = first.addingReportingOverflow(try reader.varint())
-                guard !overflow, !overflowLast, id >> bucketShift == base >> bucketShift, first > 0 else { return nil }
-                entries.append((id, first, last))
-                previous = id
+            return try catchUpOnce(starting: starting)
+        } catch is Damaged {
+            store.logger.warning("audit index damaged: rebuilding it from the history", metadata: ["path": "\(store.path)"])
+            try drop()
+            return try catchUpOnce(starting: true)
+        }
+    }
+
+    private func catchUpOnce(starting: Bool) throws -> UInt64 {
+        try store.requireWritable()
+        guard try applies else { return 0 }
+        var starting = starting
+        let stored = try self.stored()
+        if stored.through > 0 && !stored.current {
+            store.logger.notice("audit index built before SEMANTICS 1.2: rebuilding it", metadata: ["path": "\(store.path)"])
+            try drop()
+            starting = true
+        }
+        var through = try self.through()
+        if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
+        let last = try store.highWaterSeq()
+        guard through < last else { return through }
+        let targets = try store.auxiliary(.auditTargets)
+        let seqsDatabase = try store.auxiliary(.auditSeqs)
+        let meta = store.databases.meta
+        var projection = try self.projection(at: through)
+        var tracker = AuditTargets(startingFrom: projection)
+        // Spaced snapshots (Options.snapshotSpacing) are written here when the history has
+        // none in a run of seqs (a bulk ingest takes one snapshot at its end): the first
+        // record of each run ends a chunk, and the state after it is stored.
+        let spacing = store.options.snapshotSpacing
+        var snapshotRuns = Set(try store.snapshots.seqs().map { spacing > 0 ? $0 / spacing : 0 })
+        let snapshots = try store.auxiliary(.snapshots)
+        while through < last {
+            var snapshotDue = false
+            var entries = AuditIndexEntries()
+            var chunkEnd = through
+            var count = 0
+            try store.forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
+                entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
+                chunkEnd = record.seq
+                count += 1
+                if spacing > 0, record.seq / spacing > 0, !snapshotRuns.contains(record.seq / spacing) {
+                    snapshotDue = true
+                    return false
+                }
+                return count < Self.chunk
             }
-            return reader.isAtEnd ? entries : nil
-        } catch {
-            return nil
-        }
-    }
-
-    /// The `auditSeqs` key of the chunk of `account` starting at `first`.
-    static func seqsKey(accountHash: UInt64, first: UInt64) -> [UInt8] {
-        var writer = ByteWriter(capacity: 16)
-        writer.uint64BigEndian(accountHash)
-        writer.uint64BigEndian(first)
-        return writer.bytes
-    }
-
-    /// One chunk of an account's seqs.
-    struct SeqChunk: Equatable {
-        var account: [UInt8]
-        /// The last seq of the account's previous chunk; 0 for its first.
-        var previousLast: UInt64
-        /// Ascending, non-empty.
-        var seqs: [UInt64]
-    }
-
-    /// An `auditSeqs` value.
-    static func encode(_ chunk: SeqChunk) -> [UInt8] {
-        var body = ByteWriter(capacity: 16 + chunk.account.count + chunk.seqs.count * 2)
-        body.varint(UInt64(chunk.account.count))
-        body.append(contentsOf: chunk.account)
-        body.varint(chunk.previousLast)
-        body.varint(UInt64(chunk.seqs.count))
-        var previous = chunk.seqs[0]
-        for seq in chunk.seqs.dropFirst() {
-            body.varint(seq - previous)
-            previous = seq
-        }
-        var writer = ByteWriter(capacity: body.bytes.count + 4)
-        writer.uint32BigEndian(CRC32C.checksum(body.bytes))
-        writer.append(contentsOf: body.bytes)
-        return writer.bytes
-    }
-
-    /// Reads an `auditSeqs` entry; `nil` when damaged (checksum, key, lengths, order).
-    static func decodeChunk(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> SeqChunk? {
-        guard key.count == 16, value.count > 4 else { return nil }
-        var stored: UInt32 = 0
-        for i in 0..<4 { stored = stored << 8 | UInt32(value[i]) }
-        let body = UnsafeRawBufferPointer(rebasing: value[4...])
-        guard CRC32C.checksum(body) == stored else { return nil }
-        var hash: UInt64 = 0
-        var first: UInt64 = 0
-        for i in 0..<8 { hash = hash << 8 | UInt64(key[i]) }
-        for i in 8..<16 { first = first << 8 | UInt64(key[i]) }
-        var reader = ByteReader(body)
-        do {
-            let nameLength = Int(try reader.varint())
-            guard nameLength <= body.count else { return nil }
-            var account: [UInt8] = []
-            account.reserveCapacity(nameLength)
-            for _ in 0..<nameLength { account.append(try reader.byte()) }
-            let previousLast = try reader.varint()
-            let count = Int(try reader.varint())
-            guard count >= 1, count <= body.count, previousLast < first else { return nil }
-            var seqs = [first]
-            seqs.reserveCapacity(count)
-            for _ in 1..<count {
-                let delta = try reader.varint()
-                guard delta > 0 else { return nil }
-                seqs.append(seqs[seqs.count - 1] + delta)
+            if chunkEnd == through { chunkEnd = last }  // nothing left to read (purged tail)
+            let end = chunkEnd
+            let snapshot = snapshotDue ? SnapshotEnvelope(seq: end, payload: projection.snapshot()).encoded : nil
+            if snapshotDue { snapshotRuns.insert(end / spacing) }
+            try store.environment.storeWrite { txn in
+                if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
+                try Self.writeWindows(entries.windows, into: targets, txn)
+                for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
+                    let hash = Self.accountHash(account.name)
+                    let previous = try Self.lastIndexedSeq(of: account.name, hash: hash, seqsDatabase, txn)
+                    let chunk = SeqChunk(account: Array(account.name.utf8), previousLast: previous, seqs: accountSeqs)
+                    try txn.put(seqsDatabase, key: Self.seqsKey(accountHash: hash, first: accountSeqs[0]), value: Self.encode(chunk))
+                }
+                try txn.put(meta, key: Self.throughKey, value: Array(String(end).utf8))
+                try txn.put(meta, key: Self.semanticsKey, value: Self.semantics)
             }
-            guard reader.isAtEnd, fnv1a(account) == hash else { return nil }
-            return SeqChunk(account: account, previousLast: previousLast, seqs: seqs)
-        } catch {
-            return nil
+            through = end
+        }
+        return through
+    }
+
+    /// A bucket or seq chunk that a catch-up must extend is damaged: merging into it would
+    /// lose the windows it held, so the index is rebuilt instead.
+    struct Damaged: Error {}
+
+    /// Merges `windows` into their buckets of `auditTargets` (a window already stored keeps
+    /// its `first`; the new `last` is later than any stored). Throws ``Damaged`` when a bucket
+    /// to extend fails its checks.
+    static func writeWindows(
+        _ windows: [AuditIndexKey: (first: UInt64, last: UInt64)], into targets: Database, _ txn: borrowing Transaction
+    ) throws {
+        let sorted = windows.sorted { $0.key < $1.key }
+        var start = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count, sorted[end].key.sameBucket(as: sorted[start].key) { end += 1 }
+            let key = bucketKey(sorted[start].key)
+            var merged: [UInt64: (first: UInt64, last: UInt64)] = [:]
+            if let stored = try txn.get(targets, key: key) {
+                guard let entries = stored.withUnsafeBytes({ decodeBucket(key: key, value: $0) }) else { throw Damaged() }
+                for entry in entries { merged[entry.id] = (entry.first, entry.last) }
+            }
+            for (slot, window) in sorted[start..<end] {
+                merged[slot.id] = (merged[slot.id]?.first ?? window.first, window.last)
+            }
+            let entries = merged.sorted { $0.key < $1.key }.map { (id: $0.key, first: $0.value.first, last: $0.value.last) }
+            try txn.put(targets, key: key, value: encodeBucket(key: key, entries))
+            start = end
         }
     }
+
+    /// The audit index's coverage, entries and size.
+    ///
+    /// - Returns: The statistics; all zero when there is no index.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/lmdb`` when the databases cannot
+    ///   be read.
+    public func statistics() throws -> Statistics {
+        let targets = try store.existingAuxiliary(.auditTargets)
+        let seqs = try store.existingAuxiliary(.auditSeqs)
+        let through = try self.through()
+        return try store.environment.storeRead { txn in
+            Statistics(
+                through: through,
+                buckets: try targets.map { try txn.count($0) } ?? 0,
+                seqChunks: try seqs.map { try txn.count($0) } ?? 0,
+                bytes: (try targets.map { try txn.bytes($0) } ?? 0) + (try seqs.map { try txn.bytes($0) } ?? 0))
+        }
+    }
+
+    /// Drops the audit index; the next ``catchUp(starting:)`` with `starting` rebuilds it
+    /// from the log (`herald index --rebuild`).
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
+    ///   ``StoreError/Code/closed`` when the store cannot be written.
+    public func drop() throws {
+        try store.requireWritable()
+        let targets = try store.existingAuxiliary(.auditTargets)
+        let seqs = try store.existingAuxiliary(.auditSeqs)
+        let meta = store.databases.meta
+        try store.environment.storeWrite { txn in try Self.drop(targets: targets, seqs: seqs, meta: meta, txn) }
+    }
+
+    /// Empties the index's databases and forgets its coverage, inside the caller's transaction.
+    static func drop(targets: Database?, seqs: Database?, meta: Database, _ txn: borrowing Transaction) throws {
+        if let targets { try txn.removeAll(targets) }
+        if let seqs { try txn.removeAll(seqs) }
+        _ = try txn.delete(meta, key: throughKey)
+        _ = try txn.delete(meta, key: semanticsKey)
+    }
+
+    /// The last seq indexed for `account` in `auditSeqs` (0 when none); throws ``Damaged``
+    /// when a chunk under the account's hash fails its checks.
+    private static func lastIndexedSeq(of account: String, hash: UInt64, _ database: Database, _ txn: borrowing Transaction) throws -> UInt64 {
+        let name = Array(account.utf8)
+        var last: UInt64 = 0
+        try txn.withCursor(database) { cursor in
+            var entry = try cursor.seek(atLeast: seqsKey(accountHash: hash, first: 0))
+            while let current = entry, current.key.count == 16, hashPrefix(current.key) == hash {
+                // A damaged chunk would break the account's chain for good: rebuild instead.
+                guard let chunk = decodeChunk(key: current.key, value: current.value) else { throw Damaged() }
+                if chunk.account == name { last = max(last, chunk.seqs[chunk.seqs.count - 1]) }
+                entry = try cursor.next()
+            }
+        }
+        return last
+    }
+
+    /// The projection after event `seq` with lifecycle changes recorded, for the index.
+    private func projection(at seq: UInt64) throws -> Projection {
+        let configuration = Projection.Configuration(recordsChanges: true)
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if seq > 0, let found = try store.newestValidSnapshot(in: 0...seq, configuration: configuration) {
+            (start, projection) = found
+        }
+        try store.forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
+            projection.replay(record.event, seq: record.seq)
+            return true
+        }
+        projection.settleView()
+        return projection
+    }
+}
+
+extension Store {
+    /// The audit index (``AuditIndex``).
+    public var auditIndex: AuditIndex { AuditIndex(store: self) }
 }

@@ -76,7 +76,7 @@ extension Store {
     /// The audit of ``audit(account:target:)`` with its context (``AuditReport``).
     ///
     /// With `listingUnchanged` false, only the events that changed the target are needed, so
-    /// the audit index (``catchUpAuditIndex()``) may answer: the account's state is restored
+    /// the audit index (``AuditIndex/catchUp(starting:)``) may answer: the account's state is restored
     /// from the newest snapshot before the target's first change and only the account's
     /// events up to its last change are replayed, which costs about the events of that
     /// window instead of the whole history. The lines that changed the target are those of the

@@ -2,194 +2,15 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 
+// The store's reads through the audit index (``AuditIndex``): audits and `projection(at:account:)`
+// of one account, `verify`'s check of the index and a purge's removal of an account from it.
+
 extension Store {
-    /// The `meta` key of the last seq the audit index covers.
-    static let auditIndexThroughKey = Array("auditIndexThrough".utf8)
-    /// Records indexed per write transaction when the index catches up.
-    static let auditIndexChunk = 1_000_000
-
-    /// The `meta` key naming the rules the audit index was built under: an index built
-    /// before SEMANTICS 1.2 (no key) lists what 1.1's rules changed, so it is not used, and
-    /// the next catch-up rebuilds it.
-    static let auditIndexSemanticsKey = Array("auditIndexSemantics".utf8)
-    static let auditIndexSemantics = Array("1.2".utf8)
-
-    /// The last seq the audit index covers: 0 when there is none (or only one built under
-    /// earlier rules, which is not used).
-    public func auditIndexThrough() throws -> UInt64 {
-        let (through, current) = try storedAuditIndex()
-        return current ? through : 0
-    }
-
-    /// The seq `meta` says the audit index covers, and whether it was built under today's rules.
-    func storedAuditIndex() throws -> (through: UInt64, current: Bool) {
-        try environment.storeRead { txn in
-            let through = try Self.metaNumber(Self.auditIndexThroughKey, txn, meta: databases.meta, path: path)
-            let semantics = try txn.get(databases.meta, key: Self.auditIndexSemanticsKey)
-            return (through, semantics == Self.auditIndexSemantics)
-        }
-    }
-
-    /// Whether this store can keep and use an audit index: its whole history is readable
-    /// (nothing was discarded or expired) and it runs without what-if group limits.
-    var auditIndexApplies: Bool {
-        get throws {
-            let complete = try history().isComplete
-            return options.projection.groupCountMaxOverride == nil && options.projection.groupSizeMaxOverride == nil && complete
-        }
-    }
-
-    /// Brings the audit index (``AuditIndex``) up to the last committed record, so that
-    /// ``auditReport(account:target:listingUnchanged:)`` of one target and
-    /// ``projection(at:account:useSnapshots:)`` read only the events they need; returns the
-    /// last seq indexed.
-    ///
-    /// It is kept beside the log, not in the append's transaction:
-    /// catching up replays the new records from the state after the last indexed one (the
-    /// newest snapshot at or before it, then the records after that), with lifecycle changes
-    /// recorded, and writes each chunk of up to ``auditIndexChunk`` records' targets and seqs
-    /// sorted, in one transaction with the new `auditIndexThrough`. `herald ingest` catches up
-    /// when it ends (once the store has one), as does `herald serve` after each maintenance pass;
-    /// `herald index` starts one. Reading commands use the index
-    /// only when it covers the whole log, and otherwise replay as before. A store whose history
-    /// was discarded or expired keeps no index (its audits start from a base snapshot).
-    ///
-    /// With `starting` false, only an index that exists is kept up: a store gets one when
-    /// asked (`herald index`), since building it costs a replay of the history with every
-    /// update computed (about 8 µs per record) and keeping it up as much per record appended.
-    /// Returns 0 when there is none.
-    @discardableResult
-    public func catchUpAuditIndex(starting: Bool = false) throws -> UInt64 {
-        do {
-            return try catchUpAuditIndexOnce(starting: starting)
-        } catch is DamagedAuditIndex {
-            logger.warning("audit index damaged: rebuilding it from the history", metadata: ["path": "\(path)"])
-            try dropAuditIndex()
-            return try catchUpAuditIndexOnce(starting: true)
-        }
-    }
-
-    private func catchUpAuditIndexOnce(starting: Bool) throws -> UInt64 {
-        try requireWritable()
-        guard try auditIndexApplies else { return 0 }
-        var starting = starting
-        let stored = try storedAuditIndex()
-        if stored.through > 0 && !stored.current {
-            logger.notice("audit index built before SEMANTICS 1.2: rebuilding it", metadata: ["path": "\(path)"])
-            try dropAuditIndex()
-            starting = true
-        }
-        var through = try auditIndexThrough()
-        if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
-        let last = try highWaterSeq()
-        guard through < last else { return through }
-        let targets = try auxiliary(.auditTargets)
-        let seqsDatabase = try auxiliary(.auditSeqs)
-        var projection = try auditProjection(at: through)
-        var tracker = AuditTargets(startingFrom: projection)
-        // Spaced snapshots (Options.snapshotSpacing) are written here when the history has
-        // none in a run of seqs (a bulk ingest takes one snapshot at its end): the first
-        // record of each run ends a chunk, and the state after it is stored.
-        let spacing = options.snapshotSpacing
-        var snapshotRuns = Set(try snapshotSeqs().map { spacing > 0 ? $0 / spacing : 0 })
-        let snapshots = try auxiliary(.snapshots)
-        while through < last {
-            var snapshotDue = false
-            var entries = AuditIndexEntries()
-            var chunkEnd = through
-            var count = 0
-            try forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
-                entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
-                chunkEnd = record.seq
-                count += 1
-                if spacing > 0, record.seq / spacing > 0, !snapshotRuns.contains(record.seq / spacing) {
-                    snapshotDue = true
-                    return false
-                }
-                return count < Self.auditIndexChunk
-            }
-            if chunkEnd == through { chunkEnd = last }  // nothing left to read (purged tail)
-            let end = chunkEnd
-            let snapshot = snapshotDue ? SnapshotEnvelope(seq: end, payload: projection.snapshot()).encoded : nil
-            if snapshotDue { snapshotRuns.insert(end / spacing) }
-            try environment.storeWrite { txn in
-                if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
-                try Self.writeWindows(entries.windows, into: targets, txn)
-                for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
-                    let hash = AuditIndex.accountHash(account.name)
-                    let previous = try Self.lastIndexedSeq(of: account.name, hash: hash, seqsDatabase, txn)
-                    let chunk = AuditIndex.SeqChunk(account: Array(account.name.utf8), previousLast: previous, seqs: accountSeqs)
-                    try txn.put(seqsDatabase, key: AuditIndex.seqsKey(accountHash: hash, first: accountSeqs[0]), value: AuditIndex.encode(chunk))
-                }
-                try txn.put(databases.meta, key: Self.auditIndexThroughKey, value: Array(String(end).utf8))
-                try txn.put(databases.meta, key: Self.auditIndexSemanticsKey, value: Self.auditIndexSemantics)
-            }
-            through = end
-        }
-        return through
-    }
-
-    /// A bucket or seq chunk that a catch-up must extend is damaged: merging into it would
-    /// lose the windows it held, so the index is rebuilt instead.
-    struct DamagedAuditIndex: Error {}
-
-    /// Merges `windows` into their buckets of `auditTargets` (a window already stored keeps
-    /// its `first`; the new `last` is later than any stored). Throws ``DamagedAuditIndex``
-    /// when a bucket to extend fails its checks.
-    static func writeWindows(
-        _ windows: [AuditIndexKey: (first: UInt64, last: UInt64)], into targets: Database, _ txn: borrowing Transaction
-    ) throws {
-        let sorted = windows.sorted { $0.key < $1.key }
-        var start = 0
-        while start < sorted.count {
-            var end = start + 1
-            while end < sorted.count, sorted[end].key.sameBucket(as: sorted[start].key) { end += 1 }
-            let key = AuditIndex.bucketKey(sorted[start].key)
-            var merged: [UInt64: (first: UInt64, last: UInt64)] = [:]
-            if let stored = try txn.get(targets, key: key) {
-                guard let entries = stored.withUnsafeBytes({ AuditIndex.decodeBucket(key: key, value: $0) }) else { throw DamagedAuditIndex() }
-                for entry in entries { merged[entry.id] = (entry.first, entry.last) }
-            }
-            for (slot, window) in sorted[start..<end] {
-                merged[slot.id] = (merged[slot.id]?.first ?? window.first, window.last)
-            }
-            let entries = merged.sorted { $0.key < $1.key }.map { (id: $0.key, first: $0.value.first, last: $0.value.last) }
-            try txn.put(targets, key: key, value: AuditIndex.encodeBucket(key: key, entries))
-            start = end
-        }
-    }
-
-    /// What the audit index holds (`herald index`, `herald stats`).
-    public struct AuditIndexStatistics: Hashable, Sendable {
-        /// The last seq covered; 0 when there is no index.
-        public var through: UInt64
-        /// Buckets of target windows (`auditTargets` entries, up to 128 targets each).
-        public var buckets: Int
-        /// Chunks of account seqs (`auditSeqs` entries).
-        public var seqChunks: Int
-        /// Bytes of the pages both databases occupy.
-        public var bytes: Int
-    }
-
-    /// The audit index's coverage, entries and size.
-    public func auditIndexStatistics() throws -> AuditIndexStatistics {
-        let targets = try existingAuxiliary(.auditTargets)
-        let seqs = try existingAuxiliary(.auditSeqs)
-        let through = try auditIndexThrough()
-        return try environment.storeRead { txn in
-            AuditIndexStatistics(
-                through: through,
-                buckets: try targets.map { try txn.count($0) } ?? 0,
-                seqChunks: try seqs.map { try txn.count($0) } ?? 0,
-                bytes: (try targets.map { try txn.bytes($0) } ?? 0) + (try seqs.map { try txn.bytes($0) } ?? 0))
-        }
-    }
-
     /// What `verify` finds wrong with the audit index: it is rebuilt in memory from the
-    /// history through `auditIndexThrough` and compared, entry by entry, with what is stored.
+    /// history through ``AuditIndex/through()`` and compared, entry by entry, with what is stored.
     /// Empty when there is no index.
     func auditIndexProblems() throws -> [VerifyReport.Problem] {
-        let through = try auditIndexThrough()
+        let through = try auditIndex.through()
         guard through > 0, let targets = try existingAuxiliary(.auditTargets), let seqsDatabase = try existingAuxiliary(.auditSeqs) else {
             return []
         }
@@ -253,22 +74,6 @@ extension Store {
         return problems
     }
 
-    /// Drops the audit index; the next ``catchUpAuditIndex()`` rebuilds it from the log
-    /// (`herald index --rebuild`).
-    public func dropAuditIndex() throws {
-        try requireWritable()
-        let targets = try existingAuxiliary(.auditTargets)
-        let seqs = try existingAuxiliary(.auditSeqs)
-        try environment.storeWrite { txn in try Self.dropAuditIndex(targets: targets, seqs: seqs, meta: databases.meta, txn) }
-    }
-
-    static func dropAuditIndex(targets: Database?, seqs: Database?, meta: Database, _ txn: borrowing Transaction) throws {
-        if let targets { try txn.removeAll(targets) }
-        if let seqs { try txn.removeAll(seqs) }
-        _ = try txn.delete(meta, key: auditIndexThroughKey)
-        _ = try txn.delete(meta, key: auditIndexSemanticsKey)
-    }
-
     /// Removes `account`'s entries from the audit index inside a purge's transaction (the
     /// other accounts' stay valid: accounts never influence each other). Entries of another
     /// account whose name has the same 64-bit hash go too; its audits then replay its history.
@@ -280,7 +85,7 @@ extension Store {
             let keys: [[UInt8]] = try txn.withCursor(database) { cursor in
                 var keys: [[UInt8]] = []
                 var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-                while let current = entry, current.key.count >= 8, Self.hashPrefix(current.key) == hash {
+                while let current = entry, current.key.count >= 8, AuditIndex.hashPrefix(current.key) == hash {
                     keys.append(Array(current.key))
                     entry = try cursor.next()
                 }
@@ -295,49 +100,10 @@ extension Store {
         [try existingAuxiliary(.auditTargets), try existingAuxiliary(.auditSeqs)].compactMap { $0 }
     }
 
-    /// The last seq indexed for `account` in `auditSeqs` (0 when none); throws
-    /// ``DamagedAuditIndex`` when a chunk under the account's hash fails its checks.
-    private static func lastIndexedSeq(of account: String, hash: UInt64, _ database: Database, _ txn: borrowing Transaction) throws -> UInt64 {
-        let name = Array(account.utf8)
-        var last: UInt64 = 0
-        try txn.withCursor(database) { cursor in
-            var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-            while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
-                // A damaged chunk would break the account's chain for good: rebuild instead.
-                guard let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value) else { throw DamagedAuditIndex() }
-                if chunk.account == name { last = max(last, chunk.seqs[chunk.seqs.count - 1]) }
-                entry = try cursor.next()
-            }
-        }
-        return last
-    }
-
-    private static func hashPrefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0
-        for i in 0..<8 { hash = hash << 8 | UInt64(key[i]) }
-        return hash
-    }
-
-    /// The projection after event `seq` with lifecycle changes recorded, for the index.
-    private func auditProjection(at seq: UInt64) throws -> Projection {
-        let configuration = Projection.Configuration(recordsChanges: true)
-        var start: UInt64 = 0
-        var projection = Projection(configuration: configuration)
-        if seq > 0, let found = try newestValidSnapshot(in: 0...seq, configuration: configuration) {
-            (start, projection) = found
-        }
-        try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
-            projection.replay(record.event, seq: record.seq)
-            return true
-        }
-        projection.settleView()
-        return projection
-    }
-
     /// Whether the index covers the whole log and may answer for this store.
     private func auditIndexIsCurrent() throws -> Bool {
-        guard options.usesAuditIndex, try auditIndexApplies, snapshotsFitConfiguration else { return false }
-        let through = try auditIndexThrough()
+        guard options.usesAuditIndex, try auditIndex.applies, snapshotsFitConfiguration else { return false }
+        let through = try auditIndex.through()
         let last = try highWaterSeq()
         return through > 0 && through >= last
     }
@@ -369,7 +135,7 @@ extension Store {
                 var found: [UInt64] = []
                 var previousLast: UInt64 = 0
                 var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-                while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                while let current = entry, current.key.count == 16, AuditIndex.hashPrefix(current.key) == hash {
                     guard let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value) else { return nil }
                     if chunk.account == name {
                         guard chunk.previousLast == previousLast else { return nil }

@@ -180,7 +180,7 @@ extension Store {
         // The new base stands for every snapshot before it, but the start of the kept
         // history (its origin), which a replay of archived records begins from.
         let keep: UInt64 = discardingHistory ? target : history.origin
-        report.snapshotsRemoved = try snapshotSeqs().filter { $0 < target && $0 != keep }
+        report.snapshotsRemoved = try snapshots.seqs().filter { $0 < target && $0 != keep }
         return report
     }
 

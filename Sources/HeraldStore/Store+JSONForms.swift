@@ -46,7 +46,7 @@ extension Store.Statistics {
     }
 }
 
-extension Store.AuditIndexStatistics {
+extension AuditIndex.Statistics {
     /// Its fields (`through`, `buckets`, `seqChunks`, `bytes`) into the object `writer` has
     /// open: `stats --json`'s `auditIndex` and `herald index --json` (which adds its time).
     public func writeJSONFields(to writer: inout JSONWriter) {

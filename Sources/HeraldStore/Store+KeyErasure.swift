@@ -6,7 +6,7 @@ extension Store {
     /// open). Returns whether the key existed.
     public static func removeKey(path: String, id: Int64, options: Options = Options()) throws -> Bool {
         try withExclusiveStore(path: path, options: options) { store in
-            try store.removeKey(id: id)
+            try store.keyring.remove(id: id)
         }
     }
 }

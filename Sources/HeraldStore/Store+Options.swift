@@ -32,14 +32,14 @@ extension Store {
         /// crosses the interval copies the state (O(1)); the store encodes and writes it on a
         /// background queue, so no append waits for it. While one is in flight no other
         /// starts: the next is taken at the first commit after it ends. See
-        /// ``Store/waitForBackgroundSnapshot()``.
+        /// ``Snapshots/waitUntilIdle()``.
         public var snapshotInterval: UInt64 = 250_000
         /// How many snapshots to keep (the newest ones; the compaction base is kept besides).
         public var snapshotsToKeep = 3
         /// Besides the newest ``snapshotsToKeep``, keep the oldest snapshot of every run of
         /// this many seqs (0: none), so that a snapshot lies at most about this far before any
         /// point of history: an audit of one target or a `state --at` of one account with the
-        /// audit index (``Store/catchUpAuditIndex()``) restores the account from the snapshot
+        /// audit index (``AuditIndex/catchUp(starting:)``) restores the account from the snapshot
         /// before the point and replays only the account's events since. With the default
         /// interval a 10 M-event store keeps ten more snapshots.
         public var snapshotSpacing: UInt64 = 1_000_000
@@ -69,7 +69,7 @@ extension Store {
         /// `herald audit --no-index` does to check an answer without trusting the index.
         public var usesAuditIndex = true
         /// The most bytes the quarantine may occupy (its LMDB pages); past it, each
-        /// ``Store/quarantine(_:)`` drops the oldest entries, in the same commit, until it
+        /// ``Quarantine/add(_:)`` drops the oldest entries, in the same commit, until it
         /// fits again (never the entries it adds). `nil` (the default): no limit.
         public var quarantineLimitBytes: Int?
         /// The clock that stamps records, in milliseconds since the Unix epoch.

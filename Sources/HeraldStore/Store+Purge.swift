@@ -128,10 +128,10 @@ extension Store {
         report.recordsRemoved = found.log.count
         report.archivedRecordsRemoved = found.archived.count
         report.gaps = Self.ranges(of: Set(found.log + found.archived).sorted())
-        report.snapshots = try snapshotSeqs()
-        report.keysRemoved = try keys().filter { $0.account.isSameName(as: account) }.count
+        report.snapshots = try snapshots.seqs()
+        report.keysRemoved = try keyring.all().filter { $0.account.isSameName(as: account) }.count
         let name = Array(account.utf8)
-        report.quarantineRemoved = try quarantined().filter { Self.quotes($0, account, name) }.count
+        report.quarantineRemoved = try quarantine.all().filter { Self.quotes($0, account, name) }.count
         return report
     }
 

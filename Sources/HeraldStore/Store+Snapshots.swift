@@ -32,24 +32,6 @@ extension Store {
         return seq
     }
 
-    /// Returns once no automatic snapshot (see ``Options/snapshotInterval``) is being encoded
-    /// or written.
-    ///
-    /// Appends never wait for automatic snapshots: they are written on a queue of the store.
-    /// Call this before relying on one being stored, such as before the process exits after a
-    /// bulk load, or in a test that reads ``snapshotSeqs()``. A snapshot started by a commit
-    /// that ends after this call began may still be in flight on return. Closing the store
-    /// (its deinit) waits in the same way.
-    public func waitForBackgroundSnapshot() {
-        snapshotWriter.waitUntilIdle()
-    }
-
-    /// The seqs of the stored snapshots, oldest first (whether valid or not).
-    public func snapshotSeqs() throws -> [UInt64] {
-        guard let database = try existingAuxiliary(.snapshots) else { return [] }
-        return try environment.storeRead { txn in try Self.snapshotSeqs(database, txn) }
-    }
-
     /// The seqs of the snapshots in `database`, oldest first, inside the caller's transaction.
     static func snapshotSeqs(_ database: Database, _ txn: borrowing Transaction) throws -> [UInt64] {
         try txn.withCursor(database) { cursor in
@@ -112,7 +94,7 @@ extension Store {
     func newestValidSnapshot(
         in range: ClosedRange<UInt64>, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
     ) throws -> (seq: UInt64, projection: Projection)? {
-        for seq in try snapshotSeqs().reversed() where range.contains(seq) {
+        for seq in try snapshots.seqs().reversed() where range.contains(seq) {
             switch try loadSnapshot(seq: seq, configuration: configuration, onlyAccount: onlyAccount) {
             case .success(let projection):
                 return (seq, projection)

@@ -140,7 +140,7 @@ extension Store {
             last = batch.lastSeq ?? last
         }
         projection.settleView()
-        let newestSnapshot = max(start, try snapshotSeqs().last ?? 0)
+        let newestSnapshot = max(start, try snapshots.seqs().last ?? 0)
         logger.debug("recovered", metadata: ["from": "\(start)", "through": "\(last)"])
         return Recovered(projection: projection, lastSeq: max(last, highWater), newestSnapshotSeq: newestSnapshot)
     }

@@ -26,7 +26,7 @@ extension Store {
         /// The seqs covered by stored snapshots, newest first.
         public var snapshotSeqs: [UInt64] = []
         /// The audit index (`herald index`), or `nil` when the store keeps none.
-        public var auditIndex: AuditIndexStatistics?
+        public var auditIndex: AuditIndex.Statistics?
     }
 
     /// Scans the log and the store's databases.
@@ -57,11 +57,11 @@ extension Store {
         stats.usedBytes = info.usedBytes
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")
         stats.fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        let quarantine = try quarantined()
-        stats.quarantined = quarantine.count
-        stats.quarantineBytes = quarantine.reduce(0) { $0 + $1.raw.count }
-        stats.snapshotSeqs = try snapshotSeqs().reversed()
-        let index = try auditIndexStatistics()
+        let quarantined = try quarantine.all()
+        stats.quarantined = quarantined.count
+        stats.quarantineBytes = quarantined.reduce(0) { $0 + $1.raw.count }
+        stats.snapshotSeqs = try snapshots.seqs().reversed()
+        let index = try auditIndex.statistics()
         if index.through > 0 { stats.auditIndex = index }
         return stats
     }

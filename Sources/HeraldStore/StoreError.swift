@@ -101,7 +101,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// ``StoreError/chat``; ``StoreError/chats`` are the account's chats now, in byte
         /// order.
         public static let unknownChat = Code(.unknownChat)
-        /// ``Store/addKey(_:rebind:)`` of a Telegram key (``StoreError/keyID``) the store holds
+        /// ``Keyring/add(_:rebind:)`` of a Telegram key (``StoreError/keyID``) the store holds
         /// bound to another account (``StoreError/account``; `""`: any account).
         public static let keyBound = Code(.keyBound)
         /// ``Store/backup(to:)`` wrote nothing to the destination (``StoreError/path``): it

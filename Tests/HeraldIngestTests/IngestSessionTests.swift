@@ -63,7 +63,7 @@ struct IngestSessionTests {
         #expect(summary.quarantineIds == (1...UInt64(badLines.count)).map { $0 })
         let expected = try (0..<500).map { try Event(json: Self.notify($0)) }
         #expect(try store.records().map(\.event) == expected)
-        let quarantined = try store.quarantined()
+        let quarantined = try store.quarantine.all()
         #expect(quarantined.map(\.line) == badLines)
         #expect(quarantined.allSatisfy { $0.raw == Array("not json".utf8) && $0.input == "input" && $0.format == "herald" })
     }
@@ -82,11 +82,11 @@ struct IngestSessionTests {
         }
         #expect(rejection.line == 3 && rejection.error.format == .herald)
         #expect(session.pendingEvents == 1)
-        #expect(try store.recordCount() == 0 && store.quarantined().isEmpty)
+        #expect(try store.recordCount() == 0 && store.quarantine.all().isEmpty)
         #expect(try session.commit() == 1...1)
         let record = try #require(try store.records().first)
         #expect(record.source == Source(format: "herald", payload: payload))
-        #expect(try store.quarantined().map(\.line) == [3])
+        #expect(try store.quarantine.all().map(\.line) == [3])
         #expect(try session.finish().lines == 2)
     }
 
@@ -152,7 +152,7 @@ struct IngestSessionTests {
         #expect(summary.appended == 2 && summary.rejected == 1)
         #expect(reasons.count == 1)
         #expect(reasons.first?.hasPrefix("line of \(size) bytes exceeds the \(LineReader.lineLimit)-byte limit (SHA-256 ") == true)
-        let entry = try #require(try store.quarantined().first)
+        let entry = try #require(try store.quarantine.all().first)
         #expect(entry.line == 2 && entry.raw.count == LineReader.keptPrefix)
     }
 

@@ -87,7 +87,7 @@ struct EndpointRateLimitTests {
         #expect(try store.records().filter { $0.source.format == "webpush" }.count == accepted + 2)
         // Two notifies stored (each may make several records, all with its body's digest), the third not.
         #expect(Set(try store.records().filter { $0.source.format == "matrix" }.compactMap(\.source.digest)).count == notified)
-        #expect(try store.quarantined().isEmpty)
+        #expect(try store.quarantine.all().isEmpty)
     }
 
     @Test("buckets refill at the rate up to the burst; without a rate nothing is limited")

@@ -96,7 +96,7 @@ struct IngestEndpointTests {
         #expect((object(unknownFormat.body)["error"] as? [String: Any])?["field"] as? String == "format")
         await server.stop()
         let store = try Store(path: directory.path)
-        let quarantined = try store.quarantined()
+        let quarantined = try store.quarantine.all()
         #expect(quarantined.count == 2)
         #expect(quarantined.first?.account == "mx:1")
         #expect(quarantined.first?.raw == Array(broken.utf8))
@@ -141,7 +141,7 @@ struct IngestEndpointTests {
         #expect(retry.headers.first(name: "Idempotent-Replayed") == "true")
         await server.stop()
         let store = try Store(path: directory.path)
-        #expect(try store.quarantined().count == 1)
+        #expect(try store.quarantine.all().count == 1)
         #expect(try store.records().count == (object(first.body)["seqs"] as? [Int])?.count)
     }
 
@@ -192,6 +192,6 @@ struct ShutdownTests {
         #expect(!server.server.host.isOpen)
         // The writer lock is free: a writable open succeeds, and sees the snapshot.
         let store = try Store(path: directory.path)
-        #expect(try store.snapshotSeqs() == [2])
+        #expect(try store.snapshots.seqs() == [2])
     }
 }

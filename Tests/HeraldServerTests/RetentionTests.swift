@@ -106,7 +106,7 @@ struct RetentionTests {
         do {
             let store = try Store(path: directory.path)
             try store.appendBatch((1...5).map { (try Event(json: notifyLine(id: $0)), Source.library) })
-            #expect(try store.catchUpAuditIndex(starting: true) == 5)
+            #expect(try store.auditIndex.catchUp(starting: true) == 5)
         }
         let server = try await LiveServer(path: directory.path)
         let body = (6...30).map { notifyLine(id: $0) }.joined(separator: "\n")
@@ -115,7 +115,7 @@ struct RetentionTests {
         #expect(try await server.request(.POST, "/v1/admin/compact").status == 200)
         await server.stop()
         let store = try Store(path: directory.path, options: { var o = Store.Options(); o.readOnly = true; return o }())
-        #expect(try store.auditIndexThrough() == 30)
+        #expect(try store.auditIndex.through() == 30)
         let report = try store.auditReport(account: "tg:1", target: .object(chat: "user:5", objectId: 28), listingUnchanged: false)
         #expect(!report.listsEveryUnchangedEvent && report.lines.first?.record.seq == 28)
     }

@@ -81,7 +81,7 @@ struct ServeProcessTests {
         ended = true
         #expect(ended)
         let store = try Store(path: directory.path)
-        #expect(try store.snapshotSeqs() == [2])
+        #expect(try store.snapshots.seqs() == [2])
         _ = consume store
 
         let second = try ServeProcess(store: directory.path)

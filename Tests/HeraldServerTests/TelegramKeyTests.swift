@@ -54,6 +54,6 @@ struct TelegramKeyTests {
         #expect(try await server.request(.DELETE, "/v1/admin/keys/\(keyId)").status == 404)
         #expect(try await server.request(.DELETE, "/v1/admin/keys/nope").status == 400)
         await server.stop()
-        #expect(try Store(path: directory.path).keys().isEmpty)
+        #expect(try Store(path: directory.path).keyring.all().isEmpty)
     }
 }

@@ -93,7 +93,7 @@ struct VAPIDTests {
 
         let store = try Store(path: directory.path)
         #expect(try store.records().map(\.event.account) == ["tg:9", "tg:9", "tg:9"])
-        #expect(try store.quarantined().isEmpty)
+        #expect(try store.quarantine.all().isEmpty)
     }
 
     @Test("with herald.public.url, endpoints are absolute under it (prefix kept) and aud must be its origin")

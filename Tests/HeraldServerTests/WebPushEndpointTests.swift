@@ -54,7 +54,7 @@ struct WebPushEndpointTests {
         #expect(records.count == 1)
         #expect(records.first?.source.format == "webpush")
         #expect(records.first?.event.account == "tg:7")
-        #expect(try store.quarantined().count == 1)
+        #expect(try store.quarantine.all().count == 1)
     }
 
     @Test("subscriptions made with the CLI (herald serve subscriptions) receive pushes; list shows their keys; removed ones get 404")

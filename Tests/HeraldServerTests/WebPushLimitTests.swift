@@ -50,7 +50,7 @@ struct WebPushLimitTests {
 
         let store = try Store(path: directory.path)
         #expect(try store.records().isEmpty)
-        let entries = try store.quarantined()
+        let entries = try store.quarantine.all()
         #expect(entries.count == 3)
         #expect(entries.map(\.raw.count) == [256, 256, foreign.count])
         #expect(entries[0].raw == Array(garbage.prefix(256)))
@@ -90,7 +90,7 @@ struct WebPushLimitTests {
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("herald_quarantine_dropped_total ") }
         let dropped = try #require(line.flatMap { Int($0.split(separator: " ")[1]) })
         await server.stop()
-        let entries = try Store(path: directory.path).quarantined()
+        let entries = try Store(path: directory.path).quarantine.all()
         #expect(dropped > 0 && dropped + entries.count == 120, "dropped \(dropped), kept \(entries.count)")
         #expect(entries.last?.id == 120 && entries.first?.id == UInt64(dropped + 1))
     }

@@ -64,12 +64,12 @@ struct AuditIndexTests {
         for start in stride(from: 0, to: events.count, by: 100) {
             try store.appendBatch(events[start..<min(start + 100, events.count)].map { ($0, .library) })
             if start == 700 || start == 1_300 {
-                store.waitForBackgroundSnapshot()
-                try store.catchUpAuditIndex(starting: true)
+                store.snapshots.waitUntilIdle()
+                try store.auditIndex.catchUp(starting: true)
             }
         }
-        store.waitForBackgroundSnapshot()
-        #expect(try store.catchUpAuditIndex(starting: true) == UInt64(events.count))
+        store.snapshots.waitUntilIdle()
+        #expect(try store.auditIndex.catchUp(starting: true) == UInt64(events.count))
         return store
     }
 
@@ -105,7 +105,7 @@ struct AuditIndexTests {
         let dir = TemporaryDirectory()
         let events = Self.events(count: 2_000, seed: seed)
         let store = try Self.makeStore(at: dir.path, events: events)
-        #expect(try store.snapshotSeqs().count > 5)
+        #expect(try store.snapshots.seqs().count > 5)
         var indexed = 0
         var replayed = 0
         for (account, target) in Self.targets(events, store.projection) {
@@ -161,7 +161,7 @@ struct AuditIndexTests {
         var options = Store.Options()
         options.snapshotSpacing = 300
         let store = try Store(path: dir.path, options: options)
-        #expect(try store.auditIndexThrough() == UInt64(events.count))
+        #expect(try store.auditIndex.through() == UInt64(events.count))
         let verified = try store.verify()
         #expect(verified.isClean, "\(verified.problems.prefix(3).map(\.description))")
         #expect(throws: StoreError.self) { _ = try store.auditReport(account: "tg:2", target: .group(1), listingUnchanged: false) }
@@ -175,7 +175,7 @@ struct AuditIndexTests {
         #expect(indexed > 50)
         // Appends after the purge are indexed from where it stood.
         try store.appendBatch([(Event(account: "tg:1", .notify(.init(chat: "user:1", kind: .call, id: 9_999, date: 1_800_000_000))), .library)])
-        #expect(try store.catchUpAuditIndex(starting: true) == UInt64(events.count + 1))
+        #expect(try store.auditIndex.catchUp(starting: true) == UInt64(events.count + 1))
         let fast = try store.auditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999), listingUnchanged: false)
         #expect(!fast.listsEveryUnchangedEvent && fast.lines.count == 1)
     }
@@ -209,7 +209,7 @@ struct AuditIndexTests {
             // Catching up does not merge into damaged buckets (their windows would be lost):
             // it rebuilds the index.
             try store.appendBatch([(Event(account: account, .notify(.init(chat: "user:1", kind: .call, id: 7_777, date: 1_800_000_000))), .library)])
-            #expect(try store.catchUpAuditIndex() == UInt64(events.count + 1))
+            #expect(try store.auditIndex.catchUp() == UInt64(events.count + 1))
             #expect(try store.verify().isClean)
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
@@ -217,8 +217,8 @@ struct AuditIndexTests {
         // Windows repaired by a rebuild, then one chunk of account seqs lost.
         do {
             let store = try Store(path: dir.path)
-            try store.dropAuditIndex()
-            try store.catchUpAuditIndex(starting: true)
+            try store.auditIndex.drop()
+            try store.auditIndex.catchUp(starting: true)
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
         try environment.write { txn in
@@ -232,8 +232,8 @@ struct AuditIndexTests {
         // An index behind the log is not used until it catches up.
         do {
             let store = try Store(path: dir.path)
-            try store.dropAuditIndex()
-            try store.catchUpAuditIndex(starting: true)
+            try store.auditIndex.drop()
+            try store.auditIndex.catchUp(starting: true)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 1_000)), .library)])
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(fast.listsEveryUnchangedEvent)
@@ -248,7 +248,7 @@ struct AuditIndexTests {
             let store = try Store(path: dir.path)
             #expect(try store.committedLastSeq() == 0)
             #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
-            #expect(try store.catchUpAuditIndex() == UInt64(events.count + 2))
+            #expect(try store.auditIndex.catchUp() == UInt64(events.count + 2))
             #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
         }
         // Damaged chunks of account seqs: the next catch-up rebuilds rather than chaining past them.
@@ -256,7 +256,7 @@ struct AuditIndexTests {
         do {
             let store = try Store(path: dir.path)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 2_000)), .library)])
-            #expect(try store.catchUpAuditIndex() == UInt64(events.count + 3))
+            #expect(try store.auditIndex.catchUp() == UInt64(events.count + 3))
             #expect(try store.verify().isClean)
         }
     }
@@ -275,13 +275,13 @@ struct AuditIndexTests {
             #expect(deleted)
         }
         let store = try Store(path: dir.path)
-        #expect(try store.auditIndexThrough() == 0, "an index of earlier rules must not answer")
+        #expect(try store.auditIndex.through() == 0, "an index of earlier rules must not answer")
         let account = events[0].account
         let target = AuditTrail.Target.object(chat: "user:1", objectId: nil)
         #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
         // Ingest's catch-up (not asked to start one) rebuilds it under today's rules.
-        #expect(try store.catchUpAuditIndex() == UInt64(events.count))
-        #expect(try store.auditIndexThrough() == UInt64(events.count))
+        #expect(try store.auditIndex.catchUp() == UInt64(events.count))
+        #expect(try store.auditIndex.through() == UInt64(events.count))
         #expect(try store.verify().isClean)
         let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
         #expect(!fast.listsEveryUnchangedEvent)

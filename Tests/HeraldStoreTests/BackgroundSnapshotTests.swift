@@ -29,11 +29,11 @@ struct BackgroundSnapshotTests {
             written += size
             // Waiting after each batch keeps every snapshot from being put off by the last
             // one, so the seqs follow from the interval alone.
-            store.waitForBackgroundSnapshot()
+            store.snapshots.waitUntilIdle()
             if UInt64(written) - (expected.last ?? 0) >= interval { expected.append(UInt64(written)) }
         }
         #expect(expected.count >= 10)
-        #expect(try store.snapshotSeqs() == expected)
+        #expect(try store.snapshots.seqs() == expected)
         try expectSnapshotsEqualReplay(store, events: events)
     }
 
@@ -52,9 +52,9 @@ struct BackgroundSnapshotTests {
                 do { try store.append(event) } catch { failures.withLock { $0.append("\(error)") } }
             }
         }
-        store.waitForBackgroundSnapshot()
+        store.snapshots.waitUntilIdle()
         #expect(failures.withLock { $0 } == [])
-        let seqs = try store.snapshotSeqs()
+        let seqs = try store.snapshots.seqs()
         // How many depends on how fast the queue keeps up; the first is certain.
         #expect(!seqs.isEmpty)
         #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 - $0 >= interval }, "\(seqs)")
@@ -76,7 +76,7 @@ struct BackgroundSnapshotTests {
             do {
                 let store = try Store(path: dir.path, options: options)
                 #expect(store.lastSeq == UInt64(written), "round \(round)")
-                #expect(try store.snapshotSeqs().last == (written == 0 ? nil : UInt64(written)), "round \(round)")
+                #expect(try store.snapshots.seqs().last == (written == 0 ? nil : UInt64(written)), "round \(round)")
                 #expect(store.projection == reference, "round \(round)")
                 let batch = events[written..<(written + size)].map { ($0, Source.library) }
                 if round % 2 == 0 { try store.appendBatch(batch) } else { try store.append(contentsOf: batch) }
@@ -105,16 +105,16 @@ struct BackgroundSnapshotTests {
         for event in events[10..<30] { try store.append(event) }
         try store.appendBatch(events[30..<50].map { ($0, .library) })
         #expect(store.lastSeq == 50)
-        #expect(try store.snapshotSeqs() == [], "the held snapshot was written before the appends returned")
+        #expect(try store.snapshots.seqs() == [], "the held snapshot was written before the appends returned")
         gate.open()
-        store.waitForBackgroundSnapshot()
+        store.snapshots.waitUntilIdle()
         #expect(!gate.timedOut, "the appends waited for the snapshot until the gate gave up")
         // The interval passed four more times meanwhile; none of those was queued.
-        #expect(try store.snapshotSeqs() == [10])
+        #expect(try store.snapshots.seqs() == [10])
         #expect(gate.seqs == [10])
         try store.append(events[50])
-        store.waitForBackgroundSnapshot()
-        #expect(try store.snapshotSeqs() == [10, 51])
+        store.snapshots.waitUntilIdle()
+        #expect(try store.snapshots.seqs() == [10, 51])
         #expect(gate.seqs == [10, 51])
         try expectSnapshotsEqualReplay(store, events: events)
     }
@@ -135,13 +135,13 @@ struct BackgroundSnapshotTests {
         let store = try Store(path: dir.path, options: options)
         let events = randomEvents(count: 20, seed: 35)
         for event in events[..<19] { try store.append(event) }
-        store.waitForBackgroundSnapshot()
+        store.snapshots.waitUntilIdle()
         #expect(attempts.withLock { $0 } == [10])
-        #expect(try store.snapshotSeqs() == [])
+        #expect(try store.snapshots.seqs() == [])
         try store.append(events[19])
-        store.waitForBackgroundSnapshot()
+        store.snapshots.waitUntilIdle()
         #expect(attempts.withLock { $0 } == [10, 20])
-        #expect(try store.snapshotSeqs() == [20])
+        #expect(try store.snapshots.seqs() == [20])
         try expectSnapshotsEqualReplay(store, events: events)
     }
 
@@ -164,7 +164,7 @@ struct BackgroundSnapshotTests {
         #expect(finished.wait(timeout: .now() + 30) == .success)
         #expect(try onDemand.withLock { try $0?.get() } == 15)
         // Written last, the on-demand snapshot pruned the automatic one (one is kept).
-        #expect(try store.snapshotSeqs() == [15])
+        #expect(try store.snapshots.seqs() == [15])
         #expect(store.state.withLock { $0.lastSnapshotSeq } == 15)
         try expectSnapshotsEqualReplay(store, events: events)
     }
@@ -186,7 +186,7 @@ private func storeHoldingSnapshot(in dir: TemporaryDirectory, keeping: Int, even
 /// Checks every stored snapshot: it decodes and equals the replay of `events` (seqs 1, 2, …)
 /// up to its seq.
 private func expectSnapshotsEqualReplay(_ store: Store, events: [Event]) throws {
-    for seq in try store.snapshotSeqs() {
+    for seq in try store.snapshots.seqs() {
         switch try store.loadSnapshot(seq: seq) {
         case .success(let projection):
             #expect(projection == referenceProjection(events[..<Int(seq)]), "snapshot \(seq)")

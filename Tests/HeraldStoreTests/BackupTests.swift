@@ -44,8 +44,8 @@ struct BackupTests {
         let events = randomEvents(count: 8_000, seed: 36)
         let path = try makeArchivedStore(dir, events: events)
         let writer = try Store(path: path, options: fastOptions())
-        try writer.addKey(StoredKey(id: 7, account: "tg:1", bytes: Array(repeating: 9, count: 256)))
-        try writer.quarantine([QuarantinedPayload(receivedAt: 1, format: "webpush", input: "-", line: 0, reason: "test", raw: [1, 2, 3])])
+        try writer.keyring.add(StoredKey(id: 7, account: "tg:1", bytes: Array(repeating: 9, count: 256)))
+        try writer.quarantine.add([QuarantinedPayload(receivedAt: 1, format: "webpush", input: "-", line: 0, reason: "test", raw: [1, 2, 3])])
         // Retention's exports are plain files beside the environments; a partial one is not.
         try FileManager.default.createDirectory(atPath: path + "/archive-exports", withIntermediateDirectories: true)
         try Data("export".utf8).write(to: URL(fileURLWithPath: path + "/archive-exports/herald-archive-x.jsonl.gz"))
@@ -90,8 +90,8 @@ struct BackupTests {
         #expect(try history(copy, through: .max) == history(writer, through: last))
         #expect(copy.projection == (try writer.projection(at: last)))
         #expect(copy.projection == referenceProjection(events[..<Int(last)]))
-        #expect(try copy.keys() == writer.keys())
-        #expect(try copy.quarantined() == writer.quarantined())
+        #expect(try copy.keyring.all() == writer.keyring.all())
+        #expect(try copy.quarantine.all() == writer.quarantine.all())
 
         // Restored, it is a store that goes on where the backup stopped.
         let restored = try Store(path: dir.child("backup"), options: fastOptions())

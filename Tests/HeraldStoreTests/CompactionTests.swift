@@ -135,7 +135,7 @@ struct CompactionTests {
             let store = try Store(path: dir.path, options: fastOptions())
             try store.append(contentsOf: events[..<800].map { ($0, .library) })
             try store.snapshot()
-            try store.quarantine([
+            try store.quarantine.add([
                 QuarantinedPayload(receivedAt: 1, format: "herald", input: "-", line: 3, reason: "bad",
                     raw: Array("{\"account\":\"\(secret)\",\"oops\":1}".utf8)),
                 QuarantinedPayload(receivedAt: 1, format: "herald", input: "-", line: 4, reason: "bad", raw: Array("{\"x\":1}".utf8)),
@@ -173,7 +173,7 @@ struct CompactionTests {
             #expect(store.projection.account(name) == reference.account(name))
         }
         #expect(store.lastSeq == UInt64(events.count))
-        #expect(try store.quarantined().map(\.line) == [4, 7])  // the entries that do not name the account
+        #expect(try store.quarantine.all().map(\.line) == [4, 7])  // the entries that do not name the account
         let verify = try store.verify()
         #expect(verify.isClean, "\(verify.problems)")
         #expect(verify.purged.reduce(0) { $0 + $1.count } == purgedCount)

@@ -35,14 +35,14 @@ struct EmbedderQATests {
         let entry = { (line: Int) in QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: line, reason: "r", raw: [1]) }
         do {
             let store = try Store(path: dir.path)
-            #expect(try store.quarantine([entry(1), entry(2)]) == [1, 2])
-            #expect(try store.removeQuarantined(id: 2))
-            #expect(try store.quarantine([entry(3)]) == [3])
-            #expect(try store.removeQuarantined(id: 3))
+            #expect(try store.quarantine.add([entry(1), entry(2)]) == [1, 2])
+            #expect(try store.quarantine.remove(id: 2))
+            #expect(try store.quarantine.add([entry(3)]) == [3])
+            #expect(try store.quarantine.remove(id: 3))
         }
         let store = try Store(path: dir.path)
-        #expect(try store.quarantine([entry(4)]) == [4])
-        #expect(try store.quarantined().map(\.id) == [1, 4])
+        #expect(try store.quarantine.add([entry(4)]) == [4])
+        #expect(try store.quarantine.all().map(\.id) == [1, 4])
     }
 
     @Test("removing a key or a quarantined payload from a read-only store throws, not traps")
@@ -50,11 +50,11 @@ struct EmbedderQATests {
         let dir = TemporaryDirectory()
         do {
             let store = try Store(path: dir.path)
-            try store.addKey(StoredKey(id: 7, account: "tg:1", bytes: [1, 2, 3]))
-            try store.quarantine([QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: 0, reason: "r", raw: [1])])
+            try store.keyring.add(StoredKey(id: 7, account: "tg:1", bytes: [1, 2, 3]))
+            try store.quarantine.add([QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: 0, reason: "r", raw: [1])])
         }
         let reader = try Store(path: dir.path, options: readOnly())
-        for remove in [{ try reader.removeKey(id: 7) }, { try reader.removeQuarantined(id: 1) }] {
+        for remove in [{ try reader.keyring.remove(id: 7) }, { try reader.quarantine.remove(id: 1) }] {
             #expect {
                 try remove()
             } throws: { error in
@@ -62,8 +62,8 @@ struct EmbedderQATests {
                 return path == dir.path
             }
         }
-        #expect(try reader.keys().count == 1)
-        #expect(try reader.quarantined().count == 1)
+        #expect(try reader.keyring.all().count == 1)
+        #expect(try reader.quarantine.all().count == 1)
     }
 
     @Test("concurrent refreshes of a read-only store apply and publish each event once")
@@ -169,14 +169,14 @@ struct EmbedderQATests {
             options.snapshotInterval = 50
             let store = try Store(path: dir.path, options: options)
             try store.append(notify(id: 9_999))
-            store.waitForBackgroundSnapshot()
+            store.snapshots.waitUntilIdle()
             #expect {
                 try store.snapshot()
             } throws: { error in
                 guard let error = error as? StoreError, error.code == .snapshotUnavailable, let path = error.path else { return false }
                 return path == dir.path
             }
-            #expect(try store.snapshotSeqs().isEmpty)
+            #expect(try store.snapshots.seqs().isEmpty)
         }
         var replaying = Store.Options()
         replaying.useSnapshots = false
@@ -200,7 +200,7 @@ struct EmbedderQATests {
             guard let error = error as? StoreError, error.code == .snapshotUnavailable, let path = error.path, let reason = error.reason else { return false }
             return path == dir.path && reason.contains("override")
         }
-        #expect(try store.snapshotSeqs().isEmpty)
+        #expect(try store.snapshots.seqs().isEmpty)
     }
 
     @Test("an import whose seqs do not follow the log fails alone, not the appends committed with it")

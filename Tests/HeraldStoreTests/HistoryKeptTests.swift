@@ -41,7 +41,7 @@ struct HistoryKeptTests {
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try seqs(store) == [2, 3])
         #expect(try store.historyDroppedThrough() == 1)
-        #expect(try store.snapshotSeqs().contains(1), "the snapshot the archive replays from is kept")
+        #expect(try store.snapshots.seqs().contains(1), "the snapshot the archive replays from is kept")
         // State at 2 rebuilds from the origin snapshot and the archived record 2.
         #expect(try store.projection(at: 2, useSnapshots: false) == referenceProjection(events[0..<2]))
         #expect(throws: StoreError.self) { try store.projection(at: 0, useSnapshots: false) }

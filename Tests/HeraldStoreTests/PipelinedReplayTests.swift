@@ -59,7 +59,7 @@ struct PipelinedReplayTests {
         #expect(replay.snapshot() == expected.snapshot())
 
         // The snapshot after event 2,000 leaves a tail long enough to pipeline.
-        #expect(try rebuilt.snapshotSeqs() == [2_000])
+        #expect(try rebuilt.snapshots.seqs() == [2_000])
         var readOnly = Store.Options()
         readOnly.readOnly = true
         let restored = try Store(path: dir.path, options: readOnly)

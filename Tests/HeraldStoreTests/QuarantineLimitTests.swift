@@ -21,11 +21,11 @@ struct QuarantineLimitTests {
         let store = try Store(path: dir.path, options: options)
         var dropped = 0
         for index in 1...200 {
-            let kept = try store.quarantineWithinLimit([entry(index, bytes: 700)])
+            let kept = try store.quarantine.addWithinLimit([entry(index, bytes: 700)])
             #expect(kept.ids == [UInt64(index)])
             dropped += kept.dropped
         }
-        let entries = try store.quarantined()
+        let entries = try store.quarantine.all()
         #expect(dropped > 0 && dropped + entries.count == 200)
         // What is left is the newest entries, contiguous up to the last one given.
         #expect(entries.map(\.id) == Array(UInt64(dropped + 1)...200))
@@ -35,12 +35,12 @@ struct QuarantineLimitTests {
         #expect(entries.count * 700 > 16 << 10, "kept \(entries.count) entries")
 
         // A batch larger than the limit is kept whole: only older entries are dropped for it.
-        let batch = try store.quarantineWithinLimit((201...260).map { entry($0, bytes: 700) })
+        let batch = try store.quarantine.addWithinLimit((201...260).map { entry($0, bytes: 700) })
         #expect(batch.ids == Array(201...260))
-        #expect(try store.quarantined().map(\.id) == Array(201...260))
+        #expect(try store.quarantine.all().map(\.id) == Array(201...260))
         // Without a limit nothing is dropped.
         let unlimited = try Store(path: dir.child("other"), options: fastOptions())
-        for index in 1...100 { #expect(try unlimited.quarantineWithinLimit([entry(index, bytes: 700)]).dropped == 0) }
-        #expect(try unlimited.quarantined().count == 100)
+        for index in 1...100 { #expect(try unlimited.quarantine.addWithinLimit([entry(index, bytes: 700)]).dropped == 0) }
+        #expect(try unlimited.quarantine.all().count == 100)
     }
 }

@@ -74,8 +74,8 @@ struct SameProcessTests {
         let dir = TemporaryDirectory()
         let writer = try Store(path: dir.path, options: fastOptions())
         try writer.append(notify(1))
-        try writer.addKey(StoredKey(id: 7, account: "tg:1", bytes: [1, 2, 3]))
-        try writer.quarantine([QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: 0, reason: "r", raw: [1])])
+        try writer.keyring.add(StoredKey(id: 7, account: "tg:1", bytes: [1, 2, 3]))
+        try writer.quarantine.add([QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: 0, reason: "r", raw: [1])])
         let records = try writer.records()
         let reader = try Store(path: dir.path, options: readOnly())
         let before = writer.environmentInfo().lastTransactionId
@@ -84,10 +84,10 @@ struct SameProcessTests {
             ("append(contentsOf:)", { _ = try reader.append(contentsOf: [(notify(2), .library)]) }),
             ("appendBatch", { _ = try reader.appendBatch([(notify(2), .library)]) }),
             ("importRecords", { _ = try reader.importRecords(records) }),
-            ("quarantine", { _ = try reader.quarantine([QuarantinedPayload(receivedAt: 2, format: "x", input: "-", line: 0, reason: "r", raw: [2])]) }),
-            ("removeQuarantined", { _ = try reader.removeQuarantined(id: 1) }),
-            ("addKey", { _ = try reader.addKey(StoredKey(id: 8, account: "tg:1", bytes: [4])) }),
-            ("removeKey", { _ = try reader.removeKey(id: 7) }),
+            ("quarantine.add", { _ = try reader.quarantine.add([QuarantinedPayload(receivedAt: 2, format: "x", input: "-", line: 0, reason: "r", raw: [2])]) }),
+            ("quarantine.remove", { _ = try reader.quarantine.remove(id: 1) }),
+            ("keyring.add", { _ = try reader.keyring.add(StoredKey(id: 8, account: "tg:1", bytes: [4])) }),
+            ("keyring.remove", { _ = try reader.keyring.remove(id: 7) }),
             ("snapshot", { _ = try reader.snapshot() }),
         ]
         for (name, write) in writes {
@@ -106,8 +106,8 @@ struct SameProcessTests {
         }
         #expect(writer.environmentInfo().lastTransactionId == before)
         #expect(try reader.records() == records)
-        #expect(try reader.keys().map(\.id) == [7])
-        #expect(try reader.quarantined().map(\.id) == [1])
+        #expect(try reader.keyring.all().map(\.id) == [7])
+        #expect(try reader.quarantine.all().map(\.id) == [1])
         // The writer still writes.
         try writer.append(notify(2))
         #expect(try reader.committedLastSeq() == 2)

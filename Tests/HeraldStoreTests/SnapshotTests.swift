@@ -47,7 +47,7 @@ struct SnapshotTests {
                 try store.append(contentsOf: events[cut...].map { ($0, .library) })
             }
             let reopened = try Store(path: dir.path, options: fastOptions())
-            #expect(try reopened.snapshotSeqs() == [UInt64(cut)])
+            #expect(try reopened.snapshots.seqs() == [UInt64(cut)])
             #expect(reopened.lastSeq == 400)
             #expect(reopened.projection.snapshot() == reference.snapshot(), "cut \(cut)")
             #expect(reopened.projection.stateJSON() == reference.stateJSON(), "cut \(cut)")
@@ -75,12 +75,12 @@ struct SnapshotTests {
                 try store.append(event)
                 // Snapshots are written in the background; one still in flight when the
                 // interval passes again would put the next one off.
-                if (index + 1) % 50 == 0 { store.waitForBackgroundSnapshot() }
+                if (index + 1) % 50 == 0 { store.snapshots.waitUntilIdle() }
             }
-            #expect(try store.snapshotSeqs() == [50, 100])
+            #expect(try store.snapshots.seqs() == [50, 100])
             try store.append(contentsOf: events[130...].map { ($0, .library) })
-            store.waitForBackgroundSnapshot()
-            #expect(try store.snapshotSeqs() == [50, 100, 260])
+            store.snapshots.waitUntilIdle()
+            #expect(try store.snapshots.seqs() == [50, 100, 260])
         }
         let reopened = try Store(path: dir.path, options: options)
         #expect(reopened.projection == referenceProjection(events))

@@ -36,9 +36,9 @@ struct StoreErrorTests {
                 attempt("replay \(name)") { _ = try store.replay() }
                 attempt("projection(at:) \(name)") { _ = try store.projection(at: 10, useSnapshots: false) }
                 attempt("accountNames \(name)") { _ = try store.accountNames() }
-                attempt("snapshotSeqs \(name)") { _ = try store.snapshotSeqs() }
-                attempt("quarantined \(name)") { _ = try store.quarantined() }
-                attempt("keys \(name)") { _ = try store.keys() }
+                attempt("snapshotSeqs \(name)") { _ = try store.snapshots.seqs() }
+                attempt("quarantined \(name)") { _ = try store.quarantine.all() }
+                attempt("keys \(name)") { _ = try store.keyring.all() }
                 attempt("statistics \(name)") { _ = try store.statistics() }
                 attempt("verify \(name)") { _ = try store.verify() }
                 store.close()

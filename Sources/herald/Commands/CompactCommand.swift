@@ -135,7 +135,7 @@ struct CompactCommand: ParsableCommand {
     /// Refuses `--at` naming no snapshot as a usage error (exit 1), listing the seqs there
     /// are; a snapshot that is there but damaged is left for compaction to report (exit 2).
     static func checkSnapshot(at seq: UInt64, in store: StoreOptions) throws {
-        let seqs = try store.openForReading { $0.replayOnOpen = false }.snapshotSeqs()
+        let seqs = try store.openForReading { $0.replayOnOpen = false }.snapshots.seqs()
         guard !seqs.contains(seq) else { return }
         let available = seqs.isEmpty ? "it has none" : "it has " + seqs.sorted().map { "\($0)" }.joined(separator: ", ")
         throw CLIFailure(exitCode: CLIFailure.usage, "--at \(seq): no snapshot at that seq in \(store.path) (\(available))")

@@ -64,8 +64,8 @@ struct ImportCommand: ParsableCommand {
         }
         let applied = try target.importRecords(records)
         // A long import crosses the snapshot interval: let that snapshot end before exit.
-        target.waitForBackgroundSnapshot()
-        try target.catchUpAuditIndex()
+        target.snapshots.waitUntilIdle()
+        try target.auditIndex.catchUp()
         if json {
             Terminal.line(#"{"imported":\#(applied.count),"lastSeq":\#(target.lastSeq)}"#)
         } else {

@@ -43,10 +43,10 @@ struct IndexCommand: ParsableCommand {
                 "store \(target.path) keeps no audit index: its history before seq \(dropped) \(try target.droppedHistoryExplanation()), so audits start from that snapshot")
         }
         let started = Date()
-        if rebuild { try target.dropAuditIndex() }
-        try target.catchUpAuditIndex(starting: true)
+        if rebuild { try target.auditIndex.drop() }
+        try target.auditIndex.catchUp(starting: true)
         let seconds = Date().timeIntervalSince(started)
-        let statistics = try target.auditIndexStatistics()
+        let statistics = try target.auditIndex.statistics()
         if json {
             var writer = JSONWriter()
             writer.objectStart()

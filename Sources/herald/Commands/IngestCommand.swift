@@ -80,8 +80,8 @@ struct IngestCommand: ParsableCommand {
         }
         bar.finish()
         // Periodic snapshots are written in the background: let the last one end before exit.
-        target.waitForBackgroundSnapshot()
-        if !periodic, interval > 0, target.lastSeq - (try target.snapshotSeqs().last ?? 0) >= interval {
+        target.snapshots.waitUntilIdle()
+        if !periodic, interval > 0, target.lastSeq - (try target.snapshots.seqs().last ?? 0) >= interval {
             try target.snapshot()
         }
         if json {

@@ -61,7 +61,7 @@ struct KeysCommand: ParsableCommand {
             let target = try store.openForWriting()
             let added: Bool
             do {
-                added = try target.addKey(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes), rebind: rebind)
+                added = try target.keyring.add(StoredKey(id: parsed.keyId, account: account, bytes: parsed.bytes), rebind: rebind)
             } catch let error as StoreError where error.code == .keyBound {
                 let bound = error.account ?? ""
                 throw CLIFailure(
@@ -99,7 +99,7 @@ struct KeysCommand: ParsableCommand {
         @Flag(name: .long, help: "Print one JSON object per key: {\"id\":…,\"account\":…,\"bytes\":…}.") var json = false
 
         func run() throws {
-            let keys = try store.openForReading { $0.replayOnOpen = false }.keys()
+            let keys = try store.openForReading { $0.replayOnOpen = false }.keyring.all()
             if json {
                 for key in keys {
                     var writer = JSONWriter()

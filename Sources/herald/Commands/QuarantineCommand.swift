@@ -24,7 +24,7 @@ struct QuarantineCommand: ParsableCommand {
         @Flag(name: .long, help: "Print one JSON object per line.") var json = false
 
         func run() throws {
-            let entries = try store.openForReading { $0.replayOnOpen = false }.quarantined()
+            let entries = try store.openForReading { $0.replayOnOpen = false }.quarantine.all()
             if json {
                 for entry in entries { Terminal.line(QuarantineCommand.json(entry, withRaw: false)) }
                 return
@@ -91,13 +91,13 @@ struct QuarantineCommand: ParsableCommand {
             }
             // The format it was read as this time (`auto` resolves to one).
             let applied = try target.append(contentsOf: decoded.events.map { ($0, decoded.source) })
-            try target.removeQuarantined(id: id)
+            try target.quarantine.remove(id: id)
             Terminal.note("quarantine #\(id) appended as seq \(applied.map { String($0.seq) }.joined(separator: ", ")) and removed from the quarantine")
         }
     }
 
     static func find(_ id: UInt64, in store: Store) throws -> QuarantinedPayload {
-        guard let entry = try store.quarantined().first(where: { $0.id == id }) else {
+        guard let entry = try store.quarantine.all().first(where: { $0.id == id }) else {
             throw CLIFailure(exitCode: CLIFailure.usage, "no quarantined payload #\(id) in \(store.path)")
         }
         return entry

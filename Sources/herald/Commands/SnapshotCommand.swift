@@ -28,7 +28,7 @@ struct SnapshotCommand: ParsableCommand {
     func run() throws {
         let target = try store.openForWriting(create: false)
         let seq = try target.snapshot()
-        let kept = try target.snapshotSeqs()
+        let kept = try target.snapshots.seqs()
         if json {
             var writer = JSONWriter()
             writer.objectStart()

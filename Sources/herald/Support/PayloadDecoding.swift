@@ -97,7 +97,7 @@ extension PayloadOptions {
             do { return try TelegramKey(base64url: text) } catch { throw ValidationError("--telegram-key-file: \(error)") }
         }
         // A stored key keeps the account it was added with (`""`: any account).
-        telegramKeys += try store.keys().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
+        telegramKeys += try store.keyring.all().compactMap { try? TelegramKey(bytes: $0.bytes, account: $0.account) }
         let context = IngestContext(
             account: account,
             receivedAt: Int64(Date().timeIntervalSince1970),

@@ -72,28 +72,68 @@ public struct QuarantinedPayload: Hashable, Sendable {
     }
 }
 
-extension Store {
-    /// Keeps rejected payloads; returns the ids given to them. Runs in its own transaction:
-    /// the quarantine never shares a commit with the log. See ``quarantineWithinLimit(_:)``.
+/// The payloads ingest rejected (the store's `quarantine` database): ``QuarantinedPayload``s
+/// by id, oldest first, kept with the reason so that they can be fixed and retried
+/// (`herald quarantine`).
+///
+/// Reach it through ``Store/quarantine``. It works on the store's environment and keeps the
+/// store open while it is held; a write after ``Store/close()`` throws
+/// ``StoreError/Code/closed``. Each write
+/// runs in its own transaction: the quarantine never shares a commit with the log.
+///
+/// ```swift
+/// let store = try Store(path: "/path/to/herald.db")
+/// let ids = try store.quarantine.add([
+///     QuarantinedPayload(receivedAt: 1_754_385_290_000, format: "fcm", input: "-", line: 1,
+///                        reason: "missing field `title`", raw: Array(payload.utf8))
+/// ])
+/// for entry in try store.quarantine.all() { print(entry.id, entry.reason) }
+/// try store.quarantine.remove(id: ids[0])
+/// ```
+public struct Quarantine: Sendable {
+    let databases: AuxiliaryDatabases
+    /// ``Store/Options/quarantineLimitBytes``.
+    let limitBytes: Int?
+    let logger: Logger
+
+    var path: String { databases.path }
+
+    /// The `meta` key holding the highest quarantine id given out, in ASCII decimal.
+    static let givenKey = Array("quarantined".utf8)
+
+    /// Keeps rejected payloads, dropping the oldest entries past the limit as
+    /// ``addWithinLimit(_:)`` does.
+    ///
+    /// - Parameter entries: The payloads; their ids are ignored.
+    /// - Returns: The ids given to them, in order.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
+    ///   ``StoreError/Code/closed`` when the store cannot be written.
     @discardableResult
-    public func quarantine(_ entries: [QuarantinedPayload]) throws -> [UInt64] {
-        try quarantineWithinLimit(entries).ids
+    public func add(_ entries: [QuarantinedPayload]) throws -> [UInt64] {
+        try addWithinLimit(entries).ids
     }
 
-    /// Keeps rejected payloads, then, past ``Options/quarantineLimitBytes``, drops the oldest
-    /// entries (never those just added) until the quarantine fits, in the same commit.
-    /// Returns the ids given and the number of entries dropped.
-    public func quarantineWithinLimit(_ entries: [QuarantinedPayload]) throws -> (ids: [UInt64], dropped: Int) {
+    /// Keeps rejected payloads, then, past ``Store/Options/quarantineLimitBytes``, drops the
+    /// oldest entries (never those just added) until the quarantine fits, in the same commit.
+    ///
+    /// Ids are 1, 2, 3… in the order of rejection, and never given twice, even after the
+    /// entry that had one was removed.
+    ///
+    /// - Parameter entries: The payloads; their ids are ignored.
+    /// - Returns: The ids given to them, and the number of older entries dropped.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
+    ///   ``StoreError/Code/closed`` when the store cannot be written.
+    public func addWithinLimit(_ entries: [QuarantinedPayload]) throws -> (ids: [UInt64], dropped: Int) {
         guard !entries.isEmpty else { return ([], 0) }
-        let database = try auxiliary(.quarantine)
-        let limit = options.quarantineLimitBytes
-        return try environment.storeWrite { txn in
+        let database = try databases.open(.quarantine)
+        let meta = databases.meta
+        return try databases.environment.storeWrite { txn in
             // Past the newest entry and past every id ever given (`meta` `quarantined`), so
             // an id removed by a retry or a purge is never given again.
             let newest = try txn.withCursor(database) { cursor in
                 try cursor.last().flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0
             }
-            let given = try Self.metaNumber(Self.quarantinedKey, txn, meta: databases.meta, path: path)
+            let given = try Store.metaNumber(Self.givenKey, txn, meta: meta, path: path)
             var next = max(newest, given) + 1
             let first = next
             var ids: [UInt64] = []
@@ -102,9 +142,9 @@ extension Store {
                 ids.append(next)
                 next += 1
             }
-            try txn.put(databases.meta, key: Self.quarantinedKey, value: Array(String(next - 1).utf8))
+            try txn.put(meta, key: Self.givenKey, value: Array(String(next - 1).utf8))
             var dropped = 0
-            while let limit, try txn.bytes(database) > limit {
+            while let limitBytes, try txn.bytes(database) > limitBytes {
                 let oldest = try txn.withCursor(database) { cursor in try cursor.first().flatMap { SeqKey(bytes: $0.key)?.seq } }
                 guard let oldest, oldest < first else { break }
                 _ = try txn.delete(database, key: SeqKey(oldest).bytes)
@@ -117,36 +157,35 @@ extension Store {
         }
     }
 
-    /// The `meta` key holding the highest quarantine id given out, in ASCII decimal.
-    static let quarantinedKey = Array("quarantined".utf8)
-
-    /// Every quarantined payload, oldest first.
-    public func quarantined() throws -> [QuarantinedPayload] {
-        guard let database = try existingAuxiliary(.quarantine) else { return [] }
-        return try environment.storeRead { txn in
-            try txn.withCursor(database) { cursor in
-                var entries: [QuarantinedPayload] = []
-                var entry = try cursor.first()
-                while let current = entry {
-                    let id = SeqKey(bytes: current.key)?.seq ?? 0
-                    do {
-                        entries.append(try QuarantinedPayload(id: id, bytes: current.value))
-                    } catch {
-                        throw StoreError.damagedRecord(path: path, seq: id, reason: "quarantine entry \(id): \(error)")
-                    }
-                    entry = try cursor.next()
-                }
-                return entries
+    /// Every quarantined payload, oldest first; empty when the store never kept one.
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/damagedRecord`` (the seq is the
+    ///   entry's id) when an entry cannot be read.
+    public func all() throws -> [QuarantinedPayload] {
+        try databases.entries(of: .quarantine) { id, value in
+            do {
+                return try QuarantinedPayload(id: id, bytes: value)
+            } catch {
+                throw StoreError.damagedRecord(path: path, seq: id, reason: "quarantine entry \(id): \(error)")
             }
         }
     }
 
-    /// Removes one quarantined payload (after a successful retry); returns whether it existed.
-    /// Throws ``StoreError/readOnly(path:)`` on a read-only store.
+    /// Removes one quarantined payload, after a successful retry.
+    ///
+    /// - Parameter id: The entry's id.
+    /// - Returns: Whether the quarantine held it.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
+    ///   ``StoreError/Code/closed`` when the store cannot be written.
     @discardableResult
-    public func removeQuarantined(id: UInt64) throws -> Bool {
-        try requireWritable()
-        guard let database = try existingAuxiliary(.quarantine) else { return false }
-        return try environment.storeWrite { txn in try txn.delete(database, key: SeqKey(id).bytes) }
+    public func remove(id: UInt64) throws -> Bool {
+        try databases.remove(id, from: .quarantine)
+    }
+}
+
+extension Store {
+    /// The payloads ingest rejected (``Quarantine``).
+    public var quarantine: Quarantine {
+        Quarantine(databases: auxiliaryDatabases, limitBytes: options.quarantineLimitBytes, logger: logger)
     }
 }
