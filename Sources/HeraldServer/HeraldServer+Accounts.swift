@@ -123,9 +123,9 @@ extension HeraldServer {
             let options = self.configuration.storeOptions
             let report: PurgeReport
             if dryRun {
-                report = try await self.host.run { store in try Store.purge(path: store.path, account: account, dryRun: true, options: options) }
+                report = try await self.host.run { store in try StoreMaintenance(path: store.path, options: options).purge(account: account, dryRun: true) }
             } else {
-                report = try await self.host.withStoreClosed { path in try Store.purge(path: path, account: account, options: options) }
+                report = try await self.host.withStoreClosed { path in try StoreMaintenance(path: path, options: options).purge(account: account) }
                 try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables).remove(from: tables) }
                 self.logger.notice("account purged", metadata: ["account": "\(account)", "records": "\(report.recordsRemoved)"])
             }

@@ -3,7 +3,7 @@ import HeraldStore
 import Hummingbird
 
 extension HeraldServer {
-    /// `POST /v1/admin/backup` with `{"to": "/path"}`: ``Store/backup(to:)`` of the served
+    /// `POST /v1/admin/backup` with `{"to": "/path"}`: ``StoreMaintenance/backup(to:)`` of the served
     /// store, into a directory on the server's machine that must not exist or be empty (409
     /// otherwise). The backup runs on the store's thread pool beside requests (it only reads);
     /// compaction and retention wait for it. Answers with the report as JSON.
@@ -15,7 +15,9 @@ extension HeraldServer {
             }
             let report: BackupReport
             do {
-                report = try await self.host.run { store in try store.backup(to: destination) }
+                report = try await self.host.run { store in
+                    try StoreMaintenance(path: store.path, options: store.options).backup(to: destination)
+                }
             } catch let error as StoreError where error.code == .backupRefused {
                 throw ServerError(.conflict, field: "to", error.reason ?? "")
             }

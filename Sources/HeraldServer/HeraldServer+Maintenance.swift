@@ -17,8 +17,9 @@ extension HeraldServer {
         let retention = configuration.retention
         _ = try await snapshotIfNeeded()
         let report = try await host.withStoreClosed { path in
-            let compaction = try Store.compact(path: path, discardingHistory: discardingHistory, options: options)
-            let expired = try retention.map { try Store.expireArchive(path: path, retention: $0, options: options) }
+            let maintenance = StoreMaintenance(path: path, options: options)
+            let compaction = try maintenance.compact(discardingHistory: discardingHistory)
+            let expired = try retention.map { try maintenance.expireArchive(retention: $0) }
             return MaintenanceReport(compaction: compaction, retention: expired)
         }
         logger.notice("compacted", metadata: ["base": "\(report.compaction.base)", "archived": "\(report.compaction.recordsArchived)"])
@@ -67,7 +68,7 @@ extension HeraldServer {
             }
             let options = self.configuration.storeOptions
             let plan = try await self.host.run { store in
-                try Store.expireArchive(path: store.path, retention: retention, dryRun: true, options: options)
+                try StoreMaintenance(path: store.path, options: options).expireArchive(retention: retention, dryRun: true)
             }
             return JSONBody.object(["retention": Self.json(plan)]).response()
         }

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldEvents
 
-/// What ``Store/backup(to:)`` wrote, and the check of the copy.
+/// What ``StoreMaintenance/backup(to:)`` wrote, and the check of the copy.
 public struct BackupReport: Sendable, CustomStringConvertible {
     /// The backup directory.
     public var destination: String

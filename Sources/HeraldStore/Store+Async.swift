@@ -70,22 +70,6 @@ extension Store {
         return page
     }
 
-    /// Compacts like `compact(path:through:discardingHistory:dryRun:options:)`, suspending
-    /// meanwhile.
-    @discardableResult
-    public static func compact(
-        path: String, through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false,
-        options: Options = Options()
-    ) async throws -> CompactionReport {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    try compact(path: path, through: seq, discardingHistory: discardingHistory, dryRun: dryRun, options: options)
-                })
-            }
-        }
-    }
-
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 

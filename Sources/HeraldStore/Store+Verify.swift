@@ -1,6 +1,26 @@
 import HeraldProjection
 import LMDB
 
+extension StoreMaintenance {
+    /// Checks everything the store holds without trusting any of it, as
+    /// ``Store/verify(checkingSnapshots:progress:)`` does, on the store opened read-only and
+    /// without replaying its log (so a damaged store can be verified) and with its data
+    /// file's pages walked afresh (``Store/Options/walkVerdicts`` off). Runs beside writers.
+    ///
+    /// - Parameters:
+    ///   - checkingSnapshots: when false, snapshots are neither checked nor used, except the
+    ///     snapshot the kept history starts from.
+    ///   - progress: called now and then (every 4,096 records) with the seq just checked and
+    ///     the highest seq given out, for a progress display.
+    /// - Returns: every problem found, with its seq; only a failure to read at all throws.
+    public func verify(checkingSnapshots: Bool = true, progress: ((_ seq: UInt64, _ of: UInt64) -> Void)? = nil) throws
+        -> VerifyReport
+    {
+        // The check reads the file itself: its pages are walked even if a verdict is remembered.
+        try openReadOnly { $0.walkVerdicts = nil }.verify(checkingSnapshots: checkingSnapshots, progress: progress)
+    }
+}
+
 extension Store {
     /// Checks everything the store holds without trusting any of it: the checksum and
     /// encoding of every log and archived record, that seqs run without holes (but the

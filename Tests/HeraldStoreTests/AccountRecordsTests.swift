@@ -72,9 +72,9 @@ struct AccountRecordsTests {
         let accounts = Set(events.map(\.account)).sorted()
         // A purged account leaves gaps (its seqs), and compaction with an archive moves the
         // first part of the history into archive/.
-        _ = try Store.purge(path: dir.path, account: accounts[0])
+        _ = try StoreMaintenance(path: dir.path).purge(account: accounts[0])
         do { try Store(path: dir.path).snapshot() }
-        try Store.compact(path: dir.path)
+        try StoreMaintenance(path: dir.path).compact()
         var inspect = Store.Options()
         inspect.replayOnOpen = false
         let store = try Store(path: dir.path, options: inspect)

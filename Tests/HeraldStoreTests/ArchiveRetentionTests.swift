@@ -22,7 +22,7 @@ struct ArchiveRetentionTests {
             try store.snapshot()
             for event in events[compactThrough...] { try store.append(event) }
         }
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         let store = try Store(path: dir.path, options: fastOptions())
         var lines: [String] = []
         try store.forEachRecord(includingArchive: true) { record in
@@ -45,13 +45,13 @@ struct ArchiveRetentionTests {
         let lines = try makeArchivedStore(dir, events: events, compactThrough: 1_000)
         let reference = referenceProjection(events)
         let exports = dir.path + "/exports"
-        let plan = try Store.expireArchive(
-            path: dir.path, retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports), dryRun: true, options: fastOptions())
+        let plan = try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(
+            retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports), dryRun: true)
         #expect(plan.dryRun && plan.origin > 0 && plan.archiveBytesAfter <= 20_000)
         #expect(!FileManager.default.fileExists(atPath: exports))
 
-        let report = try Store.expireArchive(
-            path: dir.path, retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports), options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(
+            retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports))
         #expect(report.origin == plan.origin && report.recordsExpired == Int(report.origin))
         #expect(report.archiveBytesAfter <= 20_000 && report.archiveBytesAfter > 20_000 - 2_000)
         let file = try #require(report.exportFile)
@@ -87,12 +87,12 @@ struct ArchiveRetentionTests {
         let exports = dir.path + "/exports"
         // Record n was recorded at 1000 + n seconds: at 1000 + 500 s, one 400 s old or more is n ≤ 100.
         let retention = ArchiveRetention(maxAgeSeconds: 400, exportDirectory: exports)
-        let first = try Store.expireArchive(path: dir.path, retention: retention, now: 1_500_000, options: fastOptions())
+        let first = try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: retention, now: 1_500_000)
         #expect(first.expiredRange == 1...99)
-        let second = try Store.expireArchive(path: dir.path, retention: retention, now: 1_650_000, options: fastOptions())
+        let second = try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: retention, now: 1_650_000)
         #expect(second.expiredRange == 100...249)
         // Nothing of the log expires, whatever the age: only the archive (through the base, 300).
-        let third = try Store.expireArchive(path: dir.path, retention: retention, now: 9_000_000, options: fastOptions())
+        let third = try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: retention, now: 9_000_000)
         #expect(third.expiredRange == 250...300 && third.archiveBytesAfter == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: exports).sorted()
         #expect(files.count == 3)
@@ -115,7 +115,7 @@ struct ArchiveRetentionTests {
         var options = fastOptions()
         options.retentionFault = { if $0 == .exported { throw Crash() } }
         let retention = ArchiveRetention(maxBytes: 10_000, exportDirectory: exports)
-        #expect(throws: Crash.self) { try Store.expireArchive(path: dir.path, retention: retention, options: options) }
+        #expect(throws: Crash.self) { try StoreMaintenance(path: dir.path, options: options).expireArchive(retention: retention) }
         let files = try FileManager.default.contentsOfDirectory(atPath: exports)
         #expect(files.count == 1 && !files[0].hasPrefix("."))
         let crashedLast = Int(files[0].dropFirst("herald-archive-00000000000000000001-".count).prefix(20))!
@@ -129,7 +129,7 @@ struct ArchiveRetentionTests {
         // A different limit next time: the unrecorded export is replaced, not left to overlap.
         options.retentionFault = { if $0 == .committed { throw Crash() } }
         let tighter = ArchiveRetention(maxBytes: 5_000, exportDirectory: exports)
-        #expect(throws: Crash.self) { try Store.expireArchive(path: dir.path, retention: tighter, options: options) }
+        #expect(throws: Crash.self) { try StoreMaintenance(path: dir.path, options: options).expireArchive(retention: tighter) }
         let after = try FileManager.default.contentsOfDirectory(atPath: exports)
         #expect(after.count == 1 && after[0] != files[0])
         let origin: UInt64
@@ -146,7 +146,7 @@ struct ArchiveRetentionTests {
             try store.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
             #expect(kept == Array((origin + 1)...500))
         }
-        try Store.expireArchive(path: dir.path, retention: tighter, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: tighter)
         #expect(try Store(path: dir.path, options: fastOptions()).archive()!.recordCount() == 400 - Int(origin))
     }
 }

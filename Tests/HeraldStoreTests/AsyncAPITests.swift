@@ -114,7 +114,7 @@ struct AsyncAPITests {
             try await store.append(contentsOf: (1...25).map { (notify(Int64($0)), Source.library) })
             try await store.snapshot()
         }
-        try await Store.compact(path: dir.path)
+        try await StoreMaintenance(path: dir.path).compact()
         let store = try Store(path: dir.path)
         try await store.append(notify(26))
         var seqs: [UInt64] = []

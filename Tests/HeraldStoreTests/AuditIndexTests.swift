@@ -156,8 +156,8 @@ struct AuditIndexTests {
         let dir = TemporaryDirectory()
         let events = Self.events(count: 1_200, seed: 21)
         do { _ = try Self.makeStore(at: dir.path, events: events) }
-        _ = try Store.purge(path: dir.path, account: "tg:2")
-        try Store.compact(path: dir.path)
+        _ = try StoreMaintenance(path: dir.path).purge(account: "tg:2")
+        try StoreMaintenance(path: dir.path).compact()
         var options = Store.Options()
         options.snapshotSpacing = 300
         let store = try Store(path: dir.path, options: options)
@@ -243,7 +243,7 @@ struct AuditIndexTests {
         }
         // Still stale after a compaction moved every record, the new one too, into the archive
         // (the log is empty): the index is behind the highest seq, not the log's last key.
-        try Store.compact(path: dir.path)
+        try StoreMaintenance(path: dir.path).compact()
         do {
             let store = try Store(path: dir.path)
             #expect(try store.committedLastSeq() == 0)

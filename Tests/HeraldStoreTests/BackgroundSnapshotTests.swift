@@ -88,7 +88,7 @@ struct BackgroundSnapshotTests {
             #expect(dropped == nil, "round \(round)")
             if round % 10 == 9 {
                 // Compaction takes the writer lock at once, and its snapshot is the one just written.
-                #expect(try Store.compact(path: dir.path, options: options).base == UInt64(written), "round \(round)")
+                #expect(try StoreMaintenance(path: dir.path, options: options).compact().base == UInt64(written), "round \(round)")
             }
         }
         let reopened = try Store(path: dir.path, options: options)

@@ -19,7 +19,7 @@ struct BackupTests {
             try store.append(contentsOf: events[..<2_000].map { ($0, .library) })
             try store.snapshot()
         }
-        _ = try Store.compact(path: path, discardingHistory: false, options: fastOptions())
+        _ = try StoreMaintenance(path: path, options: fastOptions()).compact(discardingHistory: false)
         return path
     }
 
@@ -62,7 +62,7 @@ struct BackupTests {
         }
         appender.start()
         while writer.lastSeq < 2_200 { usleep(1_000) }
-        let report = try Store.backup(storePath: path, to: dir.child("backup"))
+        let report = try StoreMaintenance(path: path).backup(to: dir.child("backup"))
         let appendedDuring = writer.lastSeq
         done.store(true, ordering: .relaxed)
         while !appender.isFinished { usleep(1_000) }
@@ -107,22 +107,22 @@ struct BackupTests {
         try FileManager.default.createDirectory(atPath: taken, withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: URL(fileURLWithPath: taken + "/notes.txt"))
         #expect {
-            try Store.backup(storePath: path, to: taken)
+            try StoreMaintenance(path: path).backup(to: taken)
         } throws: { error in
             guard let error = error as? StoreError, error.code == .backupRefused, let destination = error.path, let reason = error.reason else { return false }
             return destination == taken && reason.contains("not empty")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: taken) == ["notes.txt"])
-        #expect(throws: StoreError.self) { try Store.backup(storePath: path, to: taken + "/notes.txt") }
-        #expect(throws: StoreError.self) { try Store.backup(storePath: dir.child("missing"), to: dir.child("b")) }
-        #expect(throws: StoreError.self) { try Store.backup(storePath: path, to: path + "/inside") }
+        #expect(throws: StoreError.self) { try StoreMaintenance(path: path).backup(to: taken + "/notes.txt") }
+        #expect(throws: StoreError.self) { try StoreMaintenance(path: dir.child("missing")).backup(to: dir.child("b")) }
+        #expect(throws: StoreError.self) { try StoreMaintenance(path: path).backup(to: path + "/inside") }
         #expect(!FileManager.default.fileExists(atPath: path + "/inside"))
         // Nothing left beside them: the temporary sibling goes with a refused backup.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["store", "taken"])
 
         let empty = dir.child("empty")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        let report = try Store.backup(storePath: path, to: empty)
+        let report = try StoreMaintenance(path: path).backup(to: empty)
         #expect(report.lastSeq == 50 && report.environments == ["."])
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["empty", "store", "taken"])
     }
@@ -136,7 +136,7 @@ struct BackupTests {
         let tables = try Environment(path: path + "/serve")
         let table = try #require(try tables.openDatabase("tokens", create: true))
         try tables.write { txn in try txn.put(table, key: Array("k".utf8), value: Array("v".utf8)) }
-        let report = try Store.backup(storePath: path, to: dir.child("backup"))
+        let report = try StoreMaintenance(path: path).backup(to: dir.child("backup"))
         #expect(report.environments == ["serve", "."])
         let copied = try Environment(path: dir.child("backup/serve"))
         let copiedTable = try #require(try copied.openDatabase("tokens"))
@@ -154,11 +154,11 @@ struct BackupTests {
             try store.snapshot()
         }
         var compacted = false
-        let report = try Store.backup(storePath: path, to: dir.child("backup"), logger: Store.Options().logger) { attempt in
+        let report = try StoreMaintenance(path: path).backup(to: dir.child("backup")) { attempt in
             guard attempt == 1 else { return }
             // Moves seqs 2,001…3,000 into the archive after the archive was copied: a log
             // copied now would say the archive holds them, and the archive copy would not.
-            _ = try Store.compact(path: path, discardingHistory: false, options: fastOptions())
+            _ = try StoreMaintenance(path: path, options: fastOptions()).compact(discardingHistory: false)
             compacted = true
         }
         #expect(compacted && report.attempts == 2)
@@ -188,7 +188,7 @@ struct BackupTests {
                 try txn.put(log, key: SeqKey(1).bytes, value: [1, 2, 3])
             }
         }
-        let report = try Store.backup(storePath: path, to: dir.child("backup"))
+        let report = try StoreMaintenance(path: path).backup(to: dir.child("backup"))
         #expect(report.verify.isClean && report.environments == ["."])
         #expect(!FileManager.default.fileExists(atPath: dir.child("backup/archive")))
         #expect(report.lastSeq == 20)

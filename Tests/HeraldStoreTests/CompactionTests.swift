@@ -22,7 +22,7 @@ struct CompactionTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 3_000, seed: 21)
         try makeStore(dir, events: events, snapshotAt: 2_700)
-        let report = try Store.compact(path: dir.path, discardingHistory: !archive, options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: !archive)
         #expect(report.base == 2_700 && report.recordsRemoved == 2_700)
         #expect(report.recordsArchived == (archive ? 2_700 : 0))
         #expect(report.bytesAfter * 3 < report.bytesBefore, "\(report.bytesBefore) → \(report.bytesAfter)")
@@ -45,7 +45,7 @@ struct CompactionTests {
             #expect(try store.append(events[0]).seq == 3_001)
             try store.snapshot()
         }
-        let again = try Store.compact(path: dir.path, discardingHistory: !archive, options: fastOptions())
+        let again = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: !archive)
         #expect(again.previousBase == 2_700 && again.base == 3_001 && again.recordsRemoved == 301)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(store.lastSeq == 3_001)
@@ -97,7 +97,7 @@ struct CompactionTests {
             try store.environment.write { txn in try store.setHistory(.init(base: 40, archivedThrough: 40, origin: 40), txn) }
         }
         #expect(file(dir.child("data.mdb"), contains: Array(secret.utf8)))
-        let report = try Store.purge(path: dir.path, account: secret, options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: secret)
         #expect(report.recordsRemoved == 4)
         for path in filesUnder(dir.path) { #expect(!file(path, contains: Array(secret.utf8)), "\(path)") }
     }
@@ -106,7 +106,7 @@ struct CompactionTests {
     func damagedBase() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, events: randomEvents(count: 100, seed: 3), snapshotAt: 60)
-        try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: true)
         try rewriteSnapshot(in: dir.path, seq: 60) { $0[30] ^= 1 }
         #expect { try Store(path: dir.path, options: fastOptions()) } throws: { error in
             if let error = error as? StoreError, error.code == .damagedSnapshot, let seq = error.seq { return seq == 60 }
@@ -149,7 +149,7 @@ struct CompactionTests {
                     raw: Array("{\"account\":\"\\ud83d\\ude00\"}".utf8)),
             ])
         }
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         do {
             let store = try Store(path: dir.path, options: fastOptions())
             try store.append(contentsOf: events[800...].map { ($0, .library) })
@@ -157,7 +157,7 @@ struct CompactionTests {
         }
         let needles = [secret, secretChat, "secret title"].map { Array($0.utf8) }
         #expect(filesUnder(dir.path).contains { path in needles.contains { file(path, contains: $0) } })
-        let report = try Store.purge(path: dir.path, account: secret, options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: secret)
         let purgedCount = events.filter { $0.account == secret }.count
         #expect(report.recordsRemoved + report.archivedRecordsRemoved == purgedCount)
         #expect(report.quarantineRemoved == 3)

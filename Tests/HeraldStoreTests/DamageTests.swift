@@ -20,7 +20,7 @@ struct DamageTests {
             let store = try Store(path: dir.path, options: fastOptions())
             try store.append(contentsOf: events.map { ($0, .library) })
         }
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         return events
     }
 
@@ -161,7 +161,7 @@ struct DamageTests {
                 let error = #expect(throws: (any Error).self) { try Store(path: dir.path, options: options) }
                 #expect(error.flatMap(damage(of:))?.kind == .meta, "\(String(describing: error))")
             }
-            let salvaged = try Store.salvage(from: dir.path, to: TemporaryDirectory().child("salvaged"), options: fastOptions())
+            let salvaged = try StoreMaintenance(path: dir.path, options: fastOptions()).salvage(to: TemporaryDirectory().child("salvaged"))
             #expect(salvaged.lostSeqs.isEmpty && salvaged.recordsCopied == 200, "\(salvaged)")
         }
         // The newest meta page's last page lowered below the previous commit's (a write would
@@ -240,7 +240,7 @@ struct DamageTests {
         #expect(report.highWater == 350 && report.isClean)
         #expect(report.notes.count == 1 && report.notes[0].contains("written after the newest commit"), "\(report.notes)")
         let destination = TemporaryDirectory()
-        let salvaged = try Store.salvage(from: dir.path, to: destination.child("new"), options: fastOptions())
+        let salvaged = try StoreMaintenance(path: dir.path, options: fastOptions()).salvage(to: destination.child("new"))
         #expect(salvaged.recordsCopied == 400 && salvaged.lostSeqs.isEmpty)
         #expect(try Store(path: destination.child("new"), options: readOnly()).projection == referenceProjection(events))
     }
@@ -255,7 +255,7 @@ struct DamageTests {
             try store.snapshot()
             try store.append(contentsOf: events[1_500...].map { ($0, .library) })
         }
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         try FileManager.default.removeItem(atPath: dir.child("archive"))
         let store = try Store(path: dir.path, options: readOnly())
         #expect(store.projection == referenceProjection(events))
@@ -340,7 +340,7 @@ struct DamageTests {
             bytes.replaceSubrange(page * 4096..<(page + 1) * 4096, with: repeatElement(0, count: 4096))
         }
         let destination = TemporaryDirectory()
-        let report = try Store.salvage(from: dir.path, to: destination.child("new"), options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).salvage(to: destination.child("new"))
         #expect(report.lostSeqs == [lost.first!...lost.last!])
         #expect(report.recordsCopied == events.count - lost.count)
         #expect(!report.damage.isEmpty)

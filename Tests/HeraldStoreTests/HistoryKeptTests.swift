@@ -28,15 +28,15 @@ struct HistoryKeptTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 5, seed: 77)
         try append(events[0..<1], to: dir.path, snapshot: true)
-        let discarded = try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
+        let discarded = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: true)
         #expect(discarded.base == 1 && discarded.historyDiscarded && discarded.recordsArchived == 0)
         try append(events[1..<3], to: dir.path, snapshot: true)
         // The dry run says what would happen and changes nothing.
-        let plan = try Store.compact(path: dir.path, dryRun: true, options: fastOptions())
+        let plan = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(dryRun: true)
         #expect(plan.dryRun && plan.droppedRange == 2...3 && plan.recordsRemoved == 2 && plan.recordsArchived == 2)
         #expect(plan.snapshotsRemoved.isEmpty, "the origin snapshot at 1 is kept: \(plan.snapshotsRemoved)")
         #expect(try Store(path: dir.path, options: fastOptions()).recordCount() == 2)
-        let archived = try Store.compact(path: dir.path, options: fastOptions())
+        let archived = try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         #expect(archived.base == 3 && archived.recordsArchived == 2 && !archived.historyDiscarded)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try seqs(store) == [2, 3])
@@ -56,9 +56,9 @@ struct HistoryKeptTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 30, seed: 12)
         try append(events[0..<10], to: dir.path, snapshot: true)
-        try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: true)
         try append(events[10..<20], to: dir.path, snapshot: true)
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         try FileManager.default.removeItem(atPath: dir.child("archive"))
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(throws: StoreError.self) { try seqs(store) }
@@ -70,11 +70,11 @@ struct HistoryKeptTests {
         let dir = TemporaryDirectory()
         let events = randomEvents(count: 40, seed: 5)
         try append(events[0..<10], to: dir.path, snapshot: true)
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         try append(events[10..<20], to: dir.path, snapshot: true)
-        let plan = try Store.compact(path: dir.path, discardingHistory: true, dryRun: true, options: fastOptions())
+        let plan = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: true, dryRun: true)
         #expect(plan.archivedRecordsDiscarded == 10 && plan.recordsRemoved == 10 && plan.historyDiscarded)
-        let report = try Store.compact(path: dir.path, discardingHistory: true, options: fastOptions())
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(discardingHistory: true)
         #expect(report.archivedRecordsDiscarded == 10 && report.recordsRemoved == 10)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try seqs(store).isEmpty)
@@ -103,14 +103,14 @@ struct HistoryKeptTests {
                 try append(slice, to: compacted, snapshot: snapshot)
                 try append(slice, to: twin, snapshot: false)
             case 4..<7:
-                try Store.compact(path: compacted, options: fastOptions())
+                try StoreMaintenance(path: compacted, options: fastOptions()).compact()
             case 7:
-                try Store.compact(path: compacted, discardingHistory: true, options: fastOptions())
+                try StoreMaintenance(path: compacted, options: fastOptions()).compact(discardingHistory: true)
             case 8:
                 let names = try Store(path: twin, options: fastOptions()).accountNames()
                 guard let account = names.randomElement(using: &rng) else { continue }
-                let mine = try Store.purge(path: compacted, account: account, options: fastOptions())
-                let theirs = try Store.purge(path: twin, account: account, options: fastOptions())
+                let mine = try StoreMaintenance(path: compacted, options: fastOptions()).purge(account: account)
+                let theirs = try StoreMaintenance(path: twin, options: fastOptions()).purge(account: account)
                 #expect(mine.recordsRemoved + mine.archivedRecordsRemoved <= theirs.recordsRemoved)
             default:
                 _ = try Store(path: compacted, options: fastOptions()).snapshot()
@@ -155,10 +155,10 @@ struct HistoryKeptTests {
             Event(account: account, .notify(.init(chat: "c", kind: .message, id: 1, date: 10, title: account)))
         }
         try append(events[...], to: dir.path, snapshot: false)
-        let plan = try Store.purge(path: dir.path, account: precomposed, dryRun: true, options: fastOptions())
+        let plan = try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: precomposed, dryRun: true)
         #expect(plan.dryRun && plan.recordsRemoved == 1)
-        #expect(throws: StoreError.self) { try Store.purge(path: dir.path, account: "acct-9", options: fastOptions()) }
-        let report = try Store.purge(path: dir.path, account: precomposed, options: fastOptions())
+        #expect(throws: StoreError.self) { try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: "acct-9") }
+        let report = try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: precomposed)
         #expect(report.recordsRemoved == 1 && report.gaps == [1...1])
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try store.accountNames().map { Array($0.utf8) } == [Array(decomposed.utf8)])

@@ -55,7 +55,7 @@ struct RetiredDigestIndexTests {
         }
         // Appends leave it as it was.
         #expect(try Self.legacyIndex(at: directory.path) == (3, true))
-        _ = try Store.purge(path: directory.path, account: "a")
+        _ = try StoreMaintenance(path: directory.path).purge(account: "a")
         #expect(try Self.legacyIndex(at: directory.path) == (0, false))
         let store = try Store(path: directory.path)
         #expect(try store.verify().isClean)

@@ -173,7 +173,7 @@ struct SameProcessTests {
             try store.snapshot()
             try store.append(contentsOf: events[300...].map { ($0, .library) })
         }
-        try Store.compact(path: dir.path, options: fastOptions())
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         let writer = try Store(path: dir.path, options: fastOptions())
         var seqs: [UInt64] = []
         do {
@@ -204,7 +204,7 @@ struct SameProcessTests {
             try store.snapshot()
             try store.append(contentsOf: events[200..<300].map { ($0, .library) })
         }
-        try Store.compact(path: dir.path, options: fastOptions())  // an archive to share
+        try StoreMaintenance(path: dir.path, options: fastOptions()).compact()  // an archive to share
         do {
             let store = try Store(path: dir.path, options: fastOptions())
             try store.snapshot()
@@ -215,7 +215,7 @@ struct SameProcessTests {
             try reader.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...300))
             // Compaction runs in this process while the reader has both environments open.
-            let report = try Store.compact(path: dir.path, options: fastOptions())
+            let report = try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
             #expect(report.base == 300 && report.recordsArchived == 100)
             // The reader still reads its environments, as a reader in another process would.
             seqs = []

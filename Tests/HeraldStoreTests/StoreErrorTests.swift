@@ -45,10 +45,10 @@ struct StoreErrorTests {
             }
         }
         attempt("open and replay") { _ = try Store(path: dir.path, options: fastOptions()) }
-        attempt("backup") { _ = try Store.backup(storePath: dir.path, to: scratch.child("backup")) }
-        attempt("salvage") { _ = try Store.salvage(from: dir.path, to: scratch.child("salvaged"), options: fastOptions()) }
-        attempt("purge") { _ = try Store.purge(path: dir.path, account: "nobody", dryRun: true, options: fastOptions()) }
-        attempt("compact") { try Store.compact(path: dir.path, options: fastOptions()) }
+        attempt("backup") { _ = try StoreMaintenance(path: dir.path).backup(to: scratch.child("backup")) }
+        attempt("salvage") { _ = try StoreMaintenance(path: dir.path, options: fastOptions()).salvage(to: scratch.child("salvaged")) }
+        attempt("purge") { _ = try StoreMaintenance(path: dir.path, options: fastOptions()).purge(account: "nobody", dryRun: true) }
+        attempt("compact") { try StoreMaintenance(path: dir.path, options: fastOptions()).compact() }
         return errors
     }
 

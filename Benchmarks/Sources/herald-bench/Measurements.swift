@@ -151,7 +151,7 @@ enum Herald {
         }
         // The row measures the data file left after dropping the covered records, as it
         // always has: compaction now archives by default, so ask for the discard.
-        let report = try Store.compact(path: directory, discardingHistory: true, options: options)
+        let report = try StoreMaintenance(path: directory, options: options).compact(discardingHistory: true)
         let store = try Store(path: directory, options: readOnlyOptions())
         var liveRecords = 0
         try store.forEachRawRecord { _, bytes in

@@ -32,7 +32,7 @@ struct BackupCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let report = try Store.backup(storePath: store.path, to: to)
+        let report = try StoreMaintenance(path: store.path).backup(to: to)
         Terminal.line(json ? report.json : report.description)
     }
 }

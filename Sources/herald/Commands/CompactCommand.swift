@@ -57,7 +57,7 @@ struct CompactCommand: ParsableCommand {
     func run() throws {
         if let at { try Self.checkSnapshot(at: at, in: store) }
         if dryRun || discardHistory {
-            let plan = try Store.compact(path: store.path, through: at, discardingHistory: discardHistory, dryRun: true)
+            let plan = try StoreMaintenance(path: store.path).compact(through: at, discardingHistory: discardHistory, dryRun: true)
             if dryRun {
                 Terminal.line(json ? Self.json(plan) : Self.describe(plan))
                 return
@@ -72,7 +72,7 @@ struct CompactCommand: ParsableCommand {
                     + ") from \(store.path)?",
                 yes: yes)
         }
-        let report = try Store.compact(path: store.path, through: at, discardingHistory: discardHistory)
+        let report = try StoreMaintenance(path: store.path).compact(through: at, discardingHistory: discardHistory)
         if json {
             Terminal.line(Self.json(report))
             return

@@ -140,7 +140,7 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             // Rewrites the data file, so that no freed page keeps a copy of the key.
-            guard try Store.removeKey(path: store.path, id: id) else {
+            guard try StoreMaintenance(path: store.path).removeKey(id: id) else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "no key \(id) in \(store.path)")
             }
             if json { Terminal.line(#"{"removed":\#(id)}"#) }

@@ -73,7 +73,7 @@ struct PurgeCommand: ParsableCommand {
     /// own pass over the log finds the account's records, and refuses an unknown account.
     private func purge() throws {
         if dryRun || !yes {
-            let plan = try Store.purge(path: store.path, account: account, dryRun: true)
+            let plan = try StoreMaintenance(path: store.path).purge(account: account, dryRun: true)
             let what = "\(plan.recordsRemoved) log records, \(plan.archivedRecordsRemoved) archived records, "
                 + "\(plan.quarantineRemoved) quarantine entries and \(plan.keysRemoved) keys of account '\(account)'"
             if dryRun && json {
@@ -89,7 +89,7 @@ struct PurgeCommand: ParsableCommand {
             }
             try Terminal.confirm("Erase \(what) from \(store.path) for good?", yes: yes)
         }
-        let report = try Store.purge(path: store.path, account: account)
+        let report = try StoreMaintenance(path: store.path).purge(account: account)
         if json {
             Terminal.line(Self.json(report))
             return

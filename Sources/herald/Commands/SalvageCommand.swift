@@ -29,7 +29,7 @@ struct SalvageCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let report = try Store.salvage(from: store.path, to: to)
+        let report = try StoreMaintenance(path: store.path).salvage(to: to)
         let lost = report.lostSeqs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }
         if json {
             let object: [String: Any] = [

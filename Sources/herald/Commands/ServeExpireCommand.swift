@@ -55,7 +55,7 @@ struct ServeExpireCommand: ParsableCommand {
         let retention = ArchiveRetention(
             maxAgeSeconds: maxAgeSeconds, maxBytes: maxBytes,
             exportDirectory: exportDirectory ?? store.path + "/" + ServerConfiguration.defaultExportDirectory)
-        let plan = try Store.expireArchive(path: store.path, retention: retention, dryRun: true)
+        let plan = try StoreMaintenance(path: store.path).expireArchive(retention: retention, dryRun: true)
         if dryRun || plan.expiredRange == nil {
             Terminal.line(json ? Self.json(plan) : Self.describe(plan, retention))
             return
@@ -64,7 +64,7 @@ struct ServeExpireCommand: ParsableCommand {
             "Export seqs \(plan.previousOrigin + 1)…\(plan.origin) (\(plan.recordsExpired) archived records) to "
                 + "\(retention.exportDirectory), then remove them from \(store.path)?",
             yes: yes)
-        let report = try Store.expireArchive(path: store.path, retention: retention)
+        let report = try StoreMaintenance(path: store.path).expireArchive(retention: retention)
         Terminal.line(json ? Self.json(report) : Self.describe(report, retention))
     }
 

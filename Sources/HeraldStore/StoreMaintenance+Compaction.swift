@@ -1,6 +1,7 @@
+import Foundation
 import LMDB
 
-/// What `compact(path:through:discardingHistory:dryRun:options:)` did, or would do.
+/// What ``StoreMaintenance/compact(through:discardingHistory:dryRun:)`` did, or would do.
 public struct CompactionReport: Sendable, Hashable {
     /// Whether this describes a dry run: nothing was changed.
     public var dryRun = false
@@ -29,16 +30,17 @@ public struct CompactionReport: Sendable, Hashable {
     public var bytesAfter = 0
 }
 
-extension Store {
-    /// The directory beside a data file where its compacting copy is written before the swap.
-    static let compactionDirectory = "compact.tmp"
-    /// Records moved or deleted per transaction, so no transaction grows without bound.
-    static let compactionChunk = 50_000
-
+extension StoreMaintenance {
     /// Moves the log records covered by a snapshot into the archive (or, when asked,
-    /// discards them), then rewrites the data file without free pages. Runs on a closed
-    /// store: it takes the writer lock, so it fails with ``StoreError/locked(path:holder:)``
-    /// while a writer is open.
+    /// discards them), then rewrites the data file without free pages. Takes the writer
+    /// lock (a dry run does not).
+    ///
+    /// Crash-safe at every step: the archive commits before the log deletes; the new base is
+    /// recorded before the first delete; the compacting copy is fsynced, then renamed over
+    /// `data.mdb` (atomic), and an interrupted copy is removed at the next open. Readers that
+    /// were open during the swap keep the old file until they reopen, read-only stores of this
+    /// process included (compaction shares their environment, and stores opened after the
+    /// swap open the new file).
     ///
     /// - Parameters:
     ///   - seq: the snapshot to compact up to (it becomes the base); default: the newest valid one.
@@ -47,31 +49,20 @@ extension Store {
     ///     the archive up to `seq` are discarded too, and `replay`, `audit` and `state --at`
     ///     start there. Without it, every record stays readable (archive + log).
     ///   - dryRun: report what would be dropped, archived and deleted, and change nothing.
-    ///
-    /// Crash-safe at every step: the archive commits before the log deletes; the new base is
-    /// recorded before the first delete; the compacting copy is fsynced, then renamed over
-    /// `data.mdb` (atomic), and an interrupted copy is removed at the next open. Readers that
-    /// were open during the swap keep the old file until they reopen, read-only stores of this
-    /// process included (compaction shares their environment, and stores opened after the
-    /// swap open the new file).
+    /// - Returns: what was dropped, archived and deleted, and the data file's size before and after.
     @discardableResult
-    public static func compact(
-        path: String, through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false,
-        options: Options = Options()
-    ) throws -> CompactionReport {
+    public func compact(through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false) throws
+        -> CompactionReport
+    {
         let before = FileSystem.size(path + "/data.mdb")
         if dryRun {
-            var options = options
-            options.readOnly = true
-            options.replayOnOpen = false
-            let store = try Store(path: path, options: options)
-            var report = try store.planCompaction(through: seq, discardingHistory: discardingHistory)
+            var report = try openReadOnly().planCompaction(through: seq, discardingHistory: discardingHistory)
             report.dryRun = true
             report.bytesBefore = before
             report.bytesAfter = before
             return report
         }
-        var report = try withExclusiveStore(path: path, options: options) { store in
+        var report = try withExclusiveStore { store in
             try store.dropCoveredRecords(through: seq, discardingHistory: discardingHistory)
         }
         report.bytesBefore = before
@@ -79,71 +70,37 @@ extension Store {
         return report
     }
 
-    /// Opens the store with the writer lock held, runs `body`, writes compacting copies of
-    /// the store's environments, closes it and swaps the copies in.
-    static func withExclusiveStore<Report>(
-        path: String, options: Options, _ body: (Store) throws -> Report
-    ) throws -> Report {
-        guard FileSystem.exists(path + "/data.mdb") else { throw StoreError.notFound(path: path) }
-        let lock = try WriterLock(directory: path)
-        var options = options
-        options.readOnly = false
-        options.create = false
-        options.replayOnOpen = false
-        // Copying follows every page: check them first, so a damaged store is an error.
-        options.checksPages = true
-        // No automatic snapshot: nothing may write in the background while files are swapped.
-        options.snapshotInterval = 0
-        let report: Report
-        var directories = [path]
-        do {
-            let store = try Store(path: path, options: options, lock: lock)
-            report = try body(store)
-            try writeCompactCopy(of: store.environment, in: path)
-            if let archive = try store.archive() {
-                try writeCompactCopy(of: archive.environment, in: archive.path)
-                directories.append(archive.path)
+    /// Compacts like ``compact(through:discardingHistory:dryRun:)``, suspending (not
+    /// blocking) the caller meanwhile.
+    ///
+    /// - Parameters:
+    ///   - seq: the snapshot to compact up to; default: the newest valid one.
+    ///   - discardingHistory: drop the records for good instead of archiving them.
+    ///   - dryRun: report what would be done, and change nothing.
+    @discardableResult
+    public func compact(through seq: UInt64? = nil, discardingHistory: Bool = false, dryRun: Bool = false) async throws
+        -> CompactionReport
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try compact(through: seq, discardingHistory: discardingHistory, dryRun: dryRun)
+                })
             }
-        }  // The store releases its environments here, before their files are replaced. They
-        // close unless a read-only store of this process shares them; that one keeps the old
-        // files, as a reader in another process would, and later opens get the new ones.
-        for directory in directories { try swapInCompactCopy(directory) }
-        withExtendedLifetime(lock) {}
-        return report
+        }
     }
+}
+
+extension Store {
+    /// The directory beside a data file where its compacting copy is written before the swap.
+    static let compactionDirectory = "compact.tmp"
+    /// Records moved or deleted per transaction, so no transaction grows without bound.
+    static let compactionChunk = 50_000
 
     /// Removes compacting copies that an interrupted compaction left (at every writable open).
     static func removeCompactionLeftovers(_ path: String) throws {
         try FileSystem.remove(path + "/" + compactionDirectory)
         try FileSystem.remove(path + "/" + Archive.directoryName + "/" + compactionDirectory)
-    }
-
-    /// Writes `environment`'s compacting copy (`MDB_CP_COMPACT`: live pages only) into
-    /// `directory/compact.tmp/data.mdb` and fsyncs it.
-    static func writeCompactCopy(of environment: Environment, in directory: String) throws {
-        let temporary = directory + "/" + compactionDirectory
-        try FileSystem.remove(temporary)
-        try FileSystem.makeDirectory(temporary)
-        do {
-            try environment.copy(to: temporary, compact: true)
-        } catch {
-            throw StoreError.lmdb(error)
-        }
-        try FileSystem.sync(temporary + "/data.mdb")
-    }
-
-    /// Renames the compacting copy over `data.mdb` (atomic; the directory is fsynced), then
-    /// removes the old `lock.mdb`, which described the old file, and the empty directory.
-    static func swapInCompactCopy(_ directory: String) throws {
-        let temporary = directory + "/" + compactionDirectory
-        guard FileSystem.exists(temporary + "/data.mdb") else { return }
-        // No store of this process opens the directory between the two steps, with the new
-        // data file and the old lock file, which a read-only store still open here may use.
-        try Environment.withOpensHeld {
-            try FileSystem.replace(directory + "/data.mdb", with: temporary + "/data.mdb")
-            try FileSystem.remove(directory + "/lock.mdb")
-        }
-        try FileSystem.remove(temporary)
     }
 
     /// What compacting through `requested` would do, computed without changing anything:

@@ -2,7 +2,7 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 
-/// What ``Store/purge(path:account:dryRun:options:)`` removed.
+/// What ``StoreMaintenance/purge(account:dryRun:)`` removed.
 public struct PurgeReport: Sendable, Hashable {
     /// The account purged.
     public var account: String
@@ -23,33 +23,36 @@ public struct PurgeReport: Sendable, Hashable {
     public var dryRun = false
 }
 
-extension Store {
+extension StoreMaintenance {
     /// Removes every trace of `account` (privacy): its log and archived records, every
     /// snapshot (rebuilt without it), the quarantine entries quoting it and its Telegram
     /// keys; then rewrites the data files so no freed page keeps the old bytes. The removed
-    /// seqs are recorded as gaps (`gaps` database), which `verify` accepts.
+    /// seqs are recorded as gaps (`gaps` database), which `verify` accepts. Takes the writer
+    /// lock (a dry run does not).
     ///
-    /// Runs on a closed store, like `compact(path:through:discardingHistory:dryRun:options:)`. Each step
-    /// commits on its own and the whole is idempotent: after a crash, purge again.
+    /// Each step commits on its own and the whole is idempotent: after a crash, purge again.
     /// Names compare byte for byte (SEMANTICS 1.1 §2): `é` precomposed and `e` + U+0301 are
     /// two accounts, and purging one leaves the other. An account that no record (nor the
     /// snapshot the history starts from) names throws ``StoreError/unknownAccount(path:account:)``
-    /// and changes nothing. With `dryRun`, counts what would be removed and changes nothing.
+    /// and changes nothing.
+    ///
+    /// - Parameters:
+    ///   - account: the account to remove, not empty.
+    ///   - dryRun: count what would be removed, and change nothing.
+    /// - Returns: what was removed (or would be), and the seq ranges left as gaps.
     @discardableResult
-    public static func purge(path: String, account: String, dryRun: Bool = false, options: Options = Options()) throws -> PurgeReport {
+    public func purge(account: String, dryRun: Bool = false) throws -> PurgeReport {
         precondition(!account.isEmpty, "purge needs an account name")
         if dryRun {
-            var options = options
-            options.readOnly = true
-            options.replayOnOpen = false
-            let store = try Store(path: path, options: options)
-            return try store.planPurge(account)
+            return try openReadOnly().planPurge(account)
         }
-        return try withExclusiveStore(path: path, options: options) { store in
+        return try withExclusiveStore { store in
             try store.purgeAccount(account)
         }
     }
+}
 
+extension Store {
     /// The account's records, found in one pass over the log and one over the archive: their
     /// seqs.
     private struct AccountRecords {
@@ -121,7 +124,7 @@ extension Store {
     }
 
     /// What purging `account` would remove, counted without changing anything.
-    private func planPurge(_ account: String) throws -> PurgeReport {
+    fileprivate func planPurge(_ account: String) throws -> PurgeReport {
         let found = try records(of: account)
         try requireNamed(account, found, start: try originSnapshot(try history()))
         var report = PurgeReport(account: account, dryRun: true)
@@ -141,7 +144,7 @@ extension Store {
         entry.account.map { $0.isSameName(as: account) } == true || JSONStrings.contains(entry.raw, name)
     }
 
-    private func purgeAccount(_ account: String) throws -> PurgeReport {
+    fileprivate func purgeAccount(_ account: String) throws -> PurgeReport {
         var report = PurgeReport(account: account)
         let history = try self.history()
         let origin = try originSnapshot(history)

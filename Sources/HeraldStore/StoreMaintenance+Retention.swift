@@ -50,7 +50,7 @@ public struct ExportedRange: Sendable, Hashable, Codable {
     public var exportedAt: Int64
 }
 
-/// What `expireArchive(path:retention:now:dryRun:options:)` did, or would do.
+/// What ``StoreMaintenance/expireArchive(retention:now:dryRun:)`` did, or would do.
 public struct RetentionReport: Sendable, Hashable {
     /// Whether this describes a dry run: nothing was written or removed.
     public var dryRun = false
@@ -79,40 +79,6 @@ extension Store {
         case exported
         /// The new origin is committed; the expired records are still in the archive.
         case committed
-    }
-
-    /// Expires archived history under `retention`: the oldest archived records that are too
-    /// old or beyond the size limit are written, as `herald export` lines, to a gzip file
-    /// in the export directory, fsynced; then the kept history's start (its origin) moves
-    /// past them, with a snapshot at the new origin standing for them, and they are removed
-    /// from the archive, whose file is rewritten without free pages. Runs on a closed store,
-    /// like ``compact(path:through:discardingHistory:dryRun:options:)``; only archived
-    /// records (at or below the compaction base) ever expire, never the log.
-    ///
-    /// Crash-safe: the export is durable before the history changes, and the history changes
-    /// (new origin, its snapshot, the exported range recorded) in one commit before any
-    /// archived record is deleted; archived records left at or below the origin by a crash
-    /// are outside the history, and the next run deletes them. A partial export file is
-    /// removed; a whole one left by a run that crashed before its commit is replaced.
-    ///
-    /// - Parameter now: the time the age limit counts back from, milliseconds since the epoch.
-    @discardableResult
-    public static func expireArchive(
-        path: String, retention: ArchiveRetention, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000),
-        dryRun: Bool = false, options: Options = Options()
-    ) throws -> RetentionReport {
-        if dryRun {
-            var options = options
-            options.readOnly = true
-            options.replayOnOpen = false
-            let store = try Store(path: path, options: options)
-            var report = try store.expireArchivedRecords(retention, now: now, writing: false)
-            report.dryRun = true
-            return report
-        }
-        return try withExclusiveStore(path: path, options: options) { store in
-            try store.expireArchivedRecords(retention, now: now, writing: true)
-        }
     }
 
     /// The ranges archive retention exported and removed, oldest first.
@@ -236,6 +202,41 @@ extension Store {
         for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         where file.hasPrefix(prefix) && file.hasSuffix(".jsonl.gz") && file != name && !recorded.contains(file) {
             try FileSystem.remove(directory + "/" + file)
+        }
+    }
+}
+
+extension StoreMaintenance {
+    /// Expires archived history under `retention`: the oldest archived records that are too
+    /// old or beyond the size limit are written, as `herald export` lines, to a gzip file
+    /// in the export directory, fsynced; then the kept history's start (its origin) moves
+    /// past them, with a snapshot at the new origin standing for them, and they are removed
+    /// from the archive, whose file is rewritten without free pages. Takes the writer lock
+    /// (a dry run does not); only archived records (at or below the compaction base) ever
+    /// expire, never the log.
+    ///
+    /// Crash-safe: the export is durable before the history changes, and the history changes
+    /// (new origin, its snapshot, the exported range recorded) in one commit before any
+    /// archived record is deleted; archived records left at or below the origin by a crash
+    /// are outside the history, and the next run deletes them. A partial export file is
+    /// removed; a whole one left by a run that crashed before its commit is replaced.
+    ///
+    /// - Parameters:
+    ///   - retention: the limits, and where the expired records are exported.
+    ///   - now: the time the age limit counts back from, milliseconds since the epoch.
+    ///   - dryRun: report what would expire, and write or remove nothing.
+    /// - Returns: the expired range, the export file and the archive's bytes before and after.
+    @discardableResult
+    public func expireArchive(
+        retention: ArchiveRetention, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000), dryRun: Bool = false
+    ) throws -> RetentionReport {
+        if dryRun {
+            var report = try openReadOnly().expireArchivedRecords(retention, now: now, writing: false)
+            report.dryRun = true
+            return report
+        }
+        return try withExclusiveStore { store in
+            try store.expireArchivedRecords(retention, now: now, writing: true)
         }
     }
 }

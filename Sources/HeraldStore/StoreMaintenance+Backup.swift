@@ -8,19 +8,13 @@ import Glibc
 import Darwin
 #endif
 
-extension Store {
-    /// How often ``backup(storePath:to:logger:)`` copies the log and archive again when the
-    /// archive changed during a copy, before it gives up.
+extension StoreMaintenance {
+    /// How often ``backup(to:)`` copies the log and archive again when the archive changed
+    /// during a copy, before it gives up.
     static let backupAttempts = 5
 
-    /// Writes a consistent, compacted copy of this store into the new directory
-    /// `destination`; see ``backup(storePath:to:logger:)``.
-    public func backup(to destination: String) throws -> BackupReport {
-        try Self.backup(storePath: path, to: destination, logger: logger)
-    }
-
-    /// Writes a consistent, compacted copy of everything the store at `storePath` holds into
-    /// the new directory `destination`, while writers (in this process or others) go on.
+    /// Writes a consistent, compacted copy of everything the store holds into the new
+    /// directory `destination`, while writers (in this process or others) go on.
     ///
     /// Every LMDB environment of the store (the store's own, `archive/`, and any other, such
     /// as `herald serve`'s `serve/` tables) is copied with LMDB's compacting copy
@@ -42,25 +36,27 @@ extension Store {
     /// the copied log records is there (an export is written before the log records it).
     ///
     /// The copy is written to a hidden sibling of `destination`, checked with
-    /// ``verify(checkingSnapshots:progress:)``, and renamed to `destination` only when clean.
-    /// Throws ``StoreError/backupRefused(destination:reason:)`` when `destination` exists and
-    /// is not an empty directory, or when the copy fails its check; nothing is left behind.
-    public static func backup(
-        storePath: String, to destination: String, logger: Logger = Options().logger
-    ) throws -> BackupReport {
-        try backup(storePath: storePath, to: destination, logger: logger, betweenCopies: { _ in })
+    /// ``Store/verify(checkingSnapshots:progress:)``, and renamed to `destination` only when
+    /// clean. Logs to the logger of ``options``.
+    ///
+    /// - Parameter destination: the backup directory: new, or an empty directory, outside
+    ///   the store. Throws ``StoreError/backupRefused(destination:reason:)`` when it exists
+    ///   and is not an empty directory, or when the copy fails its check; nothing is left behind.
+    /// - Returns: what was copied, the copy's seq range and its check.
+    public func backup(to destination: String) throws -> BackupReport {
+        try backup(to: destination, betweenCopies: { _ in })
     }
 
-    /// ``backup(storePath:to:logger:)``, calling `betweenCopies` with the attempt number
-    /// after the archive's copy and before the log's (tests change the store there).
-    static func backup(
-        storePath: String, to destination: String, logger: Logger, betweenCopies: (Int) throws -> Void
-    ) throws -> BackupReport {
+    /// ``backup(to:)``, calling `betweenCopies` with the attempt number after the archive's
+    /// copy and before the log's (tests change the store there).
+    func backup(to destination: String, betweenCopies: (Int) throws -> Void) throws -> BackupReport {
+        let storePath = path
+        let logger = options.logger
         let started = ContinuousClock.now
         guard FileSystem.exists(storePath + "/data.mdb") else { throw StoreError.notFound(path: storePath) }
         var destination = destination
         while destination.count > 1 && destination.hasSuffix("/") { destination.removeLast() }
-        try refuseBackupDestination(destination)
+        try Self.refuseBackupDestination(destination)
         let parent = FileSystem.directory(of: destination)
         try FileSystem.makeDirectories(parent)
         if let store = FileSystem.resolved(storePath), let resolvedParent = FileSystem.resolved(parent),
@@ -76,10 +72,10 @@ extension Store {
             let layout = BackupLayout(storePath: storePath)
             for directory in layout.directories { try FileSystem.makeDirectory(temporary + "/" + directory) }
             for environment in layout.otherEnvironments {
-                try copyEnvironment(storePath + "/" + environment, to: temporary + "/" + environment, maxDatabases: nil)
+                try Self.copyEnvironment(storePath + "/" + environment, to: temporary + "/" + environment, maxDatabases: nil)
                 report.environments.append(environment)
             }
-            report.attempts = try copyHistory(
+            report.attempts = try Self.copyHistory(
                 storePath: storePath, to: temporary, destination: destination, logger: logger, betweenCopies: betweenCopies)
             if FileSystem.exists(temporary + "/" + Archive.directoryName + "/data.mdb") {
                 report.environments.append(Archive.directoryName)
@@ -90,7 +86,7 @@ extension Store {
                 try FileSystem.copyFile(storePath + "/" + file, to: temporary + "/" + file)
                 report.files.append(file)
             }
-            try checkBackup(temporary, destination: destination, into: &report)
+            try Self.checkBackup(temporary, destination: destination, into: &report)
             for directory in layout.directories.reversed() where FileSystem.exists(temporary + "/" + directory) {
                 try FileSystem.sync(temporary + "/" + directory)
             }
@@ -135,7 +131,7 @@ extension Store {
 
     /// Copies the archive (when there is one), then the log's environment, until the archive
     /// stayed unchanged from the start of its copy to the end of the log's (see
-    /// ``backup(storePath:to:logger:)``); returns the number of attempts.
+    /// ``backup(to:)``); returns the number of attempts.
     private static func copyHistory(
         storePath: String, to temporary: String, destination: String, logger: Logger, betweenCopies: (Int) throws -> Void
     ) throws -> Int {
@@ -189,7 +185,7 @@ extension Store {
     /// lock files opening it left; throws when it is not clean.
     private static func checkBackup(_ temporary: String, destination: String, into report: inout BackupReport) throws {
         do {
-            var options = Options()
+            var options = Store.Options()
             options.readOnly = true
             options.create = false
             options.replayOnOpen = false

@@ -1,7 +1,7 @@
 import HeraldProjection
 import LMDB
 
-/// What ``Store/salvage(from:to:options:)`` recovered and what it could not.
+/// What ``StoreMaintenance/salvage(to:)`` recovered and what it could not.
 public struct SalvageReport: Sendable, Hashable {
     /// Records copied into the new store (log and archive together).
     public var recordsCopied = 0
@@ -36,8 +36,8 @@ public struct SalvageReport: Sendable, Hashable {
     public var lostCount: UInt64 { lostSeqs.reduce(0) { $0 + $1.upperBound - $1.lowerBound + 1 } }
 }
 
-extension Store {
-    /// Copies every record, snapshot, key and quarantine entry of the store at `damaged` that
+extension StoreMaintenance {
+    /// Copies every record, snapshot, key and quarantine entry of this damaged store that
     /// still checks out into a new store at `destination` (which must not hold a store), and
     /// reports exactly which seqs were lost.
     ///
@@ -49,17 +49,21 @@ extension Store {
     /// The new store holds all of them in its log (no archive); the seqs lost are recorded
     /// as gaps (so the new store reads and verifies) and listed in the report. Its state
     /// opens from the newest intact snapshot when no seq after it was lost (exact), else it
-    /// is a replay over the losses.
-    public static func salvage(from damaged: String, to destination: String, options: Options = Options()) throws -> SalvageReport {
+    /// is a replay over the losses. The new store is opened with ``options``.
+    ///
+    /// - Parameter destination: the directory of the new store; it must not hold a store
+    ///   (``StoreError/Code/remnants`` otherwise).
+    /// - Returns: what was copied, what was lost, and the damage found.
+    public func salvage(to destination: String) throws -> SalvageReport {
         if FileSystem.exists(destination + "/data.mdb") {
             throw StoreError.remnants(path: destination, reason: "the destination already holds a store; salvage writes a new one")
         }
         var report = SalvageReport()
         var main = SalvagedFile()
-        try main.read(damaged + "/data.mdb", report: &report)
+        try main.read(path + "/data.mdb", report: &report)
         var archived = SalvagedFile()
-        if FileSystem.exists(damaged + "/" + Archive.directoryName + "/data.mdb") {
-            try archived.read(damaged + "/" + Archive.directoryName + "/data.mdb", report: &report)
+        if FileSystem.exists(path + "/" + Archive.directoryName + "/data.mdb") {
+            try archived.read(path + "/" + Archive.directoryName + "/data.mdb", report: &report)
         }
         // Without the `meta` database (lost with its page), the base is unknown: every
         // archived record is then taken as history.
@@ -85,7 +89,7 @@ extension Store {
         let gaps = main.gaps.sorted { $0.lowerBound < $1.lowerBound }
         report.base = origin
         report.highWater = max(records.keys.max() ?? 0, base, gaps.last?.upperBound ?? 0)
-        report.lostSeqs = Self.missing(
+        report.lostSeqs = Store.missing(
             from: origin + 1, through: report.highWater, present: Set(records.keys), gaps: gaps)
         let lastLoss = report.lostSeqs.last?.upperBound ?? 0
         report.snapshotsDropped = main.damagedSnapshots.sorted()
@@ -101,11 +105,11 @@ extension Store {
             // in its log.
             guard main.snapshots[origin] != nil else {
                 throw StoreError.damagedSnapshot(
-                    path: damaged, seq: origin,
+                    path: path, seq: origin,
                     reason: "the snapshot the kept history starts from, which stands for the records discarded before it, is lost")
             }
             try store.environment.storeWrite { txn in
-                try store.setHistory(History(base: origin, archivedThrough: origin, origin: origin), txn)
+                try store.setHistory(Store.History(base: origin, archivedThrough: origin, origin: origin), txn)
             }
         }
         let snapshots = try store.auxiliary(.snapshots)
@@ -116,8 +120,8 @@ extension Store {
         }
         report.snapshotsCopied = main.snapshots.keys.filter { complete || $0 >= origin }.sorted()
         let ordered = records.keys.sorted()
-        for start in stride(from: 0, to: ordered.count, by: compactionChunk) {
-            let chunk = ordered[start..<min(start + compactionChunk, ordered.count)]
+        for start in stride(from: 0, to: ordered.count, by: Store.compactionChunk) {
+            let chunk = ordered[start..<min(start + Store.compactionChunk, ordered.count)]
             try store.importRecords(chunk.map { records[$0]! })
             report.recordsCopied += chunk.count
         }
@@ -140,6 +144,9 @@ extension Store {
         return report
     }
 
+}
+
+extension Store {
     /// The seqs in `from...through` that are neither present nor in a gap, as ranges; in
     /// time proportional to the seqs present and the gaps, not to the range.
     static func missing(
