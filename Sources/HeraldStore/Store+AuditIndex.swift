@@ -81,7 +81,7 @@ extension Store {
         }
         var through = try auditIndexThrough()
         if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
-        let last = try highWaterSeq()
+        let last = try self.history.bounds().highWaterSeq
         guard through < last else { return through }
         let targets = try auxiliary(.auditTargets)
         let seqsDatabase = try auxiliary(.auditSeqs)
@@ -98,7 +98,7 @@ extension Store {
             var entries = AuditIndexEntries()
             var chunkEnd = through
             var count = 0
-            try forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
+            try self.history.forEach(from: through + 1, through: last) { record in
                 entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
                 chunkEnd = record.seq
                 count += 1
@@ -201,7 +201,7 @@ extension Store {
         var projection = Projection(configuration: .init(recordsChanges: true))
         var tracker = AuditTargets()
         var entries = AuditIndexEntries()
-        try forEachRecord(includingArchive: true, from: 1, through: through) { record in
+        try self.history.forEach(from: 1, through: through) { record in
             entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
             return true
         }
@@ -326,7 +326,7 @@ extension Store {
         if seq > 0, let found = try newestValidSnapshot(in: 0...seq, configuration: configuration) {
             (start, projection) = found
         }
-        try forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
+        try self.history.forEach(from: start + 1, through: seq) { record in
             projection.replay(record.event, seq: record.seq)
             return true
         }
@@ -338,7 +338,7 @@ extension Store {
     private func auditIndexIsCurrent() throws -> Bool {
         guard options.usesAuditIndex, try auditIndexApplies, snapshotsFitConfiguration else { return false }
         let through = try auditIndexThrough()
-        let last = try highWaterSeq()
+        let last = try self.history.bounds().highWaterSeq
         return through > 0 && through >= last
     }
 

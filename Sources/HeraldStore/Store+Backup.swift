@@ -201,7 +201,7 @@ extension Store {
                 report.environments.removeAll { $0 == Archive.directoryName }
             }
             report.verify = try copy.verify()
-            report.lastSeq = try copy.highWaterSeq()
+            report.lastSeq = try copy.history.bounds().highWaterSeq
             report.firstSeq = try copy.history().origin + 1
         }  // The copy's environments close here, before their lock files go.
         for environment in report.environments {

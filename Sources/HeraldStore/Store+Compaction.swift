@@ -160,14 +160,14 @@ extension Store {
             }
             target = requested
         } else {
-            guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try highWaterSeq())) else {
+            guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try self.history.bounds().highWaterSeq)) else {
                 return report
             }
             target = newest.seq
         }
         guard target > history.base else { return report }
         report.base = target
-        try forEachRawRecord(from: history.base + 1, through: target) { _, bytes in
+        try self.history.forEachRawLogRecord(from: history.base + 1, through: target) { _, bytes in
             report.recordsRemoved += 1
             report.bytesRemoved += bytes.count
             return true
@@ -245,7 +245,7 @@ extension Store {
         var total = 0
         while from <= through {
             var chunk: [(seq: UInt64, bytes: [UInt8])] = []
-            try forEachRawRecord(from: from, through: through) { seq, bytes in
+            try self.history.forEachRawLogRecord(from: from, through: through) { seq, bytes in
                 chunk.append((seq, Array(bytes)))
                 return chunk.count < Self.compactionChunk
             }

@@ -63,7 +63,7 @@ extension Store {
     /// any other) and in the archive.
     private func records(of account: String) throws -> AccountRecords {
         var found = AccountRecords()
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
             if record.event.account.isSameName(as: account) {
                 found.log.append(seq)
@@ -107,7 +107,7 @@ extension Store {
         if history.origin > 0, case .success(let projection) = try loadSnapshot(seq: history.origin) {
             for name in projection.accounts { names.insert(NameKey(name)) }
         }
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             names.insert(NameKey(try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account))
             return true
         }
@@ -198,7 +198,7 @@ extension Store {
         } else {
             try forEachHistoryBatch(after: history.origin) { projection.replay($0) }
         }
-        let highWater = try highWaterSeq()
+        let highWater = try self.history.bounds().highWaterSeq
         var written: [(UInt64, [UInt8])] = []
         if history.origin > 0 && history.origin < history.base {
             written.append((history.origin, SnapshotEnvelope(seq: history.origin, payload: start.snapshot()).encoded))

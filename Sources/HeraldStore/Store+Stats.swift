@@ -34,7 +34,7 @@ extension Store {
         var stats = Statistics()
         // Keyed by bytes: two accounts whose names are canonically equivalent stay two.
         var accounts: [NameKey: Int] = [:]
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             stats.records += 1
             stats.firstSeq = stats.firstSeq ?? seq
             stats.lastSeq = seq
@@ -51,7 +51,7 @@ extension Store {
             return true
         }
         stats.byAccount = accounts.sorted { $0.key < $1.key }.map { (name: $0.key.name, records: $0.value) }
-        stats.lastSeq = max(stats.lastSeq, try highWaterSeq())
+        stats.lastSeq = max(stats.lastSeq, try self.history.bounds().highWaterSeq)
         let info = environment.info()
         stats.mapBytes = info.mapSize
         stats.usedBytes = info.usedBytes

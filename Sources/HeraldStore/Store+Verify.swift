@@ -18,8 +18,8 @@ extension Store {
     public func verify(checkingSnapshots: Bool = true, progress: ((_ seq: UInt64, _ of: UInt64) -> Void)? = nil) throws -> VerifyReport {
         var run = VerifyRun(store: self, history: try history())
         run.progress = progress
-        run.report.purged = try purgedRanges()
-        run.report.highWater = try highWaterSeq()
+        run.report.purged = try self.history.bounds().purgedRanges
+        run.report.highWater = try self.history.bounds().highWaterSeq
         run.report.base = run.history.base
         if checkingSnapshots { try run.loadSnapshots() }
         try run.prepareReplay()
