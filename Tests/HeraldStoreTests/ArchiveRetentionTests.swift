@@ -25,7 +25,7 @@ struct ArchiveRetentionTests {
         try Store.compact(path: dir.path, options: fastOptions())
         let store = try Store(path: dir.path, options: fastOptions())
         var lines: [String] = []
-        try store.forEachRecord(includingArchive: true) { record in
+        try store.history.forEach { record in
             var writer = JSONWriter()
             record.writeExportLine(to: &writer)
             lines.append(writer.string)
@@ -61,7 +61,7 @@ struct ArchiveRetentionTests {
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(store.projection.snapshot() == reference.snapshot())
         var kept: [UInt64] = []
-        try store.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
+        try store.history.forEach { kept.append($0.seq); return true }
         #expect(kept == Array((report.origin + 1)...1_200))
         #expect(try store.archive()!.recordCount() == 1_000 - Int(report.origin))
         let verified = try store.verify()
@@ -143,7 +143,7 @@ struct ArchiveRetentionTests {
             #expect(try store.verify().isClean)
             #expect(store.projection == referenceProjection(events))
             var kept: [UInt64] = []
-            try store.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
+            try store.history.forEach { kept.append($0.seq); return true }
             #expect(kept == Array((origin + 1)...500))
         }
         try Store.expireArchive(path: dir.path, retention: tighter, options: fastOptions())
