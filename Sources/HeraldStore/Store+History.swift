@@ -25,7 +25,7 @@ extension Store {
     static let archivedKey = Array("archived".utf8)
     static let originKey = Array("origin".utf8)
 
-    // `history()` reads them: ``StoreHistory/callAsFunction()``.
+    // `try history()` reads them: the `history` property called (``StoreHistory/callAsFunction()``).
 
     /// Reads the history facts from `meta` inside the caller's transaction; static, so that
     /// the ``SnapshotWriter`` can prune without the store.

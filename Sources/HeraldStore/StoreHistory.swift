@@ -1,6 +1,4 @@
 import Dispatch
-import HeraldEvents
-import HeraldProjection
 import LMDB
 import Synchronization
 
@@ -29,7 +27,7 @@ public final class StoreHistory: Sendable {
     let environment: Environment
     /// seq (8 bytes BE) → log record.
     let log: Database
-    /// name → value: the history facts (``Store/History``) among the store-wide facts.
+    /// name → value: the history facts (`Store.History`) among the store-wide facts.
     let meta: Database
     /// The store's auxiliary handles, for `gaps` (the purged ranges).
     let auxiliaryHandles: Store.AuxiliaryHandles
@@ -57,9 +55,14 @@ public final class StoreHistory: Sendable {
     /// read transaction (so a read-only store sees other processes' commits).
     public func bounds() throws -> HistoryBounds {
         let gaps = try auxiliaryHandles.open(.gaps, create: false, in: environment)
-        let hasArchive = (try? archive()) != nil
+        let archiveOpen = archiveHandle.withLock { $0 != nil }
+        let archiveFound = FileSystem.exists(path + "/" + Archive.directoryName + "/data.mdb")
         return try environment.storeRead { txn in
             let facts = try Store.history(txn, meta: meta, path: path)
+            // As `archive()` finds it, without opening it: a read-only store ignores what an
+            // interrupted first `compact --archive` left (see `archiveIsLeftover()`).
+            let leftover = options.readOnly && facts.base == 0 && facts.archivedThrough == 0
+            let hasArchive = archiveOpen || (archiveFound && !leftover)
             let purged = try gaps.map { try Self.purgedRanges(txn, gaps: $0) } ?? []
             let (first, last) = try txn.withCursor(log) { cursor in
                 (try cursor.first().flatMap { SeqKey(bytes: $0.key)?.seq }, try cursor.last().flatMap { SeqKey(bytes: $0.key)?.seq } ?? 0)

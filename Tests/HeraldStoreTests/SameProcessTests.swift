@@ -228,7 +228,7 @@ struct SameProcessTests {
             for event in events[300...] { try writer.append(event) }
             let stat = try run("/usr/bin/mdb_stat", ["-s", "log", dir.path])
             #expect(stat.output.contains("Entries: 100"), "mdb_stat -s log: \(stat.output)")
-            #expect(try reader.history.records().isEmpty)
+            #expect(try reader.history.logRecords().isEmpty)
         }
         let reopened = try Store(path: dir.path, options: readOnly())
         seqs = []

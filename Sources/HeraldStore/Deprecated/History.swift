@@ -18,7 +18,7 @@ extension Store {
     public func purgedRanges() throws -> [ClosedRange<UInt64>] { try history.bounds().purgedRanges }
 
     @available(*, deprecated, message: "use history.bounds().hasArchive")
-    public var hasArchive: Bool { (try? history.bounds().hasArchive) ?? false }
+    public var hasArchive: Bool { (try? history.archive()) != nil }
 
     @available(*, deprecated, message: "use history.bounds().recordCountInLog")
     public func recordCount() throws -> Int { try history.bounds().recordCountInLog }
