@@ -19,7 +19,7 @@ extension HeraldServer {
                 var writer = JSONWriter()
                 var body: [UInt8] = []
                 var count = 0
-                try store.forEachRecord(includingArchive: true, from: after + 1) { record in
+                try store.history.forEach(from: after + 1) { record in
                     guard record.event.account.isSameName(as: account) else { return true }
                     writer.reset()
                     record.writeExportLine(to: &writer)

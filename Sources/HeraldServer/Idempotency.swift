@@ -110,7 +110,7 @@ final class Idempotency: Sendable {
                 return reply.response(replayed: true)
             }
         }
-        let seqBefore = try await host.run { store in try store.committedLastSeq() }
+        let seqBefore = try await host.run { store in try store.history.bounds().lastSeqInLog }
         let entry = IdempotencyEntry(
             request: fingerprint, seqBefore: seqBefore, reply: nil, createdAt: now)
         try await host.tables { try $0.put(.idempotency, slot, entry) }
@@ -141,7 +141,7 @@ final class Idempotency: Sendable {
         guard !digests.isEmpty else { return [] }
         var seqs: [UInt64] = []
         // The archive too: a scheduled compaction may have moved them out of the log.
-        try store.forEachRecord(includingArchive: true, from: seq + 1) { record in
+        try store.history.forEach(from: seq + 1) { record in
             if let digest = record.source.digest, digests.contains(digest) { seqs.append(record.seq) }
             return true
         }

@@ -35,7 +35,7 @@ extension HeraldServer {
         // that falls behind its buffer (a bulk append to the account) reads what it missed
         // from the log: the stream does not end for it.
         let (committed, followed) = try await host.run { [after] store in
-            let committed = try store.committedLastSeq()
+            let committed = try store.history.bounds().lastSeqInLog
             return (committed, store.appliedEvents(after: after ?? committed, account: account, catchingUp: true))
         }
         let start = after ?? committed

@@ -71,7 +71,7 @@ public struct AuditIndex: Sendable {
     /// (nothing was discarded or expired) and it runs without what-if group limits.
     var applies: Bool {
         get throws {
-            let complete = try store.history().isComplete
+            let complete = try store.history.facts().isComplete
             let projection = store.options.projection
             return projection.groupCountMaxOverride == nil && projection.groupSizeMaxOverride == nil && complete
         }
@@ -121,7 +121,7 @@ public struct AuditIndex: Sendable {
         }
         var through = try self.through()
         if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
-        let last = try store.highWaterSeq()
+        let last = try store.history.bounds().highWaterSeq
         guard through < last else { return through }
         let targets = try store.auxiliary(.auditTargets)
         let seqsDatabase = try store.auxiliary(.auditSeqs)
@@ -139,7 +139,7 @@ public struct AuditIndex: Sendable {
             var entries = AuditIndexEntries()
             var chunkEnd = through
             var count = 0
-            try store.forEachRecord(includingArchive: true, from: through + 1, through: last) { record in
+            try store.history.forEach(from: through + 1, through: last) { record in
                 entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
                 chunkEnd = record.seq
                 count += 1
@@ -264,7 +264,7 @@ public struct AuditIndex: Sendable {
         if seq > 0, let found = try store.newestValidSnapshot(in: 0...seq, configuration: configuration) {
             (start, projection) = found
         }
-        try store.forEachRecord(includingArchive: true, from: start + 1, through: seq) { record in
+        try store.history.forEach(from: start + 1, through: seq) { record in
             projection.replay(record.event, seq: record.seq)
             return true
         }

@@ -14,10 +14,7 @@ extension Store {
     /// caller that drops its last reference to the store right after can reopen the
     /// directory at once.
     func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let work = OffloadedWork(body)
-        return try await withCheckedThrowingContinuation { continuation in
-            blockingQueue.async { continuation.resume(with: work.run()) }
-        }
+        try await HeraldStore.offload(on: blockingQueue, body)
     }
 
     /// Appends one event like `append(_:source:)`, suspending (not blocking) until it is
@@ -50,26 +47,6 @@ extension Store {
         try await offload { try self.snapshot() }
     }
 
-    /// Up to `limit` records from seq `from` on, in order, like
-    /// `records(from:limit:)`, suspending while the log is read.
-    public func records(from: UInt64, limit: Int) async throws -> [LogRecord] {
-        try await offload { try self.records(from: from, limit: limit) }
-    }
-
-    /// One page of the log: up to `limit` records from seq `from` on (the archive's first,
-    /// when compaction moved them there), in order. Page through the log by passing the
-    /// last seq returned plus one; an empty page is the end.
-    public func records(from: UInt64, limit: Int) throws -> [LogRecord] {
-        precondition(limit > 0, "a page holds at least one record")
-        var page: [LogRecord] = []
-        page.reserveCapacity(min(limit, 4096))
-        try forEachRecord(includingArchive: true, from: from) { record in
-            page.append(record)
-            return page.count < limit
-        }
-        return page
-    }
-
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
@@ -84,6 +61,15 @@ extension Store {
         appendThreads.stop(closed: StoreError.closed(path: path))
         snapshotWriter.waitUntilIdle()
         state.withLock { _ in followers.finishAll() }
+    }
+}
+
+/// Runs `body` on `queue` and resumes the caller with its result, releasing `body` (and what
+/// it captures) before the caller resumes.
+func offload<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let work = OffloadedWork(body)
+    return try await withCheckedThrowingContinuation { continuation in
+        queue.async { continuation.resume(with: work.run()) }
     }
 }
 

@@ -13,7 +13,7 @@ extension Store {
     ///
     /// Replays the account's whole history with lifecycle changes recorded; other accounts'
     /// records are checked but not decoded, since accounts never influence each other. When
-    /// compaction dropped history without an archive (``historyDroppedThrough()``), the
+    /// compaction dropped history without an archive (``HistoryBounds/droppedThrough``), the
     /// replay starts from the snapshot at the compaction base, as every other replay does, so
     /// ids and groups are the real ones; the events before it cannot be explained, but the trail
     /// starts from the snapshot's state of the account, so what later events do to the
@@ -97,7 +97,7 @@ extension Store {
         var named = initial.accounts.contains { $0.isSameName(as: account) }
         let chat: String? = if case .object(let chat, _) = target { chat } else { nil }
         var chatNamed = chat.map { chat in initial.account(account)?.chats.contains { $0.chat.isSameName(as: chat) } ?? false } ?? true
-        try forEachRecord(includingArchive: true, from: start + 1, account: account) { record in
+        try self.history.forEach(from: start + 1, account: account) { record in
             named = true
             if !chatNamed, let named = record.event.chat, let chat, named.isSameName(as: chat) { chatNamed = true }
             fold.add(record)

@@ -16,13 +16,13 @@ extension Store {
         }
         var problems: [VerifyReport.Problem] = []
         let advice = "(derived data: audits replay instead of trusting it; `herald index --rebuild` rebuilds it)"
-        guard try history().isComplete else {
-            return [.init(.auditIndex, seq: through, "an audit index is kept although the history before seq \(try history().origin) is gone \(advice)")]
+        guard try history.facts().isComplete else {
+            return [.init(.auditIndex, seq: through, "an audit index is kept although the history before seq \(try history.facts().origin) is gone \(advice)")]
         }
         var projection = Projection(configuration: .init(recordsChanges: true))
         var tracker = AuditTargets()
         var entries = AuditIndexEntries()
-        try forEachRecord(includingArchive: true, from: 1, through: through) { record in
+        try self.history.forEach(from: 1, through: through) { record in
             entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
             return true
         }
@@ -104,7 +104,7 @@ extension Store {
     private func auditIndexIsCurrent() throws -> Bool {
         guard options.usesAuditIndex, try auditIndex.applies, snapshotsFitConfiguration else { return false }
         let through = try auditIndex.through()
-        let last = try highWaterSeq()
+        let last = try history.bounds().highWaterSeq
         return through > 0 && through >= last
     }
 
@@ -160,7 +160,7 @@ extension Store {
     /// missing or is not an event of `account`: the index does not match the log.
     func forEachIndexedRecord(_ seqs: [UInt64], account: String, _ body: (LogRecord) throws -> Void) throws -> Bool {
         let name = Array(account.utf8)
-        let base = try history().base
+        let base = try history.facts().base
         func visit(_ seq: UInt64, _ bytes: UnsafeRawBufferPointer?, _ location: String) throws -> Bool {
             guard let bytes else { return false }
             do {

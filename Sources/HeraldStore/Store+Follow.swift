@@ -51,7 +51,7 @@ extension Store {
         at position: UInt64, account: String?, catchingUp: Bool, bufferLimit: Int
     ) throws -> AsyncThrowingStream<Applied, any Error>? {
         try state.withLock { _ -> AsyncThrowingStream<Applied, any Error>? in
-            guard try committedLastSeq() <= position else { return nil }
+            guard try self.history.lastSeqInLog() <= position else { return nil }
             let (stream, continuation) = AsyncThrowingStream<Applied, any Error>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
             if isClosed {
                 continuation.finish()
@@ -149,7 +149,7 @@ final class ResumableFollower: @unchecked Sendable {
             var applied: [Applied] = []
             var read = 0
             var end = start
-            try store.forEachRecord(includingArchive: true, from: start + 1) { record in
+            try store.history.forEach(from: start + 1) { record in
                 let updates = box.projection!.apply(record.event, seq: record.seq).updates
                 if account == nil || record.event.account == account {
                     applied.append(Applied(seq: record.seq, event: record.event, updates: updates))

@@ -36,7 +36,7 @@ extension Store {
     ) throws -> Projection {
         let (start, initial) = try replayStart(through: through, configuration: configuration, fromSnapshot: false)
         var projection = initial
-        try forEachRecord(includingArchive: true, from: start + 1, through: through) { record in
+        try history.forEach(from: start + 1, through: through) { record in
             let outcome = projection.apply(rewrite.map { $0(record.event) } ?? record.event, seq: record.seq)
             return try body(record, outcome, projection)
         }
@@ -61,13 +61,13 @@ extension Store {
     /// alone (none when no record up to `seq` names it), as the full replay holds it, and its
     /// ``Projection/seq`` is the full replay's. `herald state --at SEQ --account A`.
     ///
-    /// When the audit index covers the log (``catchUpAuditIndex()``), the snapshot is restored
+    /// When the audit index covers the log (``AuditIndex/catchUp(starting:)``), the snapshot is restored
     /// for the account alone and only the account's records after it are read.
     public func projection(at seq: UInt64, account: String, useSnapshots: Bool = true) throws -> Projection {
         if useSnapshots, snapshotsFitConfiguration, let projection = try indexedProjection(at: seq, account: account) { return projection }
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial
-        try forEachRecordOrSkip(includingArchive: true, from: start + 1, through: seq, account: account) { seq, record in
+        try history.forEachRecordOrSkip(includingArchive: true, from: start + 1, through: seq, account: account) { seq, record in
             if let record { projection.replay(record.event, seq: record.seq) } else { projection.advance(to: seq) }
             return true
         }
@@ -81,7 +81,7 @@ extension Store {
     func replayStart(
         through: UInt64, configuration: Projection.Configuration, fromSnapshot: Bool
     ) throws -> (UInt64, Projection) {
-        let history = try self.history()
+        let history = try self.history.facts()
         if fromSnapshot, configuration == options.projection, snapshotsFitConfiguration,
             let found = try newestValidSnapshot(in: 0...through)
         {
@@ -107,28 +107,5 @@ extension Store {
         case .failure(let damage):
             throw StoreError.damagedSnapshot(path: path, seq: history.origin, reason: damage.reason)
         }
-    }
-
-    /// The compaction base when history up to it was dropped without an archive (so
-    /// replays of later points start from its snapshot and earlier points cannot be
-    /// rebuilt); `nil` when every record from seq 1 is still readable.
-    public func historyDroppedThrough() throws -> UInt64? {
-        let history = try self.history()
-        return history.isComplete ? nil : history.origin
-    }
-
-    /// The seq of the last record before the first one recorded after `time` (milliseconds
-    /// since the epoch), or `nil` when the first record is already later: the log as it
-    /// stood at `time`. With a clock that never goes back this is the last record recorded
-    /// at or before `time`. After the clock went back, records stamped earlier but appended
-    /// after the first later one are left out, since they came after `time` in fact.
-    public func lastSeq(recordedAtOrBefore time: Int64) throws -> UInt64? {
-        var found: UInt64?
-        try forEachRecord(includingArchive: true) { record in
-            guard record.recordedAt <= time else { return false }
-            found = record.seq
-            return true
-        }
-        return found
     }
 }

@@ -57,7 +57,7 @@ extension Store {
         let configuration = configuration ?? options.projection
         // The snapshot at the start of the kept history stands for records that are gone:
         // written before SEMANTICS 1.2, it is carried into 1.2 rather than refused.
-        let former = try seq > 0 && seq == history().origin
+        let former = try seq > 0 && seq == history.facts().origin
         return try environment.storeRead { txn in
             try SeqKey(seq).withBytes { key in
                 guard let bytes = try txn.get(database, key: key) else {

@@ -82,7 +82,7 @@ extension Store {
         guard options.readOnly else { return [] }
         let from = lastSeq + 1
         var records: [LogRecord] = []
-        try forEachRecord(from: from) { records.append($0); return true }
+        try self.history.forEachLogRecord(from: from) { records.append($0); return true }
         return state.withLock { state in
             // Another refresh may have applied some of them since `from` was read.
             let unapplied = records.lazy.filter { [last = state.lastSeq] in $0.seq > last }
@@ -107,7 +107,7 @@ extension Store {
     struct Recovered {
         /// The projection of the history through ``lastSeq``.
         var projection: Projection
-        /// The seq of the last event applied, or more (see ``Store/highWaterSeq()``).
+        /// The seq of the last event applied, or more (see ``HistoryBounds/highWaterSeq``).
         var lastSeq: UInt64
         /// The seq of the newest stored snapshot (or of the one the replay started from).
         var newestSnapshotSeq: UInt64
@@ -116,8 +116,8 @@ extension Store {
     /// Builds the state of ``recover()`` from the store's snapshots and history, touching
     /// neither the in-memory state nor its lock.
     func recoveredState() throws -> Recovered {
-        let history = try self.history()
-        let highWater = try highWaterSeq()
+        let history = try self.history.facts()
+        let highWater = try self.history.bounds().highWaterSeq
         var projection = Projection(configuration: options.projection)
         var start: UInt64 = 0
         if options.useSnapshots && snapshotsFitConfiguration,

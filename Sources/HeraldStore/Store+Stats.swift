@@ -7,7 +7,7 @@ extension Store {
         public var records = 0
         /// The first seq in the log (compaction moves older ones out); `nil` when it is empty.
         public var firstSeq: UInt64?
-        /// The highest seq given out (``Store/highWaterSeq()``): the last record's, or more
+        /// The highest seq given out (``HistoryBounds/highWaterSeq``): the last record's, or more
         /// when compaction or a purge removed the newest records.
         public var lastSeq: UInt64 = 0
         public var byType: [String: Int] = [:]
@@ -34,7 +34,7 @@ extension Store {
         var stats = Statistics()
         // Keyed by bytes: two accounts whose names are canonically equivalent stay two.
         var accounts: [NameKey: Int] = [:]
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             stats.records += 1
             stats.firstSeq = stats.firstSeq ?? seq
             stats.lastSeq = seq
@@ -51,7 +51,7 @@ extension Store {
             return true
         }
         stats.byAccount = accounts.sorted { $0.key < $1.key }.map { (name: $0.key.name, records: $0.value) }
-        stats.lastSeq = max(stats.lastSeq, try highWaterSeq())
+        stats.lastSeq = max(stats.lastSeq, try self.history.bounds().highWaterSeq)
         let info = environment.info()
         stats.mapBytes = info.mapSize
         stats.usedBytes = info.usedBytes

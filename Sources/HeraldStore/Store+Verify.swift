@@ -36,10 +36,10 @@ extension Store {
     ///   - progress: called now and then (every 4,096 records) with the seq just checked and
     ///     the highest seq given out, for a progress display.
     public func verify(checkingSnapshots: Bool = true, progress: ((_ seq: UInt64, _ of: UInt64) -> Void)? = nil) throws -> VerifyReport {
-        var run = VerifyRun(store: self, history: try history())
+        var run = VerifyRun(store: self, history: try history.facts())
         run.progress = progress
-        run.report.purged = try purgedRanges()
-        run.report.highWater = try highWaterSeq()
+        run.report.purged = try self.history.bounds().purgedRanges
+        run.report.highWater = try self.history.bounds().highWaterSeq
         run.report.base = run.history.base
         if checkingSnapshots { try run.loadSnapshots() }
         try run.prepareReplay()

@@ -12,7 +12,7 @@ import Logging
 /// A Herald store: one directory holding an LMDB environment with the event log.
 ///
 /// Open it with ``init(path:options:)``; append with `append(_:source:)` or
-/// `append(contentsOf:)`; read records with ``records(from:through:)``. One process at a time may
+/// `append(contentsOf:)`; read records through ``history``. One process at a time may
 /// open a store for writing; any number may open it read-only and see committed events.
 ///
 /// In one process, a store may be open several times: one writable and any number of
@@ -43,8 +43,9 @@ public final class Store: Sendable {
     let snapshotWriter: SnapshotWriter
     /// Auxiliary database handles opened so far (see ``AuxiliaryHandles``).
     let auxiliaryHandles = AuxiliaryHandles()
-    /// The archive environment (`DIR/archive/`), opened on first use; see `Archive`.
-    let archiveHandle = Mutex<Archive?>(nil)
+    /// The readable history: the archive's records, then the log's, and where it starts and
+    /// ends.
+    public let history: StoreHistory
     /// Whether ``close()`` was called; read by every append, so an atomic, not a lock.
     let closedFlag = Atomic(false)
     /// Where the `async` API runs its blocking calls (log reads, snapshots): threads of the
@@ -101,6 +102,9 @@ public final class Store: Sendable {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
+        history = StoreHistory(
+            path: path, options: options, environment: environment, log: databases.log, meta: databases.meta,
+            auxiliaryHandles: auxiliaryHandles, blockingQueue: blockingQueue)
         snapshotWriter = SnapshotWriter(
             environment: environment, handles: auxiliaryHandles, meta: databases.meta, path: path, options: options)
         state = StateCell(State(configuration: options.projection))
@@ -118,7 +122,7 @@ public final class Store: Sendable {
         if options.replayOnOpen {
             try recover()
         } else {
-            let last = (try? highWaterSeq()) ?? 0
+            let last = (try? history.bounds().highWaterSeq) ?? 0
             state.withLock { state in
                 state.lastSeq = last
                 state.holdsHistory = false

@@ -104,7 +104,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// ``Keyring/add(_:rebind:)`` of a Telegram key (``StoreError/keyID``) the store holds
         /// bound to another account (``StoreError/account``; `""`: any account).
         public static let keyBound = Code(.keyBound)
-        /// ``Store/backup(to:)`` wrote nothing to the destination (``StoreError/path``): it
+        /// ``StoreMaintenance/backup(to:)`` wrote nothing to the destination (``StoreError/path``): it
         /// exists and is not an empty directory, or the copy failed its check.
         public static let backupRefused = Code(.backupRefused)
 

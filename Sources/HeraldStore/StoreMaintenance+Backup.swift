@@ -197,8 +197,8 @@ extension StoreMaintenance {
                 report.environments.removeAll { $0 == Archive.directoryName }
             }
             report.verify = try copy.verify()
-            report.lastSeq = try copy.highWaterSeq()
-            report.firstSeq = try copy.history().origin + 1
+            report.lastSeq = try copy.history.bounds().highWaterSeq
+            report.firstSeq = try copy.history.facts().origin + 1
         }  // The copy's environments close here, before their lock files go.
         for environment in report.environments {
             try FileSystem.remove(temporary + "/" + environment + "/lock.mdb")

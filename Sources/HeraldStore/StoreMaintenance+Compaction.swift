@@ -107,7 +107,7 @@ extension Store {
     /// the target base, the records and bytes it drops, the archived records a discard takes
     /// with it, and the snapshots it deletes.
     func planCompaction(through requested: UInt64?, discardingHistory: Bool) throws -> CompactionReport {
-        let history = try self.history()
+        let history = try self.history.facts()
         var report = CompactionReport(previousBase: history.base, base: history.base)
         report.historyDiscarded = discardingHistory
         let target: UInt64
@@ -117,14 +117,14 @@ extension Store {
             }
             target = requested
         } else {
-            guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try highWaterSeq())) else {
+            guard let newest = try newestValidSnapshot(in: history.base...max(history.base, try self.history.bounds().highWaterSeq)) else {
                 return report
             }
             target = newest.seq
         }
         guard target > history.base else { return report }
         report.base = target
-        try forEachRawRecord(from: history.base + 1, through: target) { _, bytes in
+        try self.history.forEachRawLogRecord(from: history.base + 1, through: target) { _, bytes in
             report.recordsRemoved += 1
             report.bytesRemoved += bytes.count
             return true
@@ -144,7 +144,7 @@ extension Store {
     /// The logical half of compaction: archive (or discard) and delete the records up to
     /// the chosen snapshot, which becomes the base.
     func dropCoveredRecords(through requested: UInt64?, discardingHistory: Bool) throws -> CompactionReport {
-        let history = try self.history()
+        let history = try self.history.facts()
         var report = try planCompaction(through: requested, discardingHistory: discardingHistory)
         report.recordsRemoved = 0
         report.recordsArchived = 0
@@ -202,7 +202,7 @@ extension Store {
         var total = 0
         while from <= through {
             var chunk: [(seq: UInt64, bytes: [UInt8])] = []
-            try forEachRawRecord(from: from, through: through) { seq, bytes in
+            try self.history.forEachRawLogRecord(from: from, through: through) { seq, bytes in
                 chunk.append((seq, Array(bytes)))
                 return chunk.count < Self.compactionChunk
             }

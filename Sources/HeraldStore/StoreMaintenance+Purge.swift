@@ -66,7 +66,7 @@ extension Store {
     /// any other) and in the archive.
     private func records(of account: String) throws -> AccountRecords {
         var found = AccountRecords()
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             let record = try Self.decodeRecord(seq: seq, bytes: bytes, in: path)
             if record.event.account.isSameName(as: account) {
                 found.log.append(seq)
@@ -106,11 +106,11 @@ extension Store {
     /// starts from, names, in byte order; each name once, byte for byte.
     public func accountNames() throws -> [String] {
         var names = Set<NameKey>()
-        let history = try self.history()
+        let history = try self.history.facts()
         if history.origin > 0, case .success(let projection) = try loadSnapshot(seq: history.origin) {
             for name in projection.accounts { names.insert(NameKey(name)) }
         }
-        try forEachRawRecord { seq, bytes in
+        try self.history.forEachRawLogRecord { seq, bytes in
             names.insert(NameKey(try Self.decodeRecord(seq: seq, bytes: bytes, in: path).event.account))
             return true
         }
@@ -126,7 +126,7 @@ extension Store {
     /// What purging `account` would remove, counted without changing anything.
     fileprivate func planPurge(_ account: String) throws -> PurgeReport {
         let found = try records(of: account)
-        try requireNamed(account, found, start: try originSnapshot(try history()))
+        try requireNamed(account, found, start: try originSnapshot(try history.facts()))
         var report = PurgeReport(account: account, dryRun: true)
         report.recordsRemoved = found.log.count
         report.archivedRecordsRemoved = found.archived.count
@@ -146,7 +146,7 @@ extension Store {
 
     fileprivate func purgeAccount(_ account: String) throws -> PurgeReport {
         var report = PurgeReport(account: account)
-        let history = try self.history()
+        let history = try self.history.facts()
         let origin = try originSnapshot(history)
         let found = try records(of: account)
         try requireNamed(account, found, start: origin)
@@ -201,7 +201,7 @@ extension Store {
         } else {
             try forEachHistoryBatch(after: history.origin) { projection.replay($0) }
         }
-        let highWater = try highWaterSeq()
+        let highWater = try self.history.bounds().highWaterSeq
         var written: [(UInt64, [UInt8])] = []
         if history.origin > 0 && history.origin < history.base {
             written.append((history.origin, SnapshotEnvelope(seq: history.origin, payload: start.snapshot()).encoded))

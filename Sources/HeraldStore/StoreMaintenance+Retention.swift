@@ -101,7 +101,7 @@ extension Store {
     /// Finds the expired prefix of the archived history and, when `writing`, exports it,
     /// moves the origin past it and deletes it from the archive.
     func expireArchivedRecords(_ retention: ArchiveRetention, now: Int64, writing: Bool) throws -> RetentionReport {
-        let history = try self.history()
+        let history = try self.history.facts()
         var report = RetentionReport(previousOrigin: history.origin, origin: history.origin)
         guard let archive = try archive() else { return report }
         if writing { try deleteArchived(archive, through: history.origin) }

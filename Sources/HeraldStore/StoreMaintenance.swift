@@ -42,7 +42,7 @@ public struct StoreMaintenance: Sendable {
     /// compacting copy (live pages only) that is renamed over `data.mdb`. Takes the writer
     /// lock.
     ///
-    /// - Parameter id: the key's id, as ``Store/keys()`` lists it.
+    /// - Parameter id: the key's id, as ``Keyring/all()`` lists it.
     /// - Returns: whether the key existed.
     public func removeKey(id: Int64) throws -> Bool {
         try withExclusiveStore { store in

@@ -62,7 +62,7 @@ struct IngestSessionTests {
         #expect(summary.rejected == badLines.count)
         #expect(summary.quarantineIds == (1...UInt64(badLines.count)).map { $0 })
         let expected = try (0..<500).map { try Event(json: Self.notify($0)) }
-        #expect(try store.records().map(\.event) == expected)
+        #expect(try store.history.records().map(\.event) == expected)
         let quarantined = try store.quarantine.all()
         #expect(quarantined.map(\.line) == badLines)
         #expect(quarantined.allSatisfy { $0.raw == Array("not json".utf8) && $0.input == "input" && $0.format == "herald" })
@@ -82,9 +82,9 @@ struct IngestSessionTests {
         }
         #expect(rejection.line == 3 && rejection.error.format == .herald)
         #expect(session.pendingEvents == 1)
-        #expect(try store.recordCount() == 0 && store.quarantine.all().isEmpty)
+        #expect(try store.history.bounds().recordCountInLog == 0 && store.quarantine.all().isEmpty)
         #expect(try session.commit() == 1...1)
-        let record = try #require(try store.records().first)
+        let record = try #require(try store.history.records().first)
         #expect(record.source == Source(format: "herald", payload: payload))
         #expect(try store.quarantine.all().map(\.line) == [3])
         #expect(try session.finish().lines == 2)
@@ -101,7 +101,7 @@ struct IngestSessionTests {
         #expect(try session.commit() == nil)  // only finish commits
         let summary = try session.finish()
         #expect(summary.appended == 0 && summary.rejected == 1 && summary.quarantineIds == [1])
-        #expect(try store.recordCount() == 0)
+        #expect(try store.history.bounds().recordCountInLog == 0)
 
         var clean = IngestSession(store: store, configuration: Self.configuration(allOrNothing: true, batchSize: 2))
         for index in 0..<5 { _ = clean.add(Array(Self.notify(index).utf8)[...], line: index + 1) }
@@ -131,8 +131,8 @@ struct IngestSessionTests {
         }
         #expect(committed == [1...10, 11...20])
         #expect(session.summary.appended == 20)
-        #expect(try store.recordCount() == 20)
-        #expect(try store.records().map(\.event) == (0..<20).map { try! Event(json: Self.notify($0)) })
+        #expect(try store.history.bounds().recordCountInLog == 20)
+        #expect(try store.history.records().map(\.event) == (0..<20).map { try! Event(json: Self.notify($0)) })
     }
 
     @Test("a line over the limit is rejected with its size and SHA-256, and its prefix is quarantined")

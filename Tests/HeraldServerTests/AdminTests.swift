@@ -33,10 +33,10 @@ struct AdminTests {
         #expect(audit.body.split(separator: "\n").count == 1)
         await server.stop()
         let store = try Store(path: directory.path)
-        #expect(store.hasArchive)
-        #expect(try store.firstSeq() == 52)
+        #expect(try store.history.bounds().hasArchive)
+        #expect(try store.history.bounds().firstSeqInLog == 52)
         var all: [UInt64] = []
-        try store.forEachRecord(includingArchive: true) { all.append($0.seq); return true }
+        try store.history.forEach { all.append($0.seq); return true }
         #expect(all == Array(1...52))
     }
 

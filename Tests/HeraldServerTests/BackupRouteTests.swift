@@ -47,7 +47,7 @@ struct BackupRouteTests {
         let source = try Store(path: store, options: options)
         let copy = try Store(path: backup, options: options)
         #expect(copy.lastSeq == UInt64(last))
-        #expect(try copy.records() == source.records(through: UInt64(last)))
+        #expect(try await copy.history.records() == source.history.records(through: UInt64(last)))
         #expect(copy.projection == (try source.projection(at: UInt64(last))))
 
         // Restored (moved into place with the server stopped), it serves, tokens and all.

@@ -84,9 +84,9 @@ struct EndpointRateLimitTests {
         await server.stop()
 
         let store = try Store(path: directory.path)
-        #expect(try store.records().filter { $0.source.format == "webpush" }.count == accepted + 2)
+        #expect(try await store.history.records().filter { $0.source.format == "webpush" }.count == accepted + 2)
         // Two notifies stored (each may make several records, all with its body's digest), the third not.
-        #expect(Set(try store.records().filter { $0.source.format == "matrix" }.compactMap(\.source.digest)).count == notified)
+        #expect(Set(try await store.history.records().filter { $0.source.format == "matrix" }.compactMap(\.source.digest)).count == notified)
         #expect(try store.quarantine.all().isEmpty)
     }
 

@@ -17,7 +17,7 @@ struct IngestEndpointTests {
         #expect(object(response.body)["seqs"] as? [Int] == [1, 2, 3])
         await server.stop()
         let store = try Store(path: directory.path)
-        let records = try store.records()
+        let records = try await store.history.records()
         #expect(records.map(\.seq) == [1, 2, 3])
         #expect(records.map(\.source.format) == ["herald", "herald", "herald"])
         #expect(store.account("tg:1")?.unread.unread == 3)
@@ -49,7 +49,7 @@ struct IngestEndpointTests {
         let raw = try await server.request(.POST, "/v1/ingest?format=herald", body: "[" + payload + "]")
         #expect(raw.status == 200)
         await server.stop()
-        let records = try Store(path: directory.path).records()
+        let records = try await Store(path: directory.path).history.records()
         #expect(records.count == 4)
         let expected = Source(format: "herald", payload: Array(payload.utf8))
         #expect(records[0].source == expected)
@@ -70,7 +70,7 @@ struct IngestEndpointTests {
         #expect(error?["field"] as? String == "chat")
         #expect(body["line"] as? Int == 2)
         await server.stop()
-        #expect(try Store(path: directory.path).records().isEmpty)
+        #expect(try await Store(path: directory.path).history.records().isEmpty)
     }
 
     @Test("raw payloads: valid ones appended, a bad one quarantined and named; all bad is 422")
@@ -124,7 +124,7 @@ struct IngestEndpointTests {
         let fresh = try await server.request(.POST, "/v1/events", body: body, headers: [("Idempotency-Key", "req-2")])
         #expect(object(fresh.body)["seqs"] as? [Int] == [3, 4])
         await server.stop()
-        #expect(try Store(path: directory.path).records().count == 4)
+        #expect(try await Store(path: directory.path).history.records().count == 4)
     }
 
     @Test("a retried ingest gets the stored reply, quarantine ids included, and quarantines nothing again")
@@ -142,7 +142,7 @@ struct IngestEndpointTests {
         await server.stop()
         let store = try Store(path: directory.path)
         #expect(try store.quarantine.all().count == 1)
-        #expect(try store.records().count == (object(first.body)["seqs"] as? [Int])?.count)
+        #expect(try await store.history.records().count == (object(first.body)["seqs"] as? [Int])?.count)
     }
 
     @Test("a key left pending by a crash after the commit answers with the records already stored")
@@ -166,7 +166,7 @@ struct IngestEndpointTests {
         #expect(object(retry.body)["seqs"] as? [Int] == [2, 3])
         #expect(retry.headers.first(name: "Idempotent-Replayed") == "true")
         await server.stop()
-        #expect(try Store(path: directory.path).records().count == 3)
+        #expect(try await Store(path: directory.path).history.records().count == 3)
     }
 
     @Test("bodies over the limit get 413")

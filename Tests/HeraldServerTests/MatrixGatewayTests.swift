@@ -90,7 +90,7 @@ struct MatrixGatewayTests {
         let notification = (groups?.first?["notifications"] as? [[String: Any]])?.first
         #expect(notification?["body"] as? String == "I'm floating in a most peculiar way.")
         await server.stop()
-        let records = try Store(path: directory.path).records()
+        let records = try await Store(path: directory.path).history.records()
         #expect(Set(records.map(\.event.account)) == ["mx:tom"])
         #expect(records.allSatisfy { $0.source.format == "matrix" })
     }

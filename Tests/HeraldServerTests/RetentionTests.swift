@@ -64,7 +64,7 @@ struct RetentionTests {
         let store = try Store(path: rebuilt, options: { var o = Store.Options(); o.readOnly = true; return o }())
         var seqs: [UInt64] = []
         var bodies: [String] = []
-        try store.forEachRecord(includingArchive: true) { record in
+        try store.history.forEach { record in
             seqs.append(record.seq)
             if case .notify(let notify) = record.event.payload { bodies.append(notify.body ?? "") }
             return true
@@ -73,7 +73,7 @@ struct RetentionTests {
         #expect(bodies == (1...Int(expiredThrough)).map { "message \($0) with some text to take room" })
         let served = try Store(path: directory.path, options: { var o = Store.Options(); o.readOnly = true; return o }())
         var kept: [UInt64] = []
-        try served.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
+        try served.history.forEach { kept.append($0.seq); return true }
         #expect(kept == Array((expiredThrough + 1)...2_400))
     }
 

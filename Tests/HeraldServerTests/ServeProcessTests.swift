@@ -148,7 +148,7 @@ struct ServeProcessTests {
         print("serve SIGKILL test: \(acked.count) acknowledged events checked")
         let store = try Store(path: directory.path)
         var stored: [UInt64: Event] = [:]
-        try store.forEachRecord { stored[$0.seq] = $0.event; return true }
+        try store.history.forEach { stored[$0.seq] = $0.event; return true }
         for (id, seq) in acked {
             guard case .notify(let notify)? = stored[seq]?.payload else {
                 Issue.record("acknowledged event \(id) (seq \(seq)) is missing after SIGKILL")

@@ -92,7 +92,7 @@ struct VAPIDTests {
         await server.stop()
 
         let store = try Store(path: directory.path)
-        #expect(try store.records().map(\.event.account) == ["tg:9", "tg:9", "tg:9"])
+        #expect(try await store.history.records().map(\.event.account) == ["tg:9", "tg:9", "tg:9"])
         #expect(try store.quarantine.all().isEmpty)
     }
 

@@ -50,7 +50,7 @@ struct WebPushEndpointTests {
         #expect(bad.status == 400)
         await server.stop()
         let store = try Store(path: directory.path)
-        let records = try store.records()
+        let records = try await store.history.records()
         #expect(records.count == 1)
         #expect(records.first?.source.format == "webpush")
         #expect(records.first?.event.account == "tg:7")

@@ -49,7 +49,7 @@ struct WebPushLimitTests {
         await server.stop()
 
         let store = try Store(path: directory.path)
-        #expect(try store.records().isEmpty)
+        #expect(try await store.history.records().isEmpty)
         let entries = try store.quarantine.all()
         #expect(entries.count == 3)
         #expect(entries.map(\.raw.count) == [256, 256, foreign.count])

@@ -23,12 +23,12 @@ struct AccountRecordsTests {
         for account in accounts {
             for from: UInt64 in [1, UInt64(events.count) - 100] {
                 var expected: [LogRecord] = []
-                try store.forEachRecord(includingArchive: true, from: from) { record in
+                try store.history.forEach(from: from) { record in
                     if Array(record.event.account.utf8) == Array(account.utf8) { expected.append(record) }
                     return true
                 }
                 var read: [LogRecord] = []
-                try store.forEachRecord(includingArchive: true, from: from, account: account) { record in
+                try store.history.forEach(from: from, account: account) { record in
                     read.append(record)
                     return true
                 }
@@ -61,7 +61,7 @@ struct AccountRecordsTests {
             return seq == damagedSeq
         }
         let account = events[0].account
-        #expect(performing: { try store.forEachRecord(includingArchive: true, account: account) { _ in true } }, throws: isDamage)
+        #expect(performing: { try store.history.forEach(account: account) { _ in true } }, throws: isDamage)
         #expect(performing: { _ = try store.audit(account: account, target: .group(1)) }, throws: isDamage)
     }
 

@@ -72,7 +72,7 @@ struct AppendPathTests {
         #expect(!store.appendThreads.isRunning)
         store.close()
         #expect(throws: StoreError.self) { try store.append(Self.note(2)) }
-        #expect(try store.committedLastSeq() == 1)
+        #expect(try store.history.bounds().lastSeqInLog == 1)
     }
 
     @Test("a lone synchronous caller commits on its own thread; async callers never do")
@@ -98,7 +98,7 @@ struct AppendPathTests {
         let all = committers.withLock { $0 }
         #expect(all.count == 4 && pthread_equal(all[3], callerThread) == 0)
         #expect(store.lastSeq == 4)
-        #expect(try store.records().map(\.event) == (1...4).map(Self.note))
+        #expect(try await store.history.records().map(\.event) == (1...4).map(Self.note))
     }
 
     @Test("close fails the appends waiting behind a commit with the closed error; the commit in flight is durable and applied")
@@ -132,7 +132,7 @@ struct AppendPathTests {
         #expect(closeDone.wait(timeout: .now() + 10) == .success)
         #expect(try first.withLock { try $0?.get() }?.seq == 1)
         #expect(store.lastSeq == 1)
-        #expect(try store.committedLastSeq() == 1)
+        #expect(try store.history.bounds().lastSeqInLog == 1)
         #expect(!store.appendThreads.isRunning)
     }
 
@@ -159,7 +159,7 @@ struct AppendPathTests {
         let applied = try #require(try second.withLock { try $0?.get() })
         #expect(applied.seq == 1 && applied.event == Self.note(3), "the failed batch took no seqs")
         #expect(store.lastSeq == 1)
-        #expect(try store.records().map(\.event) == [Self.note(3)])
+        #expect(try store.history.records().map(\.event) == [Self.note(3)])
         var reference = Projection()
         reference.replay(Self.note(3), seq: 1)
         #expect(store.projection == reference)
@@ -208,7 +208,7 @@ struct AppendPathTests {
             while !stop.load(ordering: .relaxed) {
                 let applied = store.lastSeq
                 do {
-                    let durable = try store.committedLastSeq()
+                    let durable = try store.history.bounds().lastSeqInLog
                     if durable < applied { problems.withLock { $0.append("applied \(applied), durable \(durable)") } }
                 } catch {
                     problems.withLock { $0.append("\(error)") }

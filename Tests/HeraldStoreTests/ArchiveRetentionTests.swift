@@ -25,7 +25,7 @@ struct ArchiveRetentionTests {
         try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         let store = try Store(path: dir.path, options: fastOptions())
         var lines: [String] = []
-        try store.forEachRecord(includingArchive: true) { record in
+        try store.history.forEach { record in
             var writer = JSONWriter()
             record.writeExportLine(to: &writer)
             lines.append(writer.string)
@@ -61,7 +61,7 @@ struct ArchiveRetentionTests {
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(store.projection.snapshot() == reference.snapshot())
         var kept: [UInt64] = []
-        try store.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
+        try store.history.forEach { kept.append($0.seq); return true }
         #expect(kept == Array((report.origin + 1)...1_200))
         #expect(try store.archive()!.recordCount() == 1_000 - Int(report.origin))
         let verified = try store.verify()
@@ -122,7 +122,7 @@ struct ArchiveRetentionTests {
         #expect(try exportLines(exports + "/" + files[0]) == Array(lines[..<crashedLast]))
         do {
             let store = try Store(path: dir.path, options: fastOptions())
-            #expect(try store.history().origin == 0 && (try store.archive()!.recordCount()) == 400)
+            #expect(try store.history.facts().origin == 0 && (try store.archive()!.recordCount()) == 400)
             #expect(try store.verify().isClean)
         }
 
@@ -135,7 +135,7 @@ struct ArchiveRetentionTests {
         let origin: UInt64
         do {
             let store = try Store(path: dir.path, options: fastOptions())
-            origin = try store.history().origin
+            origin = try store.history.facts().origin
             #expect(origin > UInt64(crashedLast))
             #expect(try exportLines(exports + "/" + after[0]) == Array(lines[..<Int(origin)]))
             // Leftovers at or below the origin are outside the history: verify and reads pass.
@@ -143,7 +143,7 @@ struct ArchiveRetentionTests {
             #expect(try store.verify().isClean)
             #expect(store.projection == referenceProjection(events))
             var kept: [UInt64] = []
-            try store.forEachRecord(includingArchive: true) { kept.append($0.seq); return true }
+            try store.history.forEach { kept.append($0.seq); return true }
             #expect(kept == Array((origin + 1)...500))
         }
         try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: tighter)

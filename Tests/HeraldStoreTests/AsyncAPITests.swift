@@ -43,7 +43,7 @@ struct AsyncAPITests {
             return try await group.reduce(into: [UInt64]()) { $0.append($1) }
         }
         #expect(Set(seqs) == Set(1...64))
-        #expect(try store.records().count == 64)
+        #expect(try await store.history.records().count == 64)
     }
 
     @Test("appliedEvents(after:) replays the log after a seq with the same updates, then follows live, exactly once")
@@ -119,7 +119,7 @@ struct AsyncAPITests {
         try await store.append(notify(26))
         var seqs: [UInt64] = []
         var from: UInt64 = 1
-        while case let page = try await store.records(from: from, limit: 10), let last = page.last {
+        while case let page = try await store.history.records(from: from, limit: 10), let last = page.last {
             #expect(page.count <= 10)
             seqs += page.map(\.seq)
             from = last.seq + 1

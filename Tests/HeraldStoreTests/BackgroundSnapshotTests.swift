@@ -58,7 +58,7 @@ struct BackgroundSnapshotTests {
         // How many depends on how fast the queue keeps up; the first is certain.
         #expect(!seqs.isEmpty)
         #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 - $0 >= interval }, "\(seqs)")
-        try expectSnapshotsEqualReplay(store, events: try store.records().map(\.event))
+        try expectSnapshotsEqualReplay(store, events: try store.history.records().map(\.event))
     }
 
     @Test("closing the store right after appends that start a snapshot waits for it; the store reopens at once, valid")

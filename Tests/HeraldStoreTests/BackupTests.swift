@@ -34,7 +34,7 @@ struct BackupTests {
     /// Every record of the whole history (archive, then log) through `through`.
     func history(_ store: Store, through: UInt64) throws -> [LogRecord] {
         var records: [LogRecord] = []
-        try store.forEachRecord(includingArchive: true, through: through) { records.append($0); return true }
+        try store.history.forEach(through: through) { records.append($0); return true }
         return records
     }
 
@@ -86,7 +86,7 @@ struct BackupTests {
         let copy = try Store(path: dir.child("backup"), options: options)
         let last = report.lastSeq
         #expect(copy.lastSeq == last)
-        #expect(copy.hasArchive)
+        #expect(try copy.history.bounds().hasArchive)
         #expect(try history(copy, through: .max) == history(writer, through: last))
         #expect(copy.projection == (try writer.projection(at: last)))
         #expect(copy.projection == referenceProjection(events[..<Int(last)]))

@@ -32,12 +32,12 @@ struct CompactionTests {
             options.useSnapshots = useSnapshots
             let store = try Store(path: dir.path, options: options)
             #expect(store.projection.snapshot() == reference.snapshot())
-            #expect(try store.firstSeq() == 2_701)
+            #expect(try store.history.bounds().firstSeqInLog == 2_701)
             var seqs: [UInt64] = []
-            try store.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try store.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array((archive ? 1 : 2_701)...3_000))
             #expect(try store.verify().isClean)
-            #expect(store.hasArchive == archive)
+            #expect(try store.history.bounds().hasArchive == archive)
         }
         // Appends continue the seqs; compacting again moves the base on.
         do {
@@ -49,7 +49,7 @@ struct CompactionTests {
         #expect(again.previousBase == 2_700 && again.base == 3_001 && again.recordsRemoved == 301)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(store.lastSeq == 3_001)
-        #expect(try store.recordCount() == 0)
+        #expect(try store.history.bounds().recordCountInLog == 0)
         #expect(try store.verify().isClean)
         #expect(store.projection == referenceProjection(events + [events[0]]))
     }

@@ -30,7 +30,7 @@ struct ConventionsTests {
         #expect("\(applied)".contains("updateNotificationGroup 1 (messages of chat:5): +1, total 1"), "\(applied)")
         #expect("\(event)" == event.jsonString)
         #expect(String(reflecting: notification).hasPrefix(#"{"id":1"#), "\(String(reflecting: notification))")
-        for text in ["\(notification)", "\(account)", "\(applied)", String(reflecting: account), "\(try store.records()[0])"] {
+        for text in ["\(notification)", "\(account)", "\(applied)", String(reflecting: account), "\(try store.history.records()[0])"] {
             #expect(!text.contains("PackedTexts") && !text.contains("Storage"), "\(text)")
         }
     }

@@ -109,8 +109,8 @@ struct CrashTests {
             let store = try Store(path: path, options: fastOptions())
             // Records before `present` were checked in earlier rounds and LMDB never rewrites
             // them; `verify` below rereads the whole log every tenth round.
-            let added = try store.records(from: UInt64(present) + 1)
-            let count = try store.recordCount()
+            let added = try store.history.records(from: UInt64(present) + 1)
+            let count = try store.history.bounds().recordCountInLog
             #expect(count == present + added.count, "round \(round): \(count) records, \(present) + \(added.count) expected")
             #expect(added.map(\.seq) == (0..<added.count).map { UInt64(present + 1 + $0) }, "round \(round)")
             #expect(UInt64(count) >= acknowledged, "round \(round): acknowledged \(acknowledged), found \(count)")
@@ -166,7 +166,7 @@ struct CrashTests {
             for seq in (before + 1)...written { _ = reference.apply(events[seq - 1], seq: UInt64(seq)) }
             #expect(store.projection == reference, "round \(round)")
             var seqs: [UInt64] = []
-            try store.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try store.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...UInt64(written)), "round \(round)")
             let report = try store.verify()
             #expect(report.isClean, "round \(round): \(report.problems)")

@@ -126,7 +126,7 @@ struct DamageTests {
         noReplay.replayOnOpen = false
         let store = try Store(path: other.path, options: noReplay)
         var seen: [UInt64] = []
-        #expect(throws: StoreError.self) { try store.forEachRecord(includingArchive: true) { seen.append($0.seq); return true } }
+        #expect(throws: StoreError.self) { try store.history.forEach { seen.append($0.seq); return true } }
         #expect(seen == Array(1...1_233))
         #expect(try store.verify().problems.map(\.seq) == [1_234])
     }
@@ -260,7 +260,7 @@ struct DamageTests {
         let store = try Store(path: dir.path, options: readOnly())
         #expect(store.projection == referenceProjection(events))
         #expect {
-            try store.forEachRecord(includingArchive: true) { _ in true }
+            try store.history.forEach { _ in true }
         } throws: { error in
             guard let error = error as? StoreError, error.code == .missingArchive else { return false }
             return error.seq == 1_500
@@ -345,13 +345,13 @@ struct DamageTests {
         #expect(report.recordsCopied == events.count - lost.count)
         #expect(!report.damage.isEmpty)
         let salvaged = try Store(path: destination.child("new"), options: readOnly())
-        #expect(try salvaged.recordCount() == events.count - lost.count)
+        #expect(try salvaged.history.bounds().recordCountInLog == events.count - lost.count)
         var noReplay = readOnly()
         noReplay.replayOnOpen = false
         #expect(try Store(path: destination.child("new"), options: noReplay).verify().isClean)
         // The survivors are exactly the original records.
         let original = events.enumerated().filter { !lost.contains(UInt64($0.offset + 1)) }.map(\.element)
-        #expect(try salvaged.records().map(\.event) == original)
+        #expect(try salvaged.history.records().map(\.event) == original)
     }
 
     @Test("the open-time page walk costs little: a 20,000-event store's data file is walked in well under a second")

@@ -153,7 +153,7 @@ struct EmbedderQATests {
             #expect(store.lastSeq == 0)
         }
         let reopened = try Store(path: dir.path)
-        #expect(try reopened.recordCount() == 0)
+        #expect(try reopened.history.bounds().recordCountInLog == 0)
     }
 
     @Test("a store opened without replay takes no snapshot of its empty projection, so a later open loses nothing")
@@ -232,7 +232,7 @@ struct EmbedderQATests {
         }
         #expect(failures.withLock { $0 }.isEmpty)
         #expect(appended.withLock { $0.sorted() } == Array(2...901))
-        #expect(try store.records().map(\.seq) == Array(1...901))
+        #expect(try store.history.records().map(\.seq) == Array(1...901))
         #expect(store.lastSeq == 901)
     }
 
@@ -244,7 +244,7 @@ struct EmbedderQATests {
         let store = try Store(path: dir.path, options: options)
         try store.append(notify(id: 1))
         let big = String(repeating: "y", count: 256 << 10)
-        try store.forEachRecord { _ in
+        try store.history.forEach { _ in
             #expect {
                 try store.append(notify(id: 2, body: big))
             } throws: { error in
@@ -269,7 +269,7 @@ struct EmbedderQATests {
         let done = Flag()
         let reader = Thread {
             while !done.value.load(ordering: .acquiring) {
-                try! store.forEachRecord { record in store.lastSeq >= record.seq }
+                try! store.history.forEach { record in store.lastSeq >= record.seq }
             }
         }
         reader.start()
@@ -298,8 +298,8 @@ struct EmbedderQATests {
                     for index in 0..<500 { _ = try? store.append(notify(id: Int64(index + 2))) }
                 }
             }
-            let seqs = try store.records().map(\.seq)
-            let gaps = try store.purgedRanges()
+            let seqs = try store.history.records().map(\.seq)
+            let gaps = try store.history.bounds().purgedRanges
             #expect(gaps.count == 1)
             #expect(!gaps.contains { gap in seqs.contains { gap.contains($0) } })
             // Every seq up to the import is a record or in the gap.
@@ -316,9 +316,9 @@ struct EmbedderQATests {
         try store.append(notify(id: 1))
         let records = [5, 6, 9].map { LogRecord(seq: $0, recordedAt: 1, source: .library, event: notify("b", id: Int64($0))) }
         try store.importRecords(records)
-        #expect(try store.purgedRanges() == [2...4, 7...8])
+        #expect(try store.history.bounds().purgedRanges == [2...4, 7...8])
         try store.importRecords([LogRecord(seq: 12, recordedAt: 1, source: .library, event: notify("b", id: 12))])
-        #expect(try store.purgedRanges() == [2...4, 7...8, 10...11])
+        #expect(try store.history.bounds().purgedRanges == [2...4, 7...8, 10...11])
         #expect(try store.append(notify(id: 2)).seq == 13)
         #expect(try store.verify().problems.isEmpty)
     }

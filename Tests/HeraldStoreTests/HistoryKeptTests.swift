@@ -19,7 +19,7 @@ struct HistoryKeptTests {
 
     func seqs(_ store: Store) throws -> [UInt64] {
         var seqs: [UInt64] = []
-        try store.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+        try store.history.forEach { seqs.append($0.seq); return true }
         return seqs
     }
 
@@ -35,12 +35,12 @@ struct HistoryKeptTests {
         let plan = try StoreMaintenance(path: dir.path, options: fastOptions()).compact(dryRun: true)
         #expect(plan.dryRun && plan.droppedRange == 2...3 && plan.recordsRemoved == 2 && plan.recordsArchived == 2)
         #expect(plan.snapshotsRemoved.isEmpty, "the origin snapshot at 1 is kept: \(plan.snapshotsRemoved)")
-        #expect(try Store(path: dir.path, options: fastOptions()).recordCount() == 2)
+        #expect(try Store(path: dir.path, options: fastOptions()).history.bounds().recordCountInLog == 2)
         let archived = try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
         #expect(archived.base == 3 && archived.recordsArchived == 2 && !archived.historyDiscarded)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try seqs(store) == [2, 3])
-        #expect(try store.historyDroppedThrough() == 1)
+        #expect(try store.history.bounds().droppedThrough == 1)
         #expect(try store.snapshots.seqs().contains(1), "the snapshot the archive replays from is kept")
         // State at 2 rebuilds from the origin snapshot and the archived record 2.
         #expect(try store.projection(at: 2, useSnapshots: false) == referenceProjection(events[0..<2]))
@@ -62,7 +62,7 @@ struct HistoryKeptTests {
         try FileManager.default.removeItem(atPath: dir.child("archive"))
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(throws: StoreError.self) { try seqs(store) }
-        #expect(try store.missingArchiveThrough() == 20)
+        #expect(try store.history.missingArchiveThrough() == 20)
     }
 
     @Test("a discard also discards archived records up to the new base, and says so in the dry run")
@@ -78,7 +78,7 @@ struct HistoryKeptTests {
         #expect(report.archivedRecordsDiscarded == 10 && report.recordsRemoved == 10)
         let store = try Store(path: dir.path, options: fastOptions())
         #expect(try seqs(store).isEmpty)
-        #expect(try store.historyDroppedThrough() == 20)
+        #expect(try store.history.bounds().droppedThrough == 20)
         #expect(store.projection == referenceProjection(events[0..<20]))
         #expect(try store.verify().isClean)
     }
@@ -120,7 +120,7 @@ struct HistoryKeptTests {
         let reference = try Store(path: twin, options: fastOptions())
         #expect(store.projection == reference.projection, "seed \(seed)")
         #expect(try store.verify().isClean, "seed \(seed)")
-        let origin = try store.historyDroppedThrough() ?? 0
+        let origin = try store.history.bounds().droppedThrough ?? 0
         #expect(try seqs(store) == seqs(reference).filter { $0 > origin }, "seed \(seed), origin \(origin)")
         // The updates stream after the origin is the twin's, event for event.
         var mine: [String] = []

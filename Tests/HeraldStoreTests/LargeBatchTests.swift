@@ -18,7 +18,7 @@ struct LargeBatchTests {
     /// The projection of the store's log replayed one event at a time on this thread.
     static func replayOfLog(_ store: Store) throws -> Projection {
         var projection = Projection()
-        for record in try store.records() { projection.replay(record.event, seq: record.seq) }
+        for record in try store.history.records() { projection.replay(record.event, seq: record.seq) }
         return projection
     }
 
@@ -114,7 +114,7 @@ struct LargeBatchTests {
         failing.isOn = true
         #expect(throws: DiskFault.self) { try store.appendBatch(Array(events[Self.batchSize..<(2 * Self.batchSize)])) }
         #expect(store.lastSeq == UInt64(Self.batchSize))
-        #expect(try store.committedLastSeq() == UInt64(Self.batchSize))
+        #expect(try store.history.bounds().lastSeqInLog == UInt64(Self.batchSize))
         #expect(store.projection == before)
 
         failing.isOn = false

@@ -38,14 +38,14 @@ struct LogTests {
         }
         let reopened = try Store(path: dir.path)
         #expect(reopened.lastSeq == 500)
-        let records = try reopened.records()
+        let records = try reopened.history.records()
         #expect(records.map(\.seq) == Array(1...500))
         #expect(records.map(\.event) == events)
         #expect(records[0].source.format == "herald" && records[0].source.digest?.count == 16)
         #expect(records[499].source == .library)
         #expect(records.allSatisfy { $0.recordedAt == 1_700_000_000_123 })
-        #expect(try reopened.records(from: 10, through: 12).map(\.seq) == [10, 11, 12])
-        #expect(try reopened.records(from: 501).isEmpty)
+        #expect(try reopened.history.records(from: 10, through: 12).map(\.seq) == [10, 11, 12])
+        #expect(try reopened.history.records(from: 501).isEmpty)
     }
 
     @Test("the seq at a time is the log up to the first record stamped later, even when the clock went back")
@@ -57,13 +57,13 @@ struct LogTests {
         options.clock = { stamps.next() }
         let store = try Store(path: dir.path, options: options)
         for event in randomEvents(count: 5, seed: 3) { try store.append(event) }
-        #expect(try store.records().map(\.recordedAt) == [1_000, 2_000, 3_000, 1_500, 4_000])
-        #expect(try store.lastSeq(recordedAtOrBefore: 999) == nil)
-        #expect(try store.lastSeq(recordedAtOrBefore: 1_000) == 1)
+        #expect(try store.history.records().map(\.recordedAt) == [1_000, 2_000, 3_000, 1_500, 4_000])
+        #expect(try store.history.lastSeq(recordedAtOrBefore: 999) == nil)
+        #expect(try store.history.lastSeq(recordedAtOrBefore: 1_000) == 1)
         // Seq 4 is stamped 1,500 but was appended after seq 3 (3,000): at 2,500 it did not exist.
-        #expect(try store.lastSeq(recordedAtOrBefore: 2_500) == 2)
-        #expect(try store.lastSeq(recordedAtOrBefore: 3_999) == 4)
-        #expect(try store.lastSeq(recordedAtOrBefore: 4_000) == 5)
+        #expect(try store.history.lastSeq(recordedAtOrBefore: 2_500) == 2)
+        #expect(try store.history.lastSeq(recordedAtOrBefore: 3_999) == 4)
+        #expect(try store.history.lastSeq(recordedAtOrBefore: 4_000) == 5)
     }
 
     /// A clock reading from a list of stamps, for ``seqAtTime()``.
@@ -88,7 +88,7 @@ struct LogTests {
             return index == 7 && cause.field == "notificationId"
         }
         #expect(store.lastSeq == 1)
-        #expect(try store.records().count == 1)
+        #expect(try store.history.records().count == 1)
     }
 
     @Test("one invalid event appended alone is rejected, naming its field, and nothing is stored")
@@ -104,7 +104,7 @@ struct LogTests {
             return cause.field == "maxId" && !"\(error)".contains("batch") && "\(error)".contains("maxId")
         }
         #expect(store.lastSeq == 1)
-        #expect(try store.records().count == 1)
+        #expect(try store.history.records().count == 1)
         // The store still takes valid events after the rejection.
         #expect(try store.append(Event(account: "a", .revoke)).seq == 2)
     }
@@ -122,8 +122,8 @@ struct LogTests {
             try store.append(contentsOf: events[start..<(start + 2_000)].map { ($0, .library) })
         }
         #expect(store.environmentInfo().mapSize > before)
-        #expect(try store.recordCount() == 20_000)
-        #expect(try store.records(from: 19_999).map(\.event) == Array(events[19_998...]))
+        #expect(try store.history.bounds().recordCountInLog == 20_000)
+        #expect(try store.history.records(from: 19_999).map(\.event) == Array(events[19_998...]))
     }
 
     @Test("a second writer is refused with an error naming the store path")
@@ -143,9 +143,9 @@ struct LogTests {
         var readOnly = Store.Options()
         readOnly.readOnly = true
         let reader = try Store(path: dir.path, options: readOnly)
-        #expect(try reader.committedLastSeq() == 1)
+        #expect(try reader.history.bounds().lastSeqInLog == 1)
         try first.append(Event(account: "a", .revoke))
-        #expect(try reader.committedLastSeq() == 2)
+        #expect(try reader.history.bounds().lastSeqInLog == 2)
         #expect(throws: StoreError.self) { try reader.append(Event(account: "a", .revoke)) }
     }
 
@@ -171,7 +171,7 @@ struct LogTests {
             #expect(holder?.contains("in this process") == true)
         }
         opened.withLock { $0.removeAll() }
-        #expect(try Store(path: dir.path).committedLastSeq() == 1)
+        #expect(try Store(path: dir.path).history.bounds().lastSeqInLog == 1)
     }
 
     @Test("opening a missing store read-only says so")
@@ -205,7 +205,7 @@ struct LogTests {
             return try await group.reduce(into: []) { $0 += $1 }
         }
         #expect(Set(seqs.map(\.0)) == Set(1...UInt64(producers * perProducer)))
-        let records = try store.records()
+        let records = try await store.history.records()
         for (seq, event) in seqs { #expect(records[Int(seq) - 1].event == event) }
     }
 
@@ -236,9 +236,9 @@ struct LogTests {
         var inspect = Store.Options()
         inspect.replayOnOpen = false
         let store = try Store(path: dir.path, options: inspect)
-        #expect(try store.records(through: 2).count == 2)
+        #expect(try store.history.records(through: 2).count == 2)
         #expect {
-            _ = try store.records()
+            _ = try store.history.records()
         } throws: { error in
             guard let error = error as? StoreError, error.code == .damagedRecord, let seq = error.seq, let reason = error.reason else { return false }
             return seq == 3 && reason.contains("checksum")
@@ -263,7 +263,7 @@ struct LogTests {
         let used: Int
         do {
             let reopened = try Store(path: dir.path, options: fastOptions())
-            #expect(try reopened.records().map(\.event) == events)
+            #expect(try reopened.history.records().map(\.event) == events)
             #expect(try reopened.verify().isClean)
             used = reopened.environmentInfo().usedBytes
         }

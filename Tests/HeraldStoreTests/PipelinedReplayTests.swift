@@ -118,7 +118,7 @@ struct PipelinedReplayTests {
         var last: UInt64 = 0
         #expect(
             performing: {
-                try store.forEachRecord(includingArchive: true) { record in
+                try store.history.forEach { record in
                     last = record.seq
                     return true
                 }

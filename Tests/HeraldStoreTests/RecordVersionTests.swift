@@ -98,7 +98,7 @@ struct RecordVersionTests {
         }
         let store = try Store(path: dir.path)
         let muted = Event(account: "a", .chatSettings(.init(chat: "c", mutedUntil: Event.ChatSettings.mutedForever)))
-        #expect(try store.records().last?.event == muted)
+        #expect(try store.history.records().last?.event == muted)
         // The event reads as 1.2's `mutedUntil` 2147483647, and today's writer makes the same bytes.
         #expect(LogRecord(seq: 4, recordedAt: 1_700_000_000_000, source: .library, event: muted).encoded == old)
         let chat = try #require(store.account("a")?.chats.first)

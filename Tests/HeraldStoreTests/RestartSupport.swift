@@ -65,7 +65,7 @@ func flipByte(in path: String, at offset: Int, mask: UInt8 = 0x5A) throws {
 /// The stored bytes of log record `seq`.
 func storedBytes(of seq: UInt64, in store: Store) throws -> [UInt8] {
     var bytes: [UInt8] = []
-    try store.forEachRawRecord(from: seq, through: seq) { _, raw in bytes = Array(raw); return false }
+    try store.history.forEachRawLogRecord(from: seq, through: seq) { _, raw in bytes = Array(raw); return false }
     return bytes
 }
 

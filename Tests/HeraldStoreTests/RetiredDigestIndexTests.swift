@@ -16,7 +16,7 @@ struct RetiredDigestIndexTests {
     /// Writes a `digests` database holding every record's digest, and `digestsThrough`, as
     /// earlier versions did.
     static func writeLegacyIndex(at path: String) throws {
-        let records = try Store(path: path).records()
+        let records = try Store(path: path).history.records()
         let environment = try Environment(path: path)
         let digests = try #require(try environment.openDatabase("digests", create: true))
         let meta = try #require(try environment.openDatabase("meta"))
@@ -59,7 +59,7 @@ struct RetiredDigestIndexTests {
         #expect(try Self.legacyIndex(at: directory.path) == (0, false))
         let store = try Store(path: directory.path)
         #expect(try store.verify().isClean)
-        #expect(try store.records().map(\.event.account) == ["b", "b"])
+        #expect(try store.history.records().map(\.event.account) == ["b", "b"])
     }
 }
 

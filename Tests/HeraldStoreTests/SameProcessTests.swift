@@ -48,7 +48,7 @@ struct SameProcessTests {
             let reader = try Store(path: dir.path, options: readOnly())
             #expect(reader.lastSeq == 1)
             try writer.append(notify(2))
-            #expect(try reader.committedLastSeq() == 2)
+            #expect(try reader.history.bounds().lastSeqInLog == 2)
             #expect(try reader.refresh().map(\.seq) == [2])
             #expect(reader.projection == writer.projection)
             #expect {
@@ -60,13 +60,13 @@ struct SameProcessTests {
         }
         // The reader is released; the writer still writes and reads.
         try writer.append(notify(3))
-        #expect(try writer.records().map(\.seq) == [1, 2, 3])
+        #expect(try writer.history.records().map(\.seq) == [1, 2, 3])
         // Another process started now still sees this process in the reader table while it
         // reads: releasing the reader did not clear the writer's reader slots or locks.
         let pids = try writer.environment.read { _ in try readerPids(dir.path) }
         #expect(pids.contains(String(getpid())), "reader table seen by mdb_stat: \(pids)")
         try writer.append(notify(4))
-        #expect(try writer.committedLastSeq() == 4)
+        #expect(try writer.history.bounds().lastSeqInLog == 4)
     }
 
     @Test("a read-only store sharing a writer's environment refuses every write, and writes nothing")
@@ -76,7 +76,7 @@ struct SameProcessTests {
         try writer.append(notify(1))
         try writer.keyring.add(StoredKey(id: 7, account: "tg:1", bytes: [1, 2, 3]))
         try writer.quarantine.add([QuarantinedPayload(receivedAt: 1, format: "x", input: "-", line: 0, reason: "r", raw: [1])])
-        let records = try writer.records()
+        let records = try writer.history.records()
         let reader = try Store(path: dir.path, options: readOnly())
         let before = writer.environmentInfo().lastTransactionId
         let writes: [(String, () throws -> Void)] = [
@@ -105,12 +105,12 @@ struct SameProcessTests {
             return error.lmdbError == LMDBError(code: EACCES, operation: "mdb_env_sync", path: dir.path)
         }
         #expect(writer.environmentInfo().lastTransactionId == before)
-        #expect(try reader.records() == records)
+        #expect(try reader.history.records() == records)
         #expect(try reader.keyring.all().map(\.id) == [7])
         #expect(try reader.quarantine.all().map(\.id) == [1])
         // The writer still writes.
         try writer.append(notify(2))
-        #expect(try reader.committedLastSeq() == 2)
+        #expect(try reader.history.bounds().lastSeqInLog == 2)
     }
 
     @Test("a read-only store opened first shares its environment with a writable one opened after it")
@@ -125,7 +125,7 @@ struct SameProcessTests {
             #expect(try reader.refresh().map(\.seq) == [2])
             withExtendedLifetime(writer) {}
             // The writer is released; the reader still reads.
-            #expect(try reader.records().map(\.seq) == [1, 2])
+            #expect(try reader.history.records().map(\.seq) == [1, 2])
             #expect(try reader.refresh().isEmpty)
             let pids = try reader.environment.read { _ in try readerPids(dir.path) }
             #expect(pids.contains(String(getpid())), "reader table seen by mdb_stat: \(pids)")
@@ -139,7 +139,7 @@ struct SameProcessTests {
             #expect(try reader.refresh().map(\.seq) == [3])
         }
         try writer.append(notify(4))
-        #expect(try writer.records().map(\.seq) == [1, 2, 3, 4])
+        #expect(try writer.history.records().map(\.seq) == [1, 2, 3, 4])
         let pids = try writer.environment.read { _ in try readerPids(dir.path) }
         #expect(pids.contains(String(getpid())), "reader table seen by mdb_stat: \(pids)")
     }
@@ -155,9 +155,9 @@ struct SameProcessTests {
         do {
             let second = try Store(path: dir.path, options: readOnly())
             #expect(second.projection == first.projection)
-            #expect(try second.records().count == 3)
+            #expect(try second.history.records().count == 3)
         }
-        #expect(try first.records().map(\.seq) == [1, 2, 3])
+        #expect(try first.history.records().map(\.seq) == [1, 2, 3])
         #expect(try first.verify().isClean)
         let pids = try first.environment.read { _ in try readerPids(dir.path) }
         #expect(pids.contains(String(getpid())), "reader table seen by mdb_stat: \(pids)")
@@ -178,15 +178,15 @@ struct SameProcessTests {
         var seqs: [UInt64] = []
         do {
             let reader = try Store(path: dir.path, options: readOnly())
-            try reader.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try reader.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...400))
             seqs = []
-            try writer.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try writer.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...400))
         }
         // The reader and its archive are released; the writer's archive still reads.
         seqs = []
-        try writer.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+        try writer.history.forEach { seqs.append($0.seq); return true }
         #expect(seqs == Array(1...400))
         #expect(try writer.verify().isClean)
         let archive = try #require(try writer.archive())
@@ -212,27 +212,27 @@ struct SameProcessTests {
         var seqs: [UInt64] = []
         do {
             let reader = try Store(path: dir.path, options: readOnly())
-            try reader.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try reader.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...300))
             // Compaction runs in this process while the reader has both environments open.
             let report = try StoreMaintenance(path: dir.path, options: fastOptions()).compact()
             #expect(report.base == 300 && report.recordsArchived == 100)
             // The reader still reads its environments, as a reader in another process would.
             seqs = []
-            try reader.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+            try reader.history.forEach { seqs.append($0.seq); return true }
             #expect(seqs == Array(1...300))
             // A writer opened now writes the compacted files, not the reader's old ones: another
             // process reading the directory finds its records.
             let writer = try Store(path: dir.path, options: fastOptions())
-            #expect(try writer.firstSeq() == nil)
+            #expect(try writer.history.bounds().firstSeqInLog == nil)
             for event in events[300...] { try writer.append(event) }
             let stat = try run("/usr/bin/mdb_stat", ["-s", "log", dir.path])
             #expect(stat.output.contains("Entries: 100"), "mdb_stat -s log: \(stat.output)")
-            #expect(try reader.records().isEmpty)
+            #expect(try reader.history.logRecords().isEmpty)
         }
         let reopened = try Store(path: dir.path, options: readOnly())
         seqs = []
-        try reopened.forEachRecord(includingArchive: true) { seqs.append($0.seq); return true }
+        try reopened.history.forEach { seqs.append($0.seq); return true }
         #expect(seqs == Array(1...400))
         #expect(try reopened.verify().isClean)
         let sameState = reopened.projection == referenceProjection(events)

@@ -133,7 +133,7 @@ struct SnapshotTests {
                 for i in 0..<perProducer {
                     let event = Event(account: "p\(p)", .note(source: "test", reason: "\(i)"))
                     guard let seq = try? store.append(event).seq,
-                        let seen = try? reader.records(from: seq, through: seq).first, seen.event == event
+                        let seen = try? reader.history.records(from: seq, through: seq).first, seen.event == event
                     else {
                         failures.withLock { $0 += 1 }
                         continue
@@ -143,7 +143,7 @@ struct SnapshotTests {
         }
         group.wait()
         #expect(failures.withLock { $0 } == 0)
-        #expect(try store.recordCount() == producers * perProducer)
+        #expect(try store.history.bounds().recordCountInLog == producers * perProducer)
         let commits = store.appendThreads.commitCount
         #expect(commits < producers * perProducer, "\(commits) commits for \(producers * perProducer) events")
     }

@@ -27,12 +27,12 @@ struct StoreErrorTests {
         for (name, options) in [("writable", inspect), ("read-only", readOnly)] {
             attempt("open \(name)") {
                 let store = try Store(path: dir.path, options: options)
-                attempt("records(from:through:) \(name)") { _ = try store.records(from: 1, through: 100) }
-                attempt("records(from:limit:) \(name)") { _ = try store.records(from: 1, limit: 100) }
-                attempt("forEachRecord \(name)") { try store.forEachRecord(includingArchive: true) { _ in true } }
-                attempt("firstSeq \(name)") { _ = try store.firstSeq() }
-                attempt("committedLastSeq \(name)") { _ = try store.committedLastSeq() }
-                attempt("recordCount \(name)") { _ = try store.recordCount() }
+                attempt("records(from:through:) \(name)") { _ = try store.history.records(from: 1, through: 100) }
+                attempt("records(from:limit:) \(name)") { _ = try store.history.records(from: 1, limit: 100) }
+                attempt("forEachRecord \(name)") { try store.history.forEach { _ in true } }
+                attempt("firstSeq \(name)") { _ = try store.history.bounds().firstSeqInLog }
+                attempt("committedLastSeq \(name)") { _ = try store.history.bounds().lastSeqInLog }
+                attempt("recordCount \(name)") { _ = try store.history.bounds().recordCountInLog }
                 attempt("replay \(name)") { _ = try store.replay() }
                 attempt("projection(at:) \(name)") { _ = try store.projection(at: 10, useSnapshots: false) }
                 attempt("accountNames \(name)") { _ = try store.accountNames() }

@@ -72,7 +72,7 @@ struct StoreMaintenanceTests {
         let former = try Store.formerCompact(path: copy.path, options: fastOptions())
         #expect(report == former)
         #expect(!report.dryRun && report.base == 1_000 && report.recordsRemoved == 1_000)
-        #expect(try Store(path: dir.path, options: fastOptions()).firstSeq() == 1_001)
+        #expect(try Store(path: dir.path, options: fastOptions()).history.bounds().firstSeqInLog == 1_001)
         #expect(try maintenance.verify().isClean)
     }
 
@@ -174,8 +174,8 @@ struct StoreMaintenanceTests {
         #expect(report.firstSeq == former.firstSeq && report.lastSeq == former.lastSeq && report.verify == former.verify)
         // The same history and state (the files differ: each copy is taken at its own transaction).
         let copies = try ["mine", "theirs"].map { try Store(path: destinations.child($0), options: readOnly) }
-        #expect(try copies[0].records(from: 1, limit: 2_000) == copies[1].records(from: 1, limit: 2_000))
-        #expect(try copies[0].records(from: 1, limit: 2_000).count == 1_200)
+        #expect(try copies[0].history.records(from: 1, limit: 2_000) == copies[1].history.records(from: 1, limit: 2_000))
+        #expect(try copies[0].history.records(from: 1, limit: 2_000).count == 1_200)
         #expect(copies[0].projection.snapshot() == copies[1].projection.snapshot())
         #expect(report.verify.isClean && report.firstSeq == 1 && report.lastSeq == 1_200)
         #expect(errorCode { _ = try maintenance.backup(to: destinations.child("mine")) } == .backupRefused)

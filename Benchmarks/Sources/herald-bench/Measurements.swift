@@ -35,8 +35,8 @@ enum Herald {
         let store = try Store(path: directory, options: readOnlyOptions())
         var total = 0
         var count = 0
-        try store.forEachRawRecord { _, bytes in
-            total += bytes.count
+        try store.history.forEach { record in
+            total += record.encoded.count
             count += 1
             return true
         }
@@ -84,7 +84,7 @@ enum Herald {
         group.wait()
         let elapsed = now() - start
         if let error = failures.first { throw error }
-        let committed = try store.recordCount()
+        let committed = try store.history.bounds().recordCountInLog
         guard committed == producers * perProducer else {
             throw BenchError("concurrent appends committed \(committed) records, expected \(producers * perProducer)")
         }
@@ -154,8 +154,8 @@ enum Herald {
         let report = try StoreMaintenance(path: directory, options: options).compact(discardingHistory: true)
         let store = try Store(path: directory, options: readOnlyOptions())
         var liveRecords = 0
-        try store.forEachRawRecord { _, bytes in
-            liveRecords += bytes.count + 8
+        try store.history.forEach { record in
+            liveRecords += record.encoded.count + 8
             return true
         }
         return (report.bytesAfter, liveRecords, snapshotBytes, report)
@@ -223,7 +223,7 @@ func rebuildChild(directory: String, useSnapshots: Bool) throws {
     let anonymousPeak = sampler.stop()
     let highWaterAfter = procStatus("VmHWM")
     let live = store.projection.statistics.liveNotifications
-    let events = try store.recordCount()
+    let events = try store.history.bounds().recordCountInLog
     print("seconds=\(seconds) cpu=\(cpuSeconds) events=\(events) live=\(live) anonBefore=\(anonymousBefore) anonPeak=\(anonymousPeak) hwmBefore=\(highWaterBefore) hwmAfter=\(highWaterAfter)")
 }
 

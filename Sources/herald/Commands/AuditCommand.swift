@@ -103,7 +103,7 @@ struct AuditCommand: ParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.usage, "no event of account '\(account)' in \(source.path) names chat '\(chat)' (its chats: \(chats.isEmpty ? "none" : listed))")
         }
         try Self.requireKnownId(target, report, account: account, path: source.path)
-        if let base = try source.historyDroppedThrough() {
+        if let base = try source.history.bounds().droppedThrough {
             Terminal.noteDroppedHistory(through: base, "audit", "starts from the snapshot at seq \(base), and earlier events cannot be shown", how: try source.droppedHistoryExplanation())
         }
         let changing = report.lines.filter(\.changesTarget)

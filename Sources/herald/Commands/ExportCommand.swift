@@ -32,7 +32,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
-        if let base = try target.historyDroppedThrough(), from <= base {
+        if let base = try target.history.bounds().droppedThrough, from <= base {
             Terminal.noteDroppedHistory(through: base, "export", "starts after it, and a store imported from it lacks those events", how: try target.droppedHistoryExplanation())
         }
         var writer = JSONWriter()
@@ -53,10 +53,10 @@ struct ExportCommand: ParsableCommand {
         }
         if let account {
             // Every record is still checked; only the account's are decoded.
-            try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max, account: account, emit)
+            try target.history.forEach(from: from, through: to ?? .max, account: account, emit)
             if exported == 0, let unknown = try CLIFailure.unknownAccount(account, in: target) { throw unknown }
         } else {
-            try target.forEachRecord(includingArchive: true, from: from, through: to ?? .max, emit)
+            try target.history.forEach(from: from, through: to ?? .max, emit)
         }
         Terminal.bytes(buffer)
     }

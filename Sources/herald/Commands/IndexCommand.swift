@@ -37,7 +37,7 @@ struct IndexCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForWriting(create: false) { $0.replayOnOpen = false }
-        if let dropped = try target.historyDroppedThrough() {
+        if let dropped = try target.history.bounds().droppedThrough {
             throw CLIFailure(
                 exitCode: CLIFailure.usage,
                 "store \(target.path) keeps no audit index: its history before seq \(dropped) \(try target.droppedHistoryExplanation()), so audits start from that snapshot")
@@ -56,7 +56,7 @@ struct IndexCommand: ParsableCommand {
             Terminal.line(writer.string)
             return
         }
-        let records = try target.recordCount()
+        let records = try target.history.bounds().recordCountInLog
         let perEvent = records > 0 ? String(format: "%.1f", Double(statistics.bytes) / Double(records)) : "0"
         Terminal.line(
             "audit index of \(target.path) covers seqs 1…\(statistics.through): \(statistics.buckets) buckets of target windows, \(statistics.seqChunks) seq chunks, "

@@ -121,11 +121,11 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let target = try store.openForReading { $0.replayOnOpen = false }
-        let last = try target.highWaterSeq()  // as `state --at` does (see HistoryPoint)
+        let last = try target.history.bounds().highWaterSeq  // as `state --at` does (see HistoryPoint)
         if let to, to > last {
             throw CLIFailure(exitCode: CLIFailure.usage, "--to \(to) is beyond the end of the log in \(target.path) (last seq \(last))")
         }
-        if let base = try target.historyDroppedThrough(), from <= base {
+        if let base = try target.history.bounds().droppedThrough, from <= base {
             Terminal.noteDroppedHistory(through: base, "replay", "starts from the snapshot at seq \(base), and earlier events cannot be shown", how: try target.droppedHistoryExplanation())
         }
         let overrides = try overrides()

@@ -52,7 +52,7 @@ struct StateCommand: ParsableCommand {
             $0.replayOnOpen = at == nil
             $0.useSnapshots = !noSnapshots
         }
-        if let through = try target.missingArchiveThrough() {
+        if let through = try target.history.missingArchiveThrough() {
             // The state comes from a snapshot and the log after it, which it does not need the
             // archive for; say what could not be checked.
             Terminal.note(
@@ -89,7 +89,7 @@ enum HistoryPoint {
     static func resolve(_ text: String, in store: Store) throws -> UInt64 {
         // The highest seq given out, not the last record's: compaction and purges may have
         // removed the newest records, whose seqs still name points of history.
-        let last = try store.highWaterSeq()
+        let last = try store.history.bounds().highWaterSeq
         if let seq = UInt64(text) {
             guard seq <= last else {
                 throw CLIFailure(exitCode: CLIFailure.usage, "--at \(seq) is beyond the end of the log in \(store.path) (last seq \(last))")
@@ -109,7 +109,7 @@ enum HistoryPoint {
                 "--at '\(text)': expected a seq (1200), -N (N events before the end), a time (2026-11-21T10:00:00Z, "
                     + "2026-11-21 10:00, 2026-11-24, yesterday, -1h, -2d) or @UNIXSECONDS")
         }
-        return try store.lastSeq(recordedAtOrBefore: time) ?? 0
+        return try store.history.lastSeq(recordedAtOrBefore: time) ?? 0
     }
 }
 

@@ -152,7 +152,7 @@ struct DemoTour {
         let started = Date()
         let reopened = try open()
         let elapsed = Date().timeIntervalSince(started) * 1000
-        let present = try Set(reopened.records(from: before + 1).map(\.seq))
+        let present = try Set(reopened.history.records(from: before + 1).map(\.seq))
         let lost = crash.acknowledged.filter { !present.contains($0) }
         Terminal.line("  restart: reopened and rebuilt state in \(String(format: "%.1f", elapsed)) ms; \(reopened.lastSeq - before) events after the crash point are in the log")
         Terminal.line("  " + (lost.isEmpty

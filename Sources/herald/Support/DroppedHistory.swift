@@ -1,7 +1,7 @@
 import HeraldStore
 
 extension Store {
-    /// How the history before ``Store/historyDroppedThrough()`` went, for a note: "compacted
+    /// How the history before ``HistoryBounds/droppedThrough`` went, for a note: "compacted
     /// without an archive", or the export files archive retention wrote it to before removing
     /// it.
     func droppedHistoryExplanation() throws -> String {
