@@ -165,20 +165,30 @@ struct AppendPathTests {
         #expect(store.projection == reference)
     }
 
+    /// Two threads of their own for the async test below, so that its tasks run while tests
+    /// that block hold the cooperative pool (on two cores they can hold it for minutes).
+    static let executor = ThreadExecutor(threads: 2, name: "test.append")
+
     @Test("async appends suspend: a hundred wait behind a held commit without holding a thread, then commit together")
     func asyncAppendsSuspend() async throws {
+        try await withTaskExecutorPreference(Self.executor) { try await asyncAppendsSuspendOnTwoThreads() }
+    }
+
+    /// The test itself, on ``executor``'s two threads: 99 appends can queue there only if
+    /// each suspends rather than holds a thread.
+    private func asyncAppendsSuspendOnTwoThreads() async throws {
         let dir = TemporaryDirectory()
         let hold = CommitHold()
         var options = Store.Options()
         options.commitFault = { try hold.pass() }
         let store = try Store(path: dir.path, options: options)
         // The first append alone is held in its commit; 99 more queue behind it.
-        let first = Task { try await store.append(Self.note(0)).seq }
+        let first = Task(executorPreference: Self.executor) { try await store.append(Self.note(0)).seq }
         let started = await Self.eventually { hold.isHolding }
         try #require(
             started,
             "the first commit did not start (threads running: \(store.appendThreads.isRunning), waiting: \(store.appendThreads.waitingCount), commits: \(store.appendThreads.commitCount))")
-        let appends = Task {
+        let appends = Task(executorPreference: Self.executor) {
             try await withThrowingTaskGroup(of: UInt64.self) { group in
                 for id in 1...99 { group.addTask { try await store.append(Self.note(id)).seq } }
                 return try await group.reduce(into: [UInt64]()) { $0.append($1) }
@@ -186,9 +196,9 @@ struct AppendPathTests {
         }
         let queued = await Self.eventually { store.appendThreads.waitingCount == 99 }
         hold.releaseIfNot(queued)
-        try #require(queued, "the appends did not queue behind the held commit")
-        // Every cooperative thread is free: the pool still runs new work.
-        #expect(await Task.detached { 42 }.value == 42)
+        try #require(queued, "the appends did not queue behind the held commit (waiting: \(store.appendThreads.waitingCount))")
+        // Both threads are free: they still run new work.
+        #expect(await Task(executorPreference: Self.executor) { 42 }.value == 42)
         hold.release()
         #expect(try await first.value == 1)
         let seqs = try await appends.value
