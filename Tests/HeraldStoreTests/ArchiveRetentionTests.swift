@@ -2,7 +2,6 @@ import Foundation
 import HeraldEvents
 import HeraldProjection
 import HeraldTestSupport
-import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -13,9 +12,7 @@ struct ArchiveRetentionTests {
     /// A store of `events`, one recorded each second from t = 1000 s, compacted into the
     /// archive through `compactThrough`; returns the export lines of every record.
     func makeArchivedStore(_ dir: TemporaryDirectory, events: [Event], compactThrough: Int) throws -> [String] {
-        let tick = Mutex<Int64>(1_000_000)
-        var options = fastOptions()
-        options.clock = { tick.withLock { $0 += 1_000; return $0 } }
+        let options = fastOptionsRecordingEachSecond()
         do {
             let store = try Store(path: dir.path, options: options)
             for event in events[..<compactThrough] { try store.append(event) }

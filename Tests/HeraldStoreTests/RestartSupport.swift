@@ -3,6 +3,7 @@ import HeraldEvents
 import HeraldProjection
 import HeraldStore
 import LMDB
+import Synchronization
 import Testing
 
 /// The projection of `events` given seqs 1, 2, 3…, computed in memory: the reference every
@@ -20,6 +21,15 @@ func fastOptions(snapshotInterval: UInt64 = 0) -> Store.Options {
     var options = Store.Options()
     options.durability = .noSync
     options.snapshotInterval = snapshotInterval
+    return options
+}
+
+/// ``fastOptions(snapshotInterval:)`` with a clock that records one event per second from
+/// t = 1000 s (each reading is one second after the last).
+func fastOptionsRecordingEachSecond() -> Store.Options {
+    let tick = Mutex<Int64>(1_000_000)
+    var options = fastOptions()
+    options.clock = { tick.withLock { $0 += 1_000; return $0 } }
     return options
 }
 

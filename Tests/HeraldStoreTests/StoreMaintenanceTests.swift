@@ -2,7 +2,6 @@ import Foundation
 import HeraldEvents
 import HeraldProjection
 import HeraldTestSupport
-import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -16,9 +15,7 @@ struct StoreMaintenanceTests {
     /// `snapshotAt` and a Telegram key; compacted into the archive when `archived`.
     func makeStore(_ dir: TemporaryDirectory, count: Int = 1_200, snapshotAt: Int = 1_000, archived: Bool = false) throws {
         let events = randomEvents(count: count, seed: 34)
-        let tick = Mutex<Int64>(1_000_000)
-        var options = fastOptions()
-        options.clock = { tick.withLock { $0 += 1_000; return $0 } }
+        let options = fastOptionsRecordingEachSecond()
         do {
             let store = try Store(path: dir.path, options: options)
             try store.append(contentsOf: events[..<snapshotAt].map { ($0, .library) })

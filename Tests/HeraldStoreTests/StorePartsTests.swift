@@ -146,7 +146,7 @@ struct StorePartsTests {
         #expect(try reader.quarantine.addWithinLimit([]).ids.isEmpty)
         #expect(try reader.quarantine.all().map(\.id) == [1])
         store.close()
-        #expect(throwsStoreError(.closed, path: dir.path) { try store.quarantine.addWithinLimit([entry(2)]) })
+        #expect(throwsStoreError(.closed, path: dir.path) { _ = try store.quarantine.addWithinLimit([entry(2)]) })
         #expect(throwsStoreError(.closed, path: dir.path) { try store.quarantine.remove(id: 1) })
         #expect(try store.quarantine.all().map(\.id) == [1])
     }
