@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldServer
 
 /// Bearer tokens, scopes and the open endpoints.
-@Suite("serve: access")
+@Suite("serve: access", .ownThreads)
 struct AccessTests {
     @Test("the bearer token is read from the header whatever the scheme's case, blanks around it ignored")
     func bearerParsing() {
@@ -90,7 +90,7 @@ struct AccessTests {
     }
 }
 
-@Suite("serve: limits")
+@Suite("serve: limits", .ownThreads)
 struct LimitTests {
     @Test("a token over its rate gets 429 with Retry-After; other tokens are not affected")
     func rateLimit() async throws {

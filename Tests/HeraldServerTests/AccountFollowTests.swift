@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldStore
 
 /// The store's follow of one account, which the update stream (`/updates`) is made of.
-@Suite("serve: the store's follow of one account")
+@Suite("serve: the store's follow of one account", .ownThreads)
 struct AccountFollowTests {
     func notify(_ account: String, _ id: Int64) -> Event {
         Event(account: account, .notify(.init(chat: "c\(id % 3)", kind: .message, id: id, date: 1_700_000_000 + id, title: "t\(id)")))
@@ -48,7 +48,7 @@ struct AccountFollowTests {
         let stream = store.appliedEvents(after: 0, account: "a", catchingUp: false, bufferLimit: 4)
         let (gate, open) = AsyncStream<Void>.makeStream()
         // The follower takes the first event, then stalls until the gate opens.
-        let consumer = Task { () -> (seen: [UInt64], failed: Bool) in
+        let consumer = Task(executorPreference: ThreadExecutor.servers) { () -> (seen: [UInt64], failed: Bool) in
             var seen: [UInt64] = []
             var iterator = stream.makeAsyncIterator()
             do {

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// `POST /v1/admin/backup` while serving.
-@Suite("serve: backup")
+@Suite("serve: backup", .ownThreads)
 struct BackupRouteTests {
     @Test("a backup taken while events arrive is the store at its last seq, tokens included; it serves once moved into place")
     func backupWhileServing() async throws {
@@ -16,7 +16,7 @@ struct BackupRouteTests {
         let created = try await server.request(.POST, "/v1/admin/tokens", body: #"{"name":"reader","scopes":["read:*"]}"#)
         let token = try #require(object(created.body)["token"] as? String)
 
-        let writing = Task {
+        let writing = Task(executorPreference: ThreadExecutor.servers) {
             for id in 41...140 {
                 _ = try await server.request(.POST, "/v1/events", body: notifyLine(chat: "user:\(id % 5)", id: id))
             }

@@ -4,7 +4,7 @@ import HeraldStore
 import Testing
 
 /// The swift-configuration keys of `herald serve` that this branch added.
-@Suite("serve: configuration keys")
+@Suite("serve: configuration keys", .ownThreads)
 struct ConfigurationTests {
     @Test("retention is on when a limit is set, exporting into STORE/archive-exports unless told; compaction and idempotency windows read")
     func retentionKeys() throws {

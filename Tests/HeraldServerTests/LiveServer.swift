@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import Testing
 
 /// A real `HeraldServer` on a free loopback port, over a real store in `directory`, driven
 /// through a real HTTP client. ``stop()`` cancels it and waits until the store is closed, so
@@ -45,10 +46,32 @@ final class LiveServer: Sendable {
         self.port = port
     }
 
-    /// Stops the server and waits until it has closed the store.
+    /// Stops the server and waits until it has closed the store; records an issue (and
+    /// returns) if that takes over two minutes, so that a server that cannot stop fails its
+    /// test by name instead of holding up the run.
     func stop() async {
         task.cancel()
-        _ = try? await task.value
+        let task = self.task
+        let answer = FirstAnswer()
+        let stopped = await withCheckedContinuation { continuation in
+            answer.set(continuation)
+            Task(executorPreference: ThreadExecutor.servers) {
+                _ = try? await task.value
+                answer.resume(true)
+            }
+            Task(executorPreference: ThreadExecutor.servers) {
+                try? await Task.sleep(for: .seconds(120))
+                answer.resume(false)
+            }
+        }
+        if !stopped { Issue.record("the server on port \(port) did not stop within 120 s") }
+    }
+
+    /// A continuation resumed by whichever of two tasks answers first.
+    private final class FirstAnswer: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        func set(_ value: CheckedContinuation<Bool, Never>) { continuation.withLock { $0 = value } }
+        func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
     }
 
     var base: String { "http://127.0.0.1:\(port)" }

@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 /// Accounts partitioned across two instances behind HAProxy, and one moved under load.
-@Suite("serve: accounts across instances behind HAProxy")
+@Suite("serve: accounts across instances behind HAProxy", .ownThreads)
 struct PartitionTests {
     static let haproxy = ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy", "/usr/bin/haproxy"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -59,6 +59,14 @@ struct PartitionTests {
         func stop() {
             process.terminate()
             process.waitUntilExit()
+        }
+
+        /// A test that failed before ``stop()`` leaves no HAProxy running after it.
+        deinit {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
         }
 
         static func get(_ url: String) async throws -> Int {
@@ -144,7 +152,7 @@ struct PartitionTests {
         // Load: four clients post to every account, the moved one most, until told to stop.
         let tally = Tally(next: next)
         let routerPort = router.port
-        let load = Task {
+        let load = Task(executorPreference: ThreadExecutor.servers) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<4 {
                     group.addTask {
@@ -172,7 +180,13 @@ struct PartitionTests {
         let report = try await move.run()
         let movedBefore = tally.acknowledged.withLock { $0[moved]?.count ?? 0 }
         // Load goes on after the cut-over, now to the target.
-        while tally.acknowledged.withLock({ $0[moved]?.count ?? 0 }) < movedBefore + 30 { try await Task.sleep(for: .milliseconds(20)) }
+        // (Bounded: if the load stopped, say so instead of waiting for ever.)
+        var waits = 0
+        while tally.acknowledged.withLock({ $0[moved]?.count ?? 0 }) < movedBefore + 30, waits < 3_000 {
+            try await Task.sleep(for: .milliseconds(20))
+            waits += 1
+        }
+        #expect(tally.acknowledged.withLock { $0[moved]?.count ?? 0 } >= movedBefore + 30, "the load stopped after the move")
         tally.stop.store(true, ordering: .relaxed)
         try await load.value
 
@@ -233,7 +247,7 @@ extension Sequence {
 }
 
 /// `herald move-account` as a user runs it.
-@Suite("serve: herald move-account")
+@Suite("serve: herald move-account", .ownThreads)
 struct MoveAccountCommandTests {
     @Test("--dry-run counts and changes nothing; --yes moves the events and purges the source; non-interactive without --yes refuses")
     func moveAccountCLI() async throws {

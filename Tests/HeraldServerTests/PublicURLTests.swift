@@ -8,7 +8,7 @@ import Testing
 
 /// `herald.public.url`, the configuration keys as `Tools/SERVE.md` documents them, and the
 /// JSON forms of `herald serve pushkeys` and `subscriptions`.
-@Suite("serve: public URL, documented keys, registration listings")
+@Suite("serve: public URL, documented keys, registration listings", .ownThreads)
 struct PublicURLTests {
     @Test("a public URL is an http(s) URL with a host and no query or fragment; endpoints go under it, prefix kept")
     func parsing() throws {

@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 
 /// State, active, counts, audit, stats and the SSE update stream.
-@Suite("serve: read endpoints")
+@Suite("serve: read endpoints", .ownThreads)
 struct ReadEndpointTests {
     @Test("state, active and counts reflect the appended events; audit names the target's events")
     func views() async throws {
@@ -73,7 +73,7 @@ struct ReadEndpointTests {
     }
 
     static func watchdog(_ server: LiveServer, seconds: Int64 = 300) -> Task<Void, Never> {
-        Task {
+        Task(executorPreference: ThreadExecutor.servers) {
             guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
             await server.stop()
         }

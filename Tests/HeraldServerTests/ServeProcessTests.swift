@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// `herald serve` as a process: the binary, its signals, and what survives a SIGKILL.
-@Suite("serve: the herald serve process")
+@Suite("serve: the herald serve process", .ownThreads)
 struct ServeProcessTests {
     /// The `herald` executable (``HeraldBinary``).
     static let executable = HeraldBinary.path
@@ -56,6 +56,14 @@ struct ServeProcessTests {
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             return process.terminationStatus
+        }
+
+        /// A test that failed before signalling leaves no server running after it.
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
     }
 

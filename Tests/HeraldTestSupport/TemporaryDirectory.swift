@@ -2,20 +2,24 @@ import Foundation
 
 /// A fresh directory under the system's temporary folder, removed when the value dies: every
 /// test that touches files (LMDB environments, stores, CLI runs) works in one.
+///
+/// Each one is also the ``HangWatchdog``'s record that the test which made it is running.
 public final class TemporaryDirectory {
     /// The directory's path.
     public let path: String
 
     /// Creates the directory, named `name` and a UUID.
-    public init(_ name: String = "herald-test") {
+    public init(_ name: String = "herald-test", fileID: String = #fileID, line: Int = #line) {
         path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        HangWatchdog.shared.begin(path, at: "\(fileID):\(line)")
     }
 
     /// A path inside the directory (not created).
     public func child(_ name: String) -> String { path + "/" + name }
 
     deinit {
+        HangWatchdog.shared.end(path)
         try? FileManager.default.removeItem(atPath: path)
     }
 }

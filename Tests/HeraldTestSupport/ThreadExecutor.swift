@@ -6,12 +6,14 @@ import Synchronization
 /// Swift Testing runs every test, synchronous ones included, on the cooperative pool, which
 /// has one thread per core: two on the CI machine. A test that blocks (a rebuild, a child
 /// process, a store's fsync) holds one of them for as long as it runs, so two such tests
-/// stop every task in the process. An in-process server started in a task that prefers this
-/// executor (`Task(executorPreference:)`) runs its connections here instead (child tasks
-/// inherit the preference), and answers while the pool is held.
+/// stop every task in the process. Work that runs in a task preferring this executor
+/// (`withTaskExecutorPreference`, `Task(executorPreference:)`; child tasks inherit it,
+/// unstructured `Task {}` does not) runs here instead, and goes on while the pool is held.
 public final class ThreadExecutor: TaskExecutor, Sendable {
-    /// One executor for the in-process servers of a test run.
-    public static let servers = ThreadExecutor(threads: 2, name: "test.server")
+    /// One executor for the server tests: their bodies, HTTP clients and in-process servers.
+    /// Eight threads, so that a few test bodies blocked at once (a child process starting, a
+    /// CLI run) do not hold up the servers of the others.
+    public static let servers = ThreadExecutor(threads: 8, name: "test.server")
 
     private let jobs = Mutex<[UnownedJob]>([])
     private let ready = DispatchSemaphore(value: 0)
