@@ -129,20 +129,17 @@ public final class HeraldServer: Sendable {
         } catch {
             failure = error
         }
-        // Cancelling `run` must not cancel the shutdown's own work: it runs in a task of its own.
-        await Task { await self.finish() }.value
-        if let failure, !(failure is CancellationError) { throw failure }
-    }
-
-    /// The final snapshot, then the store closed.
-    func finish() async {
-        do {
-            if let seq = try await snapshotIfNeeded() { logger.info("final snapshot", metadata: ["seq": "\(seq)"]) }
-        } catch {
-            logger.error("final snapshot failed", metadata: ["error": "\(error)"])
+        // The final snapshot, then the store closed; cancelling `run` does not stop them
+        // (``StoreHost/close(after:)`` runs on a thread of its own).
+        await host.close { [logger] store in
+            do {
+                if let seq = try Self.snapshotIfNeeded(store) { logger.info("final snapshot", metadata: ["seq": "\(seq)"]) }
+            } catch {
+                logger.error("final snapshot failed", metadata: ["error": "\(error)"])
+            }
         }
-        do { try await host.close() } catch { logger.error("closing the store failed", metadata: ["error": "\(error)"]) }
         logger.info("stopped")
+        if let failure, !(failure is CancellationError) { throw failure }
     }
 
     /// `/metrics`: the counters, and gauges read from the store now (cheap reads only: no
@@ -202,10 +199,14 @@ extension HeraldServer {
     /// Takes a snapshot when events were appended since the newest one; returns its seq.
     @discardableResult
     func snapshotIfNeeded() async throws -> UInt64? {
-        try await host.run { store -> UInt64? in
-            let last = store.lastSeq
-            guard last > 0, try store.snapshots.seqs().last != last else { return nil }
-            return try store.snapshot()
-        }
+        try await host.run(Self.snapshotIfNeeded)
+    }
+
+    /// Takes a snapshot of `store` unless it has one of its last seq (or is empty); returns
+    /// its seq. Blocking.
+    static func snapshotIfNeeded(_ store: Store) throws -> UInt64? {
+        let last = store.lastSeq
+        guard last > 0, try store.snapshots.seqs().last != last else { return nil }
+        return try store.snapshot()
     }
 }

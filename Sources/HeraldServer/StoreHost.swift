@@ -115,15 +115,30 @@ public final class StoreHost: Sendable {
     /// Whether a store is open.
     public var isOpen: Bool { slot.store.withLock { $0 != nil } }
 
-    /// Closes the store (after waiting for a background snapshot) and stops the threads.
-    public func close() async throws {
+    /// Takes the store for good once the calls in flight have finished, runs `last` with it
+    /// (the final snapshot), closes it (after its background snapshot) and stops the threads.
+    ///
+    /// Not cancellable, so that a cancelled server still closes its store: it runs on a thread
+    /// of its own, which a task's cancellation does not reach, and nothing of it waits for the
+    /// cooperative pool. Calls arriving later throw ``ServerError`` `.unavailable`.
+    public func close(after last: @escaping @Sendable (Store) -> Void = { _ in }) async {
         fence.stop()
-        try await pool.runIfActive { [self] in
-            gate.enterExclusive()
-            defer { gate.leaveExclusive() }
-            releaseStore()
+        await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                gate.enterExclusive()
+                if let store = slot.store.withLock({ $0 }) { last(store) }
+                releaseStore()
+                gate.leaveExclusive()
+                do {
+                    try pool.syncShutdownGracefully()
+                } catch {
+                    options.logger.error("stopping the store's threads failed", metadata: ["error": "\(error)"])
+                }
+                continuation.resume()
+            }
+            thread.name = "herald.close"
+            thread.start()
         }
-        try await pool.shutdownGracefully()
     }
 }
 

@@ -55,32 +55,31 @@ extension HeraldServer {
             // graceful shutdown, and when the store is released (a compaction; the client
             // resumes).
             let (merged, feed) = AsyncThrowingStream<Applied?, any Error>.makeStream(bufferingPolicy: .unbounded)
-            let forward = Task {
-                do {
-                    for try await applied in followed { feed.yield(applied) }
-                    feed.finish()
-                } catch {
-                    feed.finish(throwing: error)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    do {
+                        for try await applied in followed { feed.yield(applied) }
+                        feed.finish()
+                    } catch {
+                        feed.finish(throwing: error)
+                    }
                 }
-            }
-            let beat = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: heartbeat)
-                    feed.yield(nil)
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: heartbeat)
+                        feed.yield(nil)
+                    }
                 }
-            }
-            defer {
-                forward.cancel()
-                beat.cancel()
-            }
-            for try await item in merged.cancelOnGracefulShutdown() {
-                guard let applied = item else {
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                    continue
+                defer { group.cancelAll() }
+                for try await item in merged.cancelOnGracefulShutdown() {
+                    guard let applied = item else {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        continue
+                    }
+                    guard !applied.updates.isEmpty else { continue }
+                    let json = Projection.updatesJSON(seq: applied.seq, account: account, updates: applied.updates)
+                    try await writer.write(Self.event(seq: applied.seq, json: json))
                 }
-                guard !applied.updates.isEmpty else { continue }
-                let json = Projection.updatesJSON(seq: applied.seq, account: account, updates: applied.updates)
-                try await writer.write(Self.event(seq: applied.seq, json: json))
             }
             try await writer.finish(nil)
         })

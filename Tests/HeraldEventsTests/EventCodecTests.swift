@@ -73,7 +73,8 @@ struct EventCodecTests {
         do {
             _ = try Event(binary: bytes)
             Issue.record("invalid UTF-8 accepted")
-        } catch let error as ByteReader.Malformed {
+        } catch {
+            // `Event(binary:)` throws only `ByteReader.Malformed`.
             #expect(error.reason == "invalid UTF-8")
             #expect(error.offset == bytes.count - 3)
         }

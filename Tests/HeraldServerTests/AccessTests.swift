@@ -115,7 +115,7 @@ struct LimitTests {
         #expect(try await server.request(.POST, "/v1/events", body: notifyLine(id: 1)).status == 200)
         var request = HTTPClientRequest(url: server.base + "/v1/accounts/tg:1/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(LiveServer.adminToken)")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
         let watchdog = ReadEndpointTests.watchdog(server)  // no keep-alive must fail, not hang
         defer { watchdog.cancel() }
         var text = ""

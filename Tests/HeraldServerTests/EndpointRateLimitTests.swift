@@ -29,7 +29,7 @@ struct EndpointRateLimitTests {
             request.method = .POST
             request.headers.add(name: "Content-Encoding", value: "aes128gcm")
             request.body = .bytes(ByteBuffer(bytes: try body ?? VAPIDTests.body(server, token: token, id: id)))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
             let bytes = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), String(buffer: bytes), response.headers.map { ($0.name, $0.value) })
         }

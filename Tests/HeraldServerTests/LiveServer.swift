@@ -17,6 +17,9 @@ import Testing
 /// which block the pool's threads elsewhere in the run do not hold up its answers.
 final class LiveServer: Sendable {
     static let adminToken = "test-admin-token"
+    /// How long a test's request may take: generous, since a loaded CI machine can be slow
+    /// to sync a file or schedule a thread; a request that hangs still fails, later.
+    static let requestTimeout: TimeAmount = .seconds(120)
 
     let server: HeraldServer
     let port: Int
@@ -84,7 +87,7 @@ final class LiveServer: Sendable {
         request.method = method
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: bytes))
     }
@@ -99,7 +102,7 @@ final class LiveServer: Sendable {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), String(buffer: bytes), response.headers)
     }

@@ -104,7 +104,7 @@ struct PartitionTests {
             request.headers.add(name: "X-Herald-Account", value: account)
             request.headers.add(name: "Idempotency-Key", value: "\(account)-\(id)")
             request.body = .bytes(ByteBuffer(string: notifyLine(account: account, chat: "user:\(id % 3)", id: id, body: "event \(id)")))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
             _ = try await response.body.collect(upTo: 1 << 20)
             if response.status == .ok { return true }
             guard response.status == .serviceUnavailable || response.status == .conflict else { return false }

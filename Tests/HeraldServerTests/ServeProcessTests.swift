@@ -79,7 +79,7 @@ struct ServeProcessTests {
         // An open update stream must not hold the shutdown up: it ends, and the process exits.
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(first.port)/v1/accounts/tg:1/updates")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let stream = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let stream = try await HTTPClient.shared.execute(request, timeout: LiveServer.requestTimeout)
         #expect(stream.status.code == 200)
         let started = ContinuousClock.now
         #expect(first.signal(SIGTERM) == 0)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A task executor with threads of its own.
 ///
@@ -9,36 +8,81 @@ import Synchronization
 /// stop every task in the process. Work that runs in a task preferring this executor
 /// (`withTaskExecutorPreference`, `Task(executorPreference:)`; child tasks inherit it,
 /// unstructured `Task {}` does not) runs here instead, and goes on while the pool is held.
-public final class ThreadExecutor: TaskExecutor, Sendable {
+///
+/// It can grow: when a job arrives and no thread is idle, it starts another, up to a maximum,
+/// so that jobs which block (a test body waiting for a child process, a server call that
+/// waits for a lock) do not hold up the others. Threads run for the life of the process.
+public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: every stored property below `condition` is read and written only with
+    // `condition` locked.
+
     /// One executor for the server tests: their bodies, HTTP clients and in-process servers.
-    /// Eight threads, so that a few test bodies blocked at once (a child process starting, a
-    /// CLI run) do not hold up the servers of the others.
-    public static let servers = ThreadExecutor(threads: 8, name: "test.server")
+    /// Starts with four threads and grows to 64.
+    public static let servers = ThreadExecutor(threads: 4, growingTo: 64, name: "test.server")
 
-    private let jobs = Mutex<[UnownedJob]>([])
-    private let ready = DispatchSemaphore(value: 0)
+    private let name: String
+    private let maximum: Int
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    /// Threads waiting for a job, no wake-up reserved for them.
+    private var idle = 0
+    /// Wake-ups reserved by ``enqueue(_:)`` for idle threads, not yet taken.
+    private var wakeups = 0
+    private var threads = 0
 
-    /// Starts `threads` threads named `name`, which run for the life of the process.
-    public init(threads: Int, name: String) {
-        for index in 0..<threads {
-            let thread = Thread { [self] in run() }
-            thread.name = "\(name).\(index)"
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
+    /// Starts `threads` threads named `name`; with `maximum` above `threads`, more start
+    /// (up to `maximum`) when a job arrives and none is idle.
+    public init(threads: Int, growingTo maximum: Int? = nil, name: String) {
+        self.name = name
+        self.maximum = max(threads, maximum ?? threads)
+        condition.lock()
+        for _ in 0..<threads { startThread() }
+        condition.unlock()
+    }
+
+    /// How many threads it has started.
+    public var threadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        jobs.withLock { $0.append(job) }
-        ready.signal()
+        condition.lock()
+        jobs.append(job)
+        if idle > 0 {
+            idle -= 1
+            wakeups += 1
+            condition.signal()
+        } else if threads < maximum {
+            startThread()
+        }
+        condition.unlock()
+    }
+
+    /// Starts one more thread; `condition` is locked.
+    private func startThread() {
+        let thread = Thread { [self] in run() }
+        thread.name = "\(name).\(threads)"
+        thread.stackSize = 8 << 20
+        threads += 1
+        thread.start()
     }
 
     private func run() {
+        condition.lock()
         while true {
-            ready.wait()
-            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+            guard !jobs.isEmpty else {
+                idle += 1
+                while wakeups == 0 { condition.wait() }
+                wakeups -= 1
+                continue
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
+            condition.lock()
         }
     }
 }
