@@ -1,7 +1,8 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
-@Suite("Canonical JSON decoder")
+@Suite("Canonical JSON decoder", .testThreads)
 struct CanonicalJSONDecoderTests {
     /// A notify line whose `title` is the JSON text `title`.
     static func notify(title: String) -> String {

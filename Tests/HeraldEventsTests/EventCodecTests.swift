@@ -1,7 +1,8 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
-@Suite("Binary codec")
+@Suite("Binary codec", .testThreads)
 struct EventCodecTests {
     @Test("every sample covers every event type")
     func coversEveryType() {

@@ -1,7 +1,8 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
-@Suite("Validation and JSON errors")
+@Suite("Validation and JSON errors", .testThreads)
 struct EventValidationTests {
     /// Each bad line and the field its error must name.
     static let badLines: [(String, String)] = [

@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 /// `Event.init(from:knownAccount:knownChat:)`, the rebuild's decoder for events whose names
 /// it has met before, against `init(from:)`: the same event, or both throw.
-@Suite("Decoding with known names")
+@Suite("Decoding with known names", .testThreads)
 struct KnownNamesDecodingTests {
     /// Decodes `bytes` both ways, the names known as those of `names` (a valid event), when
     /// the bytes name them; expects the same outcome.

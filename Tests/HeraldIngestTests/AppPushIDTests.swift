@@ -1,10 +1,11 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// Which keys of an APNs or FCM payload give its object id.
-@Suite("APNs and FCM object ids")
+@Suite("APNs and FCM object ids", .testThreads)
 struct AppPushIDTests {
     /// The object id of the first event of `line`.
     func id(_ line: String) throws -> Int64 {

@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("APNs and FCM")
+@Suite("APNs and FCM", .testThreads)
 struct AppPushTests {
     @Test func apnsThreadMessage() throws {
         let result = try Ingest.decode(try Samples.bytes("apns/thread-message.json"), format: nil, context: context(account: "a"))

@@ -1,9 +1,10 @@
 import HeraldIngest
 import HeraldStore
+import HeraldTestSupport
 import Testing
 
 /// How a whole body held in memory (an HTTP request's) is cut into payloads.
-@Suite("body framing")
+@Suite("body framing", .testThreads)
 struct BodyFramingTests {
     static let first = #"{"type":"revoke","account":"a"}"#
     static let second = #"{ "account" : "b", "type" : "revoke" }"#

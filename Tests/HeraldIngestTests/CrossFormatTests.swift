@@ -1,10 +1,11 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// SEMANTICS §4 rule 1 relies on one object having one identity however it arrives.
-@Suite("Identity across formats")
+@Suite("Identity across formats", .testThreads)
 struct CrossFormatTests {
     @Test func telegramPushAndFCMDataMessageNameTheSameObject() throws {
         let account = "tg:14124122"

@@ -1,9 +1,10 @@
 import HeraldEvents
 @testable import HeraldIngest
+import HeraldTestSupport
 import Testing
 
 /// `DecodedBatch`, the decode step the ingest session and the server share.
-@Suite("decoded batch")
+@Suite("decoded batch", .testThreads)
 struct DecodedBatchTests {
     static let decoder = PayloadDecoder(format: .herald, context: IngestContext(receivedAt: 1_700_000_000))
 

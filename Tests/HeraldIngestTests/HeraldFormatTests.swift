@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Herald JSONL and detection")
+@Suite("Herald JSONL and detection", .testThreads)
 struct HeraldFormatTests {
     @Test func canonicalLineRoundTrips() throws {
         let event = Event(account: "a", .notify(Event.Notify(chat: "c", kind: .mention, id: 3, date: 9, partial: true, title: "t")))

@@ -1,8 +1,9 @@
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("JSON parser")
+@Suite("JSON parser", .testThreads)
 struct JSONParserTests {
     func parse(_ text: String) -> JSONValue? { try? JSONParser.parse(Array(text.utf8)) }
 

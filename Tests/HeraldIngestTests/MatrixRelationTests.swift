@@ -1,10 +1,11 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// Redactions and edits act on the object an earlier event's `notify` created.
-@Suite("Matrix redactions and edits")
+@Suite("Matrix redactions and edits", .testThreads)
 struct MatrixRelationTests {
     /// A push gateway body for `fields` inside `notification`.
     static func body(_ fields: String) -> String {

@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Matrix")
+@Suite("Matrix", .testThreads)
 struct MatrixTests {
     static let room = "!slw48wfj34rtnrf:example.com"
     /// SHA-256 of the event id, first 8 bytes big-endian, top bit cleared (computed with Python's hashlib).

@@ -1,9 +1,10 @@
+import HeraldTestSupport
 import Testing
 
 import HeraldIngest
 
 /// How ingest cuts its input into payloads (`herald ingest`, `POST /v1/ingest`).
-@Suite("payload framing")
+@Suite("payload framing", .testThreads)
 struct PayloadFramerTests {
     /// The payloads of `text`'s lines as (text, line number), in order.
     static func frame(_ text: String) -> [(String, Int)] {

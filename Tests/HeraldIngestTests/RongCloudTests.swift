@@ -1,12 +1,13 @@
 import Foundation
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// RongCloud pushes in every form, and the IM connection's messages meeting them
 /// (fixtures and their sources: `RongCloudFixtures.swift`; mapping: `schema/rongcloud-push.md`).
-@Suite("RongCloud")
+@Suite("RongCloud", .testThreads)
 struct RongCloudTests {
     typealias F = RongCloudFixtures
     let rc = context(account: RongCloudFixtures.account)

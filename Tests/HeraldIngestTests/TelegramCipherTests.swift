@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Telegram encryption")
+@Suite("Telegram encryption", .testThreads)
 struct TelegramCipherTests {
     @Test func keyIdMatchesTheVector() throws {
         let vector = try Samples.json("telegram/encrypted-push-vector.json")

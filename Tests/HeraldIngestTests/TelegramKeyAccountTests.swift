@@ -1,10 +1,11 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// An encrypted push belongs to the account of the key that opened it.
-@Suite("Telegram key accounts")
+@Suite("Telegram key accounts", .testThreads)
 struct TelegramKeyAccountTests {
     /// The vector's key, stored for `tg:1`.
     static func accountKey() throws -> TelegramKey {

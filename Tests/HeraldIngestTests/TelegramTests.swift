@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Telegram")
+@Suite("Telegram", .testThreads)
 struct TelegramTests {
     @Test func docSampleWithTrailingComma() throws {
         let bytes = try Samples.bytes("telegram/doc-sample.json")

@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Web Push")
+@Suite("Web Push", .testThreads)
 struct WebPushTests {
     @Test func rfc8291IntermediateValues() throws {
         let body = try Samples.webPush("body")

@@ -1,4 +1,5 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
@@ -11,7 +12,7 @@ import Testing
 /// topic, pm_users), `get_message_payload_apns` (`message_ids: [id]`, alert title / subtitle /
 /// body, `custom: {"zulip": …}` which APNs delivers beside `aps`) and
 /// `get_remove_payload_apns` (`event: "remove"`, `zulip_message_ids` comma-separated).
-@Suite("Zulip on iOS")
+@Suite("Zulip on iOS", .testThreads)
 struct ZulipAPNsTests {
     static let account = "zulip:https://chat.example.org/|7"
     static let base =
@@ -80,7 +81,7 @@ struct ZulipAPNsTests {
 
 /// zulip-flutter's test payload (test/notifications/open_test.dart `messageApnsPayload`) may
 /// leave out the channel's name: the alert's title then names the conversation.
-@Suite("Zulip on iOS without a channel name")
+@Suite("Zulip on iOS without a channel name", .testThreads)
 struct ZulipAPNsWithoutChannelNameTests {
     @Test func theAlertTitleStandsInForTheChannelName() throws {
         let line =

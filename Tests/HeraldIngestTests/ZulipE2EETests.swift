@@ -1,12 +1,13 @@
 import CSodium
 import Foundation
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
 /// Zulip E2EE pushes: `encrypted_data` opened with the registered push key.
-@Suite("Zulip E2EE")
+@Suite("Zulip E2EE", .testThreads)
 struct ZulipE2EETests {
     /// Key bytes 0, 1, …, 31, registered as base64 of `0x31 ‖ key`.
     static let pushKeyText = "MQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"

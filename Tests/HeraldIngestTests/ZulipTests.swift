@@ -1,9 +1,10 @@
 import HeraldEvents
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldIngest
 
-@Suite("Zulip")
+@Suite("Zulip", .testThreads)
 struct ZulipTests {
     static let e2eeAccount = "zulip:http://zulip.testserver/|10"
     static let legacyAccount = "zulip:https://zulip.example.com/|234"

@@ -8,7 +8,7 @@ import Testing
 /// account (so that stale keys pile up past the compaction threshold), the updates still
 /// match ``ReferenceProjection`` event by event, and every invariant holds, stale keys
 /// counted.
-@Suite struct CandidateListTests {
+@Suite(.testThreads) struct CandidateListTests {
     @Test(arguments: Array(UInt64(1)...4))
     func staleKeysKeepTheUpdatesOfTheReference(seed: UInt64) throws {
         var profile = WorkloadGenerator.Profile()

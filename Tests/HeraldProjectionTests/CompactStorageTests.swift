@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// The compact forms the projection keeps in memory give back exactly what went in.
-@Suite struct CompactStorageTests {
+@Suite(.testThreads) struct CompactStorageTests {
     /// Texts that could confuse a length-prefixed packing: empty, digits and colons, a
     /// packing mask letter, multi-byte UTF-8, and long enough to leave the small-string form.
     static let texts: [String?] = [

@@ -1,5 +1,6 @@
 import HeraldEvents
 @testable import HeraldProjection
+import HeraldTestSupport
 import Testing
 
 /// Byte-identical outputs across rewrites of the projection's internals (issue #27): seeded
@@ -9,7 +10,7 @@ import Testing
 /// `ec1051e`: every one changed, because the state form gained `clock` and `mutedUntil`, the
 /// snapshot format became 3, group totals follow 1.2 §7, and the non-realistic workloads
 /// now hold 1.2's events); any change of an update, a state or a snapshot byte changes them.
-@Suite struct GoldenDigestTests {
+@Suite(.testThreads) struct GoldenDigestTests {
     /// A workload: its seed, its shape and the digest the original projection produced.
     struct Case: Sendable, CustomTestStringConvertible {
         var seed: UInt64

@@ -1,12 +1,13 @@
 import HeraldEvents
 @testable import HeraldProjection
+import HeraldTestSupport
 import Testing
 
 /// Hand-made event sequences checked rule by rule against SEMANTICS.md and STATE.md (not
 /// against ``ReferenceProjection``, which could share a misreading). Every scenario also
 /// checks that a replay without updates reaches the applied state and that a snapshot taken
 /// after any event continues with the same updates.
-@Suite struct SpecQATests {
+@Suite(.testThreads) struct SpecQATests {
     /// Runs canonical JSONL events through `apply` and returns each event's update line;
     /// checks the replay and snapshot paths against it on the way.
     static func run(

@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldServer
 
 /// Bearer tokens, scopes and the open endpoints.
-@Suite("serve: access", .ownThreads)
+@Suite("serve: access", .serverThreads)
 struct AccessTests {
     @Test("the bearer token is read from the header whatever the scheme's case, blanks around it ignored")
     func bearerParsing() {
@@ -90,7 +90,7 @@ struct AccessTests {
     }
 }
 
-@Suite("serve: limits", .ownThreads)
+@Suite("serve: limits", .serverThreads)
 struct LimitTests {
     @Test("a token over its rate gets 429 with Retry-After; other tokens are not affected")
     func rateLimit() async throws {

@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldStore
 
 /// The store's follow of one account, which the update stream (`/updates`) is made of.
-@Suite("serve: the store's follow of one account", .ownThreads)
+@Suite("serve: the store's follow of one account", .serverThreads)
 struct AccountFollowTests {
     func notify(_ account: String, _ id: Int64) -> Event {
         Event(account: account, .notify(.init(chat: "c\(id % 3)", kind: .message, id: id, date: 1_700_000_000 + id, title: "t\(id)")))

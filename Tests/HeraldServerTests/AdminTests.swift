@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// Snapshot and compaction through the admin API while serving.
-@Suite("serve: admin", .ownThreads)
+@Suite("serve: admin", .serverThreads)
 struct AdminTests {
     @Test("compact while serving archives the log below a fresh snapshot; reads and appends go on")
     func compactWhileServing() async throws {

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// `POST /v1/admin/backup` while serving.
-@Suite("serve: backup", .ownThreads)
+@Suite("serve: backup", .serverThreads)
 struct BackupRouteTests {
     @Test("a backup taken while events arrive is the store at its last seq, tokens included; it serves once moved into place")
     func backupWhileServing() async throws {

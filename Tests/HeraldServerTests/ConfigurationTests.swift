@@ -1,10 +1,11 @@
 import Configuration
 import HeraldServer
 import HeraldStore
+import HeraldTestSupport
 import Testing
 
 /// The swift-configuration keys of `herald serve` that this branch added.
-@Suite("serve: configuration keys", .ownThreads)
+@Suite("serve: configuration keys", .serverThreads)
 struct ConfigurationTests {
     @Test("retention is on when a limit is set, exporting into STORE/archive-exports unless told; compaction and idempotency windows read")
     func retentionKeys() throws {

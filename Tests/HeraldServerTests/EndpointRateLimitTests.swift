@@ -10,7 +10,7 @@ import NIOHTTP1
 import Testing
 
 /// The per-endpoint rate limit of the unauthenticated push routes (`herald.ratelimit.endpoint.*`).
-@Suite("serve: rate limits of the push endpoints", .ownThreads)
+@Suite("serve: rate limits of the push endpoints", .serverThreads)
 struct EndpointRateLimitTests {
     @Test("a Web Push subscription and a Matrix pushkey over their burst get 429 with Retry-After; other endpoints are not held up; nothing stored")
     func limited() async throws {

@@ -7,7 +7,7 @@ import Testing
 @testable import HeraldServer
 
 /// Idempotency keys are kept for a window, then forgotten and removed.
-@Suite("serve: idempotency key expiry", .ownThreads)
+@Suite("serve: idempotency key expiry", .serverThreads)
 struct IdempotencyExpiryTests {
     /// A clock the test moves by hand.
     final class ManualClock: Sendable {

@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldServer
 
 /// `POST /v1/events` and `POST /v1/ingest` over real HTTP on loopback, into a real store.
-@Suite("serve: ingest endpoints", .ownThreads)
+@Suite("serve: ingest endpoints", .serverThreads)
 struct IngestEndpointTests {
     @Test("events are durable before 2xx: their seqs are in the store after a restart")
     func eventsDurable() async throws {
@@ -181,7 +181,7 @@ struct IngestEndpointTests {
 }
 
 /// Shutdown: what `run` does once it stops.
-@Suite("serve: shutdown", .ownThreads)
+@Suite("serve: shutdown", .serverThreads)
 struct ShutdownTests {
     @Test("stopping takes a final snapshot at the last seq and releases the store")
     func finalSnapshot() async throws {

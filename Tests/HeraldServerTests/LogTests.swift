@@ -24,7 +24,7 @@ final class CollectedLogs: Sendable {
     }
 }
 
-@Suite("serve: logs", .ownThreads)
+@Suite("serve: logs", .serverThreads)
 struct LogTests {
     @Test("payload texts, tokens and keys never reach the logs, even at trace level and on errors")
     func noSecretsInLogs() async throws {

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// `POST /_matrix/push/v1/notify` with the request bodies of the Push Gateway specification.
-@Suite("serve: Matrix push gateway", .ownThreads)
+@Suite("serve: Matrix push gateway", .serverThreads)
 struct MatrixGatewayTests {
     /// The example request of the Push Gateway API (`/_matrix/push/v1/notify`), with the
     /// devices' pushkeys given.

@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 /// Accounts partitioned across two instances behind HAProxy, and one moved under load.
-@Suite("serve: accounts across instances behind HAProxy", .ownThreads)
+@Suite("serve: accounts across instances behind HAProxy", .serverThreads)
 struct PartitionTests {
     static let haproxy = ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy", "/usr/bin/haproxy"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -37,7 +37,7 @@ struct PartitionTests {
                 .replacingOccurrences(of: "    log stderr format short local0\n", with: "")
             config = config.replacingOccurrences(of: " check\n", with: "\n")
             for map in ["herald-accounts.map", "herald-pushkeys.map", "herald-subscriptions.map"] {
-                FileManager.default.createFile(atPath: directory + "/" + map, contents: Data())
+                _ = FileManager.default.createFile(atPath: directory + "/" + map, contents: Data())
             }
             try Data(config.utf8).write(to: URL(fileURLWithPath: directory + "/haproxy.cfg"))
             routing = HAProxyRouting(socketPath: directory + "/herald.sock", mapPath: directory + "/herald-accounts.map")
@@ -247,7 +247,7 @@ extension Sequence {
 }
 
 /// `herald move-account` as a user runs it.
-@Suite("serve: herald move-account", .ownThreads)
+@Suite("serve: herald move-account", .serverThreads)
 struct MoveAccountCommandTests {
     @Test("--dry-run counts and changes nothing; --yes moves the events and purges the source; non-interactive without --yes refuses")
     func moveAccountCLI() async throws {

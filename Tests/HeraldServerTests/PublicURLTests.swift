@@ -8,7 +8,7 @@ import Testing
 
 /// `herald.public.url`, the configuration keys as `Tools/SERVE.md` documents them, and the
 /// JSON forms of `herald serve pushkeys` and `subscriptions`.
-@Suite("serve: public URL, documented keys, registration listings", .ownThreads)
+@Suite("serve: public URL, documented keys, registration listings", .serverThreads)
 struct PublicURLTests {
     @Test("a public URL is an http(s) URL with a host and no query or fragment; endpoints go under it, prefix kept")
     func parsing() throws {
@@ -33,7 +33,7 @@ struct PublicURLTests {
     final class Recorder: AccessReporter {
         let reads = Mutex<[String: ConfigValue?]>([:])
         func report(_ event: AccessEvent) {
-            reads.withLock { $0[event.metadata.key.description] = (try? event.result.get()) ?? nil }
+            reads.withLock { $0.updateValue(try? event.result.get(), forKey: event.metadata.key.description) }  // a key read without a value is kept, as nil
         }
     }
 

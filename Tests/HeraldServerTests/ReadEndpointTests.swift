@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 
 /// State, active, counts, audit, stats and the SSE update stream.
-@Suite("serve: read endpoints", .ownThreads)
+@Suite("serve: read endpoints", .serverThreads)
 struct ReadEndpointTests {
     @Test("state, active and counts reflect the appended events; audit names the target's events")
     func views() async throws {

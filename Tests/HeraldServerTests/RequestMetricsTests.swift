@@ -3,7 +3,7 @@ import HeraldTestSupport
 import Testing
 
 /// `herald_http_requests_total` and `herald_http_request_duration_seconds` on `/metrics`.
-@Suite("serve: request metrics", .ownThreads)
+@Suite("serve: request metrics", .serverThreads)
 struct RequestMetricsTests {
     /// One sample of the text exposition format.
     struct Sample: Equatable {

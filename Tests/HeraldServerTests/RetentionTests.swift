@@ -7,7 +7,7 @@ import Testing
 
 /// Compaction with archive retention while serving: disk stays bounded, and what is removed
 /// was exported first.
-@Suite("serve: archive retention", .ownThreads)
+@Suite("serve: archive retention", .serverThreads)
 struct RetentionTests {
     @Test("steady ingest with compaction and a size limit: the archive stays bounded, and the exports hold every removed event")
     func boundedUnderSteadyLoad() async throws {

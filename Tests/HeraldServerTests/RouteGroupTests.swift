@@ -5,7 +5,7 @@ import NIOHTTP1
 import Testing
 
 /// The route groups and their token middleware: who may call which route, and the refusals.
-@Suite("serve: route groups and the token middleware", .ownThreads)
+@Suite("serve: route groups and the token middleware", .serverThreads)
 struct RouteGroupTests {
     /// Every `/v1/admin/…` route, with a path that matches it.
     static let adminRoutes: [(HTTPMethod, String)] = [

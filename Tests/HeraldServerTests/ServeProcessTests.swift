@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// `herald serve` as a process: the binary, its signals, and what survives a SIGKILL.
-@Suite("serve: the herald serve process", .ownThreads)
+@Suite("serve: the herald serve process", .serverThreads)
 struct ServeProcessTests {
     /// The `herald` executable (``HeraldBinary``).
     static let executable = HeraldBinary.path

@@ -5,7 +5,7 @@ import Testing
 
 /// Telegram auth keys added and removed through the admin API while serving, and used at once
 /// by `format=telegram` ingest; the known-answer vector comes from `Tests/Fixtures/payloads`.
-@Suite("serve: Telegram keys", .ownThreads)
+@Suite("serve: Telegram keys", .serverThreads)
 struct TelegramKeyTests {
     /// `Tests/Fixtures/payloads/telegram/encrypted-push-vector.json` (TDLib's test/mtproto.cpp).
     static func vector() throws -> (key: String, keyId: Int64, push: String) {

@@ -8,7 +8,7 @@ import Testing
 
 /// Subscriptions bound to a VAPID application server key (RFC 8292): pushes to them need a
 /// JWT signed by that key, checked over loopback against a real server and store.
-@Suite("serve: VAPID-bound Web Push subscriptions", .ownThreads)
+@Suite("serve: VAPID-bound Web Push subscriptions", .serverThreads)
 struct VAPIDTests {
     static func base64url(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

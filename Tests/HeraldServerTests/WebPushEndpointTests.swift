@@ -7,7 +7,7 @@ import HeraldTestSupport
 import Testing
 
 /// `POST /push/{token}` with bodies encrypted per RFC 8291 for a subscription the admin API made.
-@Suite("serve: Web Push endpoint", .ownThreads)
+@Suite("serve: Web Push endpoint", .serverThreads)
 struct WebPushEndpointTests {
     static func base64urlDecode(_ text: String) -> [UInt8] {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

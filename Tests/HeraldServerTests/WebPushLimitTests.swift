@@ -8,7 +8,7 @@ import Testing
 
 /// The bounds of the unauthenticated Web Push endpoint: body size, and what the quarantine
 /// keeps of a body that does not decrypt.
-@Suite("serve: Web Push limits", .ownThreads)
+@Suite("serve: Web Push limits", .serverThreads)
 struct WebPushLimitTests {
     func hex(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
 

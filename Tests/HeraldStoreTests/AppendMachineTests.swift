@@ -1,10 +1,11 @@
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldStore
 
 /// The write path's decisions, driven by hand: no threads, no LMDB. Requests are plain
 /// numbers and a committed batch is the list of the requests it holds.
-@Suite("Append state machine")
+@Suite("Append state machine", .testThreads)
 struct AppendMachineTests {
     typealias Machine = AppendMachine<Int, [Int]>
 

@@ -7,7 +7,7 @@ import HeraldTestSupport
 
 /// The audit index (`auditTargets`, `auditSeqs`): audits and one-account `state --at` that it
 /// answers are those of a replay of the whole history, and it never answers when it cannot.
-@Suite("Audit index")
+@Suite("Audit index", .testThreads)
 struct AuditIndexTests {
     /// Events of every type over three accounts, chats that differ only by Unicode
     /// normalization, small view limits (so groups leave and re-enter the view), revokes.

@@ -1,12 +1,13 @@
 import HeraldEvents
 @testable import HeraldProjection
 @testable import HeraldStore
+import HeraldTestSupport
 import Testing
 
 /// The rebuild's decoder (`LogRecord.decodeEvent(_:interner:)`), which decodes an event
 /// whose names its interner has met with the names it keeps, against
 /// `decodeEvent(_:names:)`: the same events and ids, and damage reported the same way.
-@Suite("Decoding with interned names")
+@Suite("Decoding with interned names", .testThreads)
 struct InternedDecodingTests {
     /// The stored bytes of `event` with a valid checksum.
     static func record(_ event: Event) -> [UInt8] {

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import HeraldTestSupport
 
-@Suite("Event log")
+@Suite("Event log", .testThreads)
 struct LogTests {
     @Test("seq keys sort numerically as bytes and round-trip")
     func seqKeys() {
@@ -293,7 +293,7 @@ struct LogTests {
     }
 }
 
-@Suite("Log format document")
+@Suite("Log format document", .testThreads)
 struct LogFormatDocumentTests {
     @Test("the worked example of schema/log-format.md is what the encoder writes")
     func workedExample() throws {

@@ -5,7 +5,7 @@ import HeraldTestSupport
 
 @testable import HeraldStore
 
-@Suite("Quarantine limit")
+@Suite("Quarantine limit", .testThreads)
 struct QuarantineLimitTests {
     func entry(_ index: Int, bytes: Int) -> QuarantinedPayload {
         QuarantinedPayload(

@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldStore
 
 /// Issue #25: the README's "Embedding the library" example runs as written and ends.
-@Suite("README examples")
+@Suite("README examples", .testThreads)
 struct ReadmeExampleTests {
     /// The Swift block of the README's "Embedding the library" section.
     static func readmeExample() throws -> [String] {

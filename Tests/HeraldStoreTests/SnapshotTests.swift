@@ -8,7 +8,7 @@ import HeraldTestSupport
 
 @testable import HeraldStore
 
-@Suite("Snapshots and restarts")
+@Suite("Snapshots and restarts", .testThreads)
 struct SnapshotTests {
     @Test("the envelope round-trips and every damaged byte is detected")
     func envelope() throws {

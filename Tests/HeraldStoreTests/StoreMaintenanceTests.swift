@@ -9,7 +9,7 @@ import Testing
 /// The maintenance operations through ``StoreMaintenance``, on real stores: a dry run changes
 /// no byte, a real run reports what the former static member of `Store` reports on an
 /// identical copy, and each error carries its code.
-@Suite("Store maintenance")
+@Suite("Store maintenance", .testThreads)
 struct StoreMaintenanceTests {
     /// A store of `count` random events, one recorded each second, with a snapshot after
     /// `snapshotAt` and a Telegram key; compacted into the archive when `archived`.

@@ -2,12 +2,10 @@ import Foundation
 
 /// A task executor with threads of its own.
 ///
-/// Swift Testing runs every test, synchronous ones included, on the cooperative pool, which
-/// has one thread per core: two on the CI machine. A test that blocks (a rebuild, a child
-/// process, a store's fsync) holds one of them for as long as it runs, so two such tests
-/// stop every task in the process. Work that runs in a task preferring this executor
-/// (`withTaskExecutorPreference`, `Task(executorPreference:)`; child tasks inherit it,
-/// unstructured `Task {}` does not) runs here instead, and goes on while the pool is held.
+/// Work that runs in a task preferring one (`withTaskExecutorPreference`,
+/// `Task(executorPreference:)`, ``ExecutorTrait``; child tasks inherit the preference,
+/// unstructured `Task {}` does not) runs on its threads instead of the cooperative pool:
+/// see ``ExecutorTrait`` for why the tests do.
 ///
 /// It can grow: when a job arrives and no thread is idle, it starts another, up to a maximum,
 /// so that jobs which block (a test body waiting for a child process, a server call that
@@ -16,9 +14,15 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every stored property below `condition` is read and written only with
     // `condition` locked.
 
-    /// One executor for the server tests: their bodies, HTTP clients and in-process servers.
-    /// Starts with four threads and grows to 64.
+    /// The executor of the server tests (``ExecutorTrait/serverThreads``): their bodies, HTTP
+    /// clients and in-process servers. Starts with four threads and grows to 64, so that a
+    /// body that blocks (on a child process) never holds up a server's answer.
     public static let servers = ThreadExecutor(threads: 4, growingTo: 64, name: "test.server")
+
+    /// The executor of every other test (``ExecutorTrait/testThreads``): four threads, two
+    /// per core here, so that tests waiting on a child process or an fsync leave the
+    /// processor to others, without running hundreds of CPU-bound tests at once.
+    public static let tests = ThreadExecutor(threads: 4, name: "test.body")
 
     private let name: String
     private let maximum: Int
