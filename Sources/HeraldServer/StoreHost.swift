@@ -81,23 +81,34 @@ public final class StoreHost: Sendable {
 
     /// Runs `body` with the store closed (compaction needs the writer lock and the files to
     /// itself), then opens it again. Calls arriving meanwhile wait; update streams end (the
-    /// store they follow is released) and their clients resume by `Last-Event-ID`. Runs on
-    /// a thread of its own, so that the pool's threads, waiting for it, cannot starve it.
+    /// store they follow is released) and their clients resume by `Last-Event-ID`.
     func withStoreClosed<Result: Sendable>(_ body: @escaping @Sendable (String) throws -> Result) async throws -> Result {
+        try await exclusively { [self] in
+            releaseStore()
+            let result = Swift.Result { try body(path) }
+            do {
+                let reopened = try Store(path: path, options: options)
+                slot.store.withLock { $0 = reopened }
+            } catch {
+                options.logger.critical("reopening the store failed", metadata: ["error": "\(error)"])
+            }
+            return try result.get()
+        }
+    }
+
+    /// Runs `body` on a thread of its own with the store to itself (the calls in flight
+    /// finished, later ones waiting at the gate), and returns its result. The pool's threads
+    /// may all be waiting at the gate, so it cannot run on them; a task's cancellation does not
+    /// reach it, and it never waits for the cooperative pool.
+    private func exclusively<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { [self] in
+            let thread = Thread { [gate] in
                 gate.enterExclusive()
-                defer { gate.leaveExclusive() }
-                releaseStore()
-                let result = Swift.Result { try body(path) }
-                do {
-                    let reopened = try Store(path: path, options: options)
-                    slot.store.withLock { $0 = reopened }
-                } catch {
-                    options.logger.critical("reopening the store failed", metadata: ["error": "\(error)"])
-                }
+                let result = Swift.Result { try body() }
+                gate.leaveExclusive()
                 continuation.resume(with: result)
             }
+            thread.name = "herald.exclusive"
             thread.start()
         }
     }
@@ -118,26 +129,18 @@ public final class StoreHost: Sendable {
     /// Takes the store for good once the calls in flight have finished, runs `last` with it
     /// (the final snapshot), closes it (after its background snapshot) and stops the threads.
     ///
-    /// Not cancellable, so that a cancelled server still closes its store: it runs on a thread
-    /// of its own, which a task's cancellation does not reach, and nothing of it waits for the
-    /// cooperative pool. Calls arriving later throw ``ServerError`` `.unavailable`.
+    /// Not cancellable, so that a cancelled server still closes its store (see
+    /// ``exclusively(_:)``). Calls arriving later throw ``ServerError`` `.unavailable`.
     public func close(after last: @escaping @Sendable (Store) -> Void = { _ in }) async {
         fence.stop()
-        await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
-                gate.enterExclusive()
-                if let store = slot.store.withLock({ $0 }) { last(store) }
-                releaseStore()
-                gate.leaveExclusive()
-                do {
-                    try pool.syncShutdownGracefully()
-                } catch {
-                    options.logger.error("stopping the store's threads failed", metadata: ["error": "\(error)"])
-                }
-                continuation.resume()
-            }
-            thread.name = "herald.close"
-            thread.start()
+        _ = try? await exclusively { [self] in
+            if let store = slot.store.withLock({ $0 }) { last(store) }
+            releaseStore()
+        }
+        do {
+            try await pool.shutdownGracefully()
+        } catch {
+            options.logger.error("stopping the store's threads failed", metadata: ["error": "\(error)"])
         }
     }
 }
