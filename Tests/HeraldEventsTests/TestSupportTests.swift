@@ -25,14 +25,21 @@ struct TestSupportTests {
     func executorGrows() async {
         let executor = ThreadExecutor(threads: 1, growingTo: 4, name: "test.grow")
         let gate = DispatchSemaphore(value: 0)
-        // Three jobs block until the fourth (queued last, so run last) opens the gate: on one
-        // thread, or three, this would never end.
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<3 { group.addTask(executorPreference: executor) { Self.block(on: gate) } }
-            group.addTask(executorPreference: executor) { for _ in 0..<3 { gate.signal() } }
+        // Three jobs wait (30 s at most) for the fourth, queued last and so run last, to open
+        // the gate: on fewer than four threads, they time out.
+        let opened = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<3 { group.addTask(executorPreference: executor) { Self.wait(for: gate) } }
+            group.addTask(executorPreference: executor) {
+                for _ in 0..<3 { gate.signal() }
+                return true
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
+        #expect(opened == 4)
         #expect(executor.threadCount == 4)
     }
 
-    static func block(on semaphore: DispatchSemaphore) { semaphore.wait() }
+    static func wait(for semaphore: DispatchSemaphore) -> Bool {
+        semaphore.wait(timeout: .now() + 30) == .success
+    }
 }

@@ -56,17 +56,19 @@ final class LiveServer: Sendable {
         task.cancel()
         let task = self.task
         let answer = FirstAnswer()
+        var timer: Task<Void, Never>?
         let stopped = await withCheckedContinuation { continuation in
             answer.set(continuation)
             Task(executorPreference: ThreadExecutor.servers) {
                 _ = try? await task.value
                 answer.resume(true)
             }
-            Task(executorPreference: ThreadExecutor.servers) {
+            timer = Task(executorPreference: ThreadExecutor.servers) {
                 try? await Task.sleep(for: .seconds(120))
                 answer.resume(false)
             }
         }
+        timer?.cancel()
         if !stopped { Issue.record("the server on port \(port) did not stop within 120 s") }
     }
 

@@ -9,25 +9,24 @@ import Synchronization
 /// thread looks every 30 s; once a directory is older than ``limit``, it prints each one
 /// older than five minutes, oldest first, and exits the test process with status 1.
 public final class HangWatchdog: Sendable {
-    /// The watchdog of this process (its thread starts with the first directory).
+    /// The watchdog of this process (made with the first directory).
     public static let shared = HangWatchdog(limit: .seconds(40 * 60))
 
     /// How long a directory may live before the run is taken to hang.
     public let limit: Duration
     private let live = Mutex<[String: (site: String, since: ContinuousClock.Instant)]>([:])
-    private let started = Atomic(false)
 
-    /// A watchdog of its own (tests of it); its thread starts with the first ``begin(_:at:)``.
-    public init(limit: Duration) { self.limit = limit }
+    /// A watchdog with a thread of its own, which runs for the life of the process.
+    public init(limit: Duration) {
+        self.limit = limit
+        let thread = Thread { [self] in watch() }
+        thread.name = "test.hang-watchdog"
+        thread.start()
+    }
 
     /// Records that the test at `site` made the directory `path`.
     public func begin(_ path: String, at site: String) {
         live.withLock { $0[path] = (site, .now) }
-        if started.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
-            let thread = Thread { [self] in watch() }
-            thread.name = "test.hang-watchdog"
-            thread.start()
-        }
     }
 
     /// Records that the directory `path` was released.
