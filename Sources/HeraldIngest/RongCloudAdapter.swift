@@ -13,8 +13,12 @@ import HeraldEvents
 ///
 /// Mapping; no payload names the app key, so the account comes from the context
 /// (`rc:<appKey>|<userId>`):
-/// - chat `<conversation>:<targetId>` (``RongCloudConversation/chatName``); in a private (or
-///   encrypted) conversation the target on the receiver's side is the sender;
+/// - chat `<conversation>:<targetId>` (``RongCloudConversation/chatName``), the target on the
+///   receiver's side: iOS names it `rc.tId` (in a private or encrypted conversation the
+///   sender `fId`, iOS putting the receiver there); every Android form names it `targetId`
+///   (the legacy Xiaomi content `channelId` for a discussion, group or chat room, else the
+///   sender), `rc.tId` being the receiver's own id there; an Android form without a
+///   conversation type is the push service's (9, as RongCloud's SDK reads it);
 /// - a recall (object name `RC:RcCmd` with `rc-dlt-identifier`, or `RC:RcNtf` carrying the
 ///   recalled message's UId) → `delete` of ``StableID`` of the recalled UId, never a notify;
 /// - `RC:VCHangup` → `endCall` of the call its `callId` names, else a `note`;
@@ -22,9 +26,9 @@ import HeraldEvents
 /// - otherwise `notify`, id = ``StableID`` of the UId (of `callId` for a call), kind `call` for
 ///   `RC:VCInvite` / `RC:VCModifyMem`, `mention` when the form says the user was mentioned,
 ///   else `message`; `partial: true`, title and body from the alert or `pushTitle` /
-///   `pushContent`, date from `msgTime` / `timestamp` (milliseconds), else the receive time;
-/// - a push-service notice (`pushFlag` true, conversation 9) → `notify` in `push_service`
-///   (`push_service:<targetId>` when it names one);
+///   `pushContent`, date from `msgTime` / `timeStamp` (milliseconds), else the receive time;
+/// - a push-service notice (conversation 9, `PH`) → `notify` in `push_service`
+///   (`push_service:<targetId>` when it names one); `pushFlag` says nothing of the chat;
 /// - read receipts and read sync (`RC:ReadNtf`, `RC:RRReqMsg`, `RC:RRRspMsg`, `RC:SRSMsg`)
 ///   travel only over the connection; one met in a push is a `note`.
 struct RongCloudAdapter {
@@ -67,9 +71,10 @@ struct RongCloudAdapter {
         func note(_ reason: String) -> [Event] {
             [Event(account: account, .note(source: "rongcloud", reason: "\(push.form.rawValue): \(reason)"))]
         }
+        if let ignored = push.ignored { return note(ignored) }
         let objectName = push.objectName
-        let conversation: RongCloudConversation? = push.pushService ? .pushService : push.conversation
-        let chat = conversation.flatMap { RongCloudConversation.chat($0, target: push.target, sender: push.sender) }
+        let conversation = push.conversation
+        let chat = push.chat
         if objectName == Self.recallCommand || objectName == Self.recallNotice {
             let recalled = push.recalledUId ?? (objectName == Self.recallNotice ? push.uid : nil)
             guard let recalled else { return note("\(objectName!) names no recalled message (rc-dlt-identifier)") }
@@ -105,12 +110,10 @@ struct RongCloudAdapter {
     /// `chat`, or an error naming what is missing from `push`.
     func require(_ chat: String?, _ push: RongCloudPush) throws(IngestError) -> String {
         if let chat { return chat }
-        let keys = push.form.keys
         guard let conversation = push.conversation else {
-            throw IngestError(format: .rongcloud, field: push.field(keys.conversation), reason: "missing")
+            throw IngestError(format: .rongcloud, field: push.conversationField, reason: "missing")
         }
-        let key = conversation.isOneToOne ? keys.sender : keys.target
-        throw IngestError(format: .rongcloud, field: push.field(key), reason: "missing: the \(conversation.chatName) conversation's target")
+        throw IngestError(format: .rongcloud, field: push.targetField, reason: "missing: the \(conversation.chatName) conversation's target")
     }
 
     /// A notification's title when the payload gives none: the sender's name in a one-to-one

@@ -63,9 +63,9 @@ public enum RongCloudConversation: Int, CaseIterable, Sendable {
     ]
 
     /// The conversation `key` of `fields` names: a number (or numeric string), an iOS code or
-    /// an Android enum name; `nil` when absent, an error naming the field when unknown.
+    /// an Android enum name; `nil` when absent or empty, an error naming the field when unknown.
     static func read(_ fields: PayloadObject, _ key: String) throws(IngestError) -> RongCloudConversation? {
-        guard let value = fields[key] else { return nil }
+        guard let value = fields[key], value.string != "" else { return nil }
         if let number = value.integer {
             guard let conversation = RongCloudConversation(rawValue: Int(truncatingIfNeeded: number)) else {
                 throw fields.error(key, "unknown conversation type \(number)")
@@ -80,12 +80,12 @@ public enum RongCloudConversation: Int, CaseIterable, Sendable {
         return conversation
     }
 
-    /// The chat of a conversation: `<name>:<target>`, where the target of a private or
-    /// encrypted conversation is, on the receiver's side, the sender.
-    static func chat(_ conversation: RongCloudConversation, target: String?, sender: String?) -> String? {
-        let peer = conversation.isOneToOne ? sender : target
-        guard let peer, !peer.isEmpty else { return conversation == .pushService ? conversation.chatName : nil }
-        return "\(conversation.chatName):\(peer)"
+    /// The chat of a conversation: `<name>:<target>`, where `target` is the conversation's
+    /// target on the receiver's side (the other person of a private conversation); the push
+    /// service's chat is `push_service` when no target is named.
+    static func chat(_ conversation: RongCloudConversation, target: String?) -> String? {
+        guard let target, !target.isEmpty else { return conversation == .pushService ? conversation.chatName : nil }
+        return "\(conversation.chatName):\(target)"
     }
 
     /// Whether the conversation is with one person, so the sender names it on the receiver's side.

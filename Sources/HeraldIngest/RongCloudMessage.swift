@@ -117,7 +117,7 @@ public struct RongCloudMessage: Codable, Hashable, Sendable {
         }
         // The SDK's targetId is already the receiver's side: the other person of a private
         // conversation, even for the user's own messages synced from another device.
-        guard let chat = RongCloudConversation.chat(conversation, target: targetId, sender: targetId) else {
+        guard let chat = RongCloudConversation.chat(conversation, target: targetId) else {
             throw IngestError(format: .rongcloud, field: "targetId", reason: "must be non-empty")
         }
         return chat

@@ -27,8 +27,10 @@ import HeraldEvents
 /// - calls: `PHONE_CALL_REQUEST`/`VIDEO_CALL_REQUEST` (and `CONF_*`) → `call` (id = `call_id`);
 ///   `*_CALL_MISSED`/`*_CALL_DECLINE`/`*_CALL_END*` → `endCall` of `call_id`, followed by a
 ///   `message` notify when the push names the call's service message (`msg_id`);
-/// - secret chats: `ENCRYPTION_REQUEST`/`ENCRYPTION_ACCEPT` → `secretChat` (id =
-///   `encryption_id`); `ENCRYPTED_MESSAGE` (no `msg_id`) → `secretChat` "new secret message"
+/// - secret chats: `ENCRYPTION_REQUEST` → `secretChat` (id = `encryption_id`: TDLib's new
+///   secret chat notice, made only for a chat the user did not start); `ENCRYPTION_ACCEPT` →
+///   `note` (the peer accepted the user's own request: TDLib never notifies an outbound
+///   secret chat); `ENCRYPTED_MESSAGE` (no `msg_id`) → `secretChat` "new secret message"
 ///   (id = `random_id` when positive, else ``StableID`` of `random_id:<value>`, else
 ///   `encryption_id`);
 /// - `MESSAGE_ANNOUNCEMENT` → a `message` from Telegram's service account, chat `user:777000`
@@ -59,6 +61,11 @@ struct TelegramAdapter {
         "OAUTH_REQUEST": "login request for a website, not a chat notification",
         "READ_STORIES": "stories read, stories are not notifications here",
         "STORY_DELETED": "story deleted, stories are not notifications here",
+        // TDLib drops the push (NotificationManager.cpp `process_push_notification_payload`:
+        // `ENCRYPTION_*` → error 406) and makes its new-secret-chat notification only for a
+        // chat that is not outbound (MessagesManager.cpp `force_create_dialog`:
+        // `!get_secret_chat_is_outbound`); an accept answers the user's own request.
+        "ENCRYPTION_ACCEPT": "the peer accepted the user's secret chat request, TDLib notifies no outbound secret chat",
     ]
 
     /// Telegram's service notifications account, which TDLib shows announcements from.

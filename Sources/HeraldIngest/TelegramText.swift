@@ -29,7 +29,6 @@ enum TelegramText {
     static let actions: [String: String] = [
         "ENCRYPTED_MESSAGE": secretMessageBody,
         "ENCRYPTION_REQUEST": "secret chat request",
-        "ENCRYPTION_ACCEPT": "secret chat accepted",
         "PHONE_CALL_REQUEST": "incoming call",
         "VIDEO_CALL_REQUEST": "incoming video call",
         "PHONE_CALL_MISSED": "missed call",

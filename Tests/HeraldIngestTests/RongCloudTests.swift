@@ -144,10 +144,17 @@ struct RongCloudTests {
     }
 
     @Test func errorsNameTheFieldAsEachFormSpellsIt() {
-        #expect(ingestError(#"{"channelType":"3","fromUserId":"u-ada","id":"U"}"#, .rongcloud, rc)?.field == "channelId")
-        #expect(ingestError(#"{"channelId":"g-42","fromUserId":"u-ada","id":"U"}"#, .rongcloud, rc)?.field == "channelType")
-        #expect(ingestError(#"{"pushId":"U","conversationType":1,"targetId":"u-ada"}"#, .rongcloud, rc)?.field == "senderId")
+        #expect(ingestError(#"{"channelType":"3","fromUserId":"u-ada","rc":{"id":"U"}}"#, .rongcloud, rc)?.field == "channelId")
+        #expect(ingestError(#"{"channelType":"5","channelId":"u-me","rc":{"id":"U"}}"#, .rongcloud, rc)?.field == "fromUserId")
+        #expect(ingestError(#"{"channelId":"g-42","fromUserId":"u-ada","rc":{"id":"U"}}"#, .rongcloud, rc)?.field == "channelType")
+        #expect(ingestError(#"{"pushId":"U","conversationType":3,"senderId":"u-ada"}"#, .rongcloud, rc)?.field == "targetId")
+        #expect(ingestError(#"{"pushId":"U","conversationType":1}"#, .rongcloud, rc)?.field == "targetId")
         #expect(ingestError(#"{"rc":{"conversationType":3,"fromUserId":"a","id":"U"}}"#, .rongcloud, rc)?.field == "rc.targetId")
+        // `tId` is the receiver's own id on Android: it never stands in for the target.
+        #expect(ingestError(#"{"rc":{"conversationType":3,"fromUserId":"a","tId":"u-me","id":"U"}}"#, .rongcloud, rc)?.field == "rc.targetId")
+        #expect(
+            ingestError(RongCloudFixtures.fcm(#"{"rc":{"conversationType":"10","tId":"u-me","id":"U"}}"#), .rongcloud, rc)?.field
+                == "data.message.rc.targetId")
     }
 
     @Test func errorsNameTheField() {

@@ -52,4 +52,27 @@ struct TelegramLocKeyTableTests {
             }
         }
     }
+
+    /// Keys changed after checking the table against tdlib/td `NotificationManager.cpp`
+    /// (commit 022d60202e446ad1287b9fb68e687c8a0760788b) key by key: a key TDLib receives but
+    /// ignores, and notifies by no other path, creates no notification.
+    @Test func aSecretChatAcceptIsANoteAndARequestStaysANotice() throws {
+        // NotificationManager.cpp:3366 `if (begins_with(loc_key, "ENCRYPTION_"))` → error 406:
+        // TDLib drops both pushes. MessagesManager.cpp:32816 `force_create_dialog` makes the
+        // new-secret-chat notification only when `!get_secret_chat_is_outbound(secret_chat_id)`:
+        // an incoming request (ENCRYPTION_REQUEST) gets one when it arrives as an update, the
+        // accept of the user's own request (ENCRYPTION_ACCEPT) never does.
+        let accept = #"{"loc_key":"ENCRYPTION_ACCEPT","loc_args":["Ada"],"custom":{"encryption_id":"31"}}"#
+        let accepted = try events(accept, .telegram, context(account: "tg:1"))
+        #expect(accepted.map(\.type) == [.note])
+        guard case .note(let source, let reason)? = accepted.first?.payload else { return }
+        #expect(source == "telegram" && reason?.hasPrefix("ENCRYPTION_ACCEPT: ") == true)
+        #expect(try Self.rows().first { $0.key == "ENCRYPTION_ACCEPT" }?.herald == "`note`")
+        let request = #"{"loc_key":"ENCRYPTION_REQUEST","loc_args":["Ada"],"custom":{"encryption_id":"31"}}"#
+        guard case .notify(let notice)? = try events(request, .telegram, context(account: "tg:1")).first?.payload else {
+            Issue.record("ENCRYPTION_REQUEST made no notify")
+            return
+        }
+        #expect(notice.kind == .secretChat && notice.chat == "secret:31" && notice.id == 31)
+    }
 }
