@@ -85,8 +85,9 @@ final class Browser: Sendable {
     }
 
     static func stop(_ driver: Process, profile: String) {
+        // chromedriver does not exit on SIGTERM; its session (and Chromium) is ended already.
         if driver.isRunning {
-            kill(driver.processIdentifier, SIGTERM)
+            kill(driver.processIdentifier, SIGKILL)
             driver.waitUntilExit()
         }
         // Chromium processes started with this profile (none after a clean DELETE).
@@ -161,7 +162,7 @@ final class Browser: Sendable {
         else if method == "POST" { request.body = .bytes(ByteBuffer(string: "{}")) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 64 << 20)
-        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
         if response.status.code >= 400 && !allowError {
             throw BrowserError("WebDriver \(method) \(path): \(response.status.code) \(String(buffer: bytes).prefix(500))")
         }
