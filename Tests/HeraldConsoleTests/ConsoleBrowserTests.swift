@@ -67,9 +67,7 @@ struct ConsoleBrowserTests {
             let expected = try Self.groups(ofStateJSON: state.body)
             #expect(!expected.isEmpty)
             #expect(try await Self.shownGroups(browser) == expected)
-            let shade = directory.child("console-shade.png")
-            try await browser.screenshot(to: shade)
-            keepScreenshot(shade)
+            try await browser.screenshot(to: directory.child("console-shade-before.png"))
 
             // Live: an event posted appears without a reload, within 2 s.
             try await browser.run("window.__sameDocument = true; window.__alerted = false; window.alert = () => { window.__alerted = true; };")
@@ -94,6 +92,9 @@ struct ConsoleBrowserTests {
             #expect(try await browser.run("return window.__sameDocument === true && window.__alerted === false") as? Bool == true)
             let afterRestart = try await Plain.get(server.base + "/v1/accounts/tg:14124122/state", headers: [("Authorization", "Bearer \(token)")])
             #expect(try await Self.shownGroups(browser) == (try Self.groups(ofStateJSON: afterRestart.body)))
+            let shade = directory.child("console-shade.png")
+            try await browser.screenshot(to: shade)
+            keepScreenshot(shade)
 
             // A fresh load: no script of the bodies ran, no element came from them.
             try await browser.go(server.base + Self.accountPath)
