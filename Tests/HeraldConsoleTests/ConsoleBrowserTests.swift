@@ -237,6 +237,55 @@ struct ConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test("a big store pages its lists; a read:ACCOUNT token sees that account's pages only")
+    func pagingAndAccountTokens() async throws {
+        let directory = TemporaryDirectory("console-big")
+        let store = directory.child("store")
+        // 250 accounts, and one of them with 300 chats.
+        var lines: [String] = []
+        for index in 0..<250 {
+            lines.append(#"{"type":"notify","account":"acct-\#(String(format: "%03d", index))","chat":"c","kind":"message","id":1,"date":\#(1_000 + index)}"#)
+        }
+        for chat in 0..<300 {
+            lines.append(#"{"type":"notify","account":"acct-000","chat":"chat-\#(chat)","kind":"message","id":\#(chat + 10),"date":5000}"#)
+        }
+        let file = directory.child("big.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let ingested = try herald(["ingest", "--store", store, "--format", "herald", file])
+        try #require(ingested.status == 0, "\(ingested.output)")
+        let token = "console-test-admin"
+        let server = try HeraldProcess.serve(store: store, token: token)
+        try #require(server.port > 0)
+        let admin = [("Authorization", "Bearer \(token)")]
+        func rows(_ body: String, _ marker: String) -> Int { body.components(separatedBy: marker).count - 1 }
+
+        let first = try await Plain.get(server.base + "/console/", headers: admin)
+        #expect(first.status == 200 && rows(first.body, "<tr><td><a href=\"/console/accounts/") == 100)
+        #expect(first.body.contains("page 1 of 3"))
+        // Most recent activity first: acct-000 (date 5000), then the others by their dates.
+        #expect(first.body.range(of: ">acct-000<")!.lowerBound < first.body.range(of: ">acct-249<")!.lowerBound)
+        let last = try await Plain.get(server.base + "/console/?page=3", headers: admin)
+        #expect(rows(last.body, "<tr><td><a href=\"/console/accounts/") == 50)
+        let filtered = try await Plain.get(server.base + "/console/?q=acct-24", headers: admin)
+        #expect(rows(filtered.body, "<tr><td><a href=\"/console/accounts/") == 10)
+        let chats = try await Plain.get(server.base + "/console/accounts/acct-000", headers: admin)
+        #expect(rows(chats.body, "<tr data-chat=") == 100 && chats.body.contains("page 1 of 4"))
+
+        // A token for one account: its pages, nothing else.
+        let created = try await Plain.postJSON(
+            server.base + "/v1/admin/tokens", token: token, #"{"name":"one","scopes":["read:acct-001"]}"#)
+        let one = try #require((try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["token"] as? String)
+        let bearer = [("Authorization", "Bearer \(one)")]
+        #expect(try await Plain.get(server.base + "/console/accounts/acct-001", headers: bearer).status == 200)
+        #expect(try await Plain.get(server.base + "/console/accounts/acct-001/audit?notification=1", headers: bearer).status == 200)
+        for path in ["/console/", "/console/store", "/console/accounts/acct-002"] {
+            let answer = try await Plain.get(server.base + path, headers: bearer)
+            #expect(answer.status == 403 && answer.body.contains("acct-001") && !answer.body.contains("acct-002<"), "\(path): \(answer.status)")
+        }
+        #expect(try await Plain.get(server.base + "/console/accounts/acct-002/updates", headers: bearer).status == 401)
+        #expect(server.stop() == 0)
+    }
+
     /// `text` as a JavaScript string literal.
     static func jsString(_ text: String) -> String {
         let data = try! JSONSerialization.data(withJSONObject: [text])
