@@ -72,7 +72,7 @@ struct ConsoleBrowserTests {
             // Live: an event posted appears without a reload, within 2 s.
             try await browser.run("window.__sameDocument = true; window.__alerted = false; window.alert = () => { window.__alerted = true; };")
             let posted = ContinuousClock.now
-            #expect(try await Plain.post(server.base + "/v1/events", token: token, Self.notify(id: 500, chat: "user:7", body: Self.scriptBody)) == 200)
+            #expect(try await Plain.post(server.base + "/v1/events", token: token, Self.notify(id: 500, chat: "user:7", body: Self.scriptBody)).status == 200)
             let appeared = try await browser.wait(
                 for: "return Array.from(document.querySelectorAll('p.body')).some(p => p.textContent === \(Self.jsString(Self.scriptBody)))",
                 timeout: .seconds(2))
@@ -84,7 +84,7 @@ struct ConsoleBrowserTests {
             #expect(server.stop() == 0)
             server = try HeraldProcess.serve(store: store, port: port, token: token)
             try #require(server.port == port)
-            #expect(try await Plain.post(server.base + "/v1/events", token: token, Self.notify(id: 501, chat: "user:8", body: Self.attributeBody)) == 200)
+            #expect(try await Plain.post(server.base + "/v1/events", token: token, Self.notify(id: 501, chat: "user:8", body: Self.attributeBody)).status == 200)
             let resumed = try await browser.wait(
                 for: "return Array.from(document.querySelectorAll('p.body')).some(p => p.textContent === \(Self.jsString(Self.attributeBody)))",
                 timeout: .seconds(15))
@@ -272,9 +272,9 @@ struct ConsoleBrowserTests {
         #expect(rows(chats.body, "<tr data-chat=") == 100 && chats.body.contains("page 1 of 4"))
 
         // A token for one account: its pages, nothing else.
-        let created = try await Plain.postJSON(
+        let created = try await Plain.post(
             server.base + "/v1/admin/tokens", token: token, #"{"name":"one","scopes":["read:acct-001"]}"#)
-        let one = try #require((try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["token"] as? String)
+        let one = try #require((try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["token"] as? String)
         let bearer = [("Authorization", "Bearer \(one)")]
         #expect(try await Plain.get(server.base + "/console/accounts/acct-001", headers: bearer).status == 200)
         #expect(try await Plain.get(server.base + "/console/accounts/acct-001/audit?notification=1", headers: bearer).status == 200)

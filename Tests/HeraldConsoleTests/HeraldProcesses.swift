@@ -93,24 +93,14 @@ enum Plain {
         }
     }
 
-    /// POSTs `body`; returns the reply's body.
-    static func postJSON(_ url: String, token: String, _ body: String) async throws -> String {
+    /// POSTs `body` with the bearer `token`; returns the status and the reply's body.
+    static func post(_ url: String, token: String, _ body: String) async throws -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-        return String(buffer: try await response.body.collect(upTo: 1 << 20))
-    }
-
-    static func post(_ url: String, token: String, _ body: String) async throws -> Int {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.body = .bytes(ByteBuffer(string: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-        _ = try await response.body.collect(upTo: 1 << 20)
-        return Int(response.status.code)
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 }
 
