@@ -193,6 +193,13 @@ struct ConsoleBrowserTests {
             #expect(try await browser.run("return document.getElementById('last-seq').textContent") as? String == "7")
             #expect(try await browser.run("return document.querySelectorAll('figure.chart svg').length") as? Int ?? 0 >= 1)
         }
+        // `at` as a time: after the last record, the state now; before the first, no state yet.
+        let future = try await Plain.get(console.base + Self.accountPath + "?at=2100-01-01%2000:00")
+        #expect(future.status == 200 && future.body.contains("<span id=\"state-seq\">7</span>"))
+        let past = try await Plain.get(console.base + Self.accountPath + "?at=2000-01-01")
+        #expect(past.status == 404 && past.body.contains("has no state at seq 0"))
+        let nonsense = try await Plain.get(console.base + Self.accountPath + "?at=soon")
+        #expect(nonsense.status == 404 && nonsense.body.contains("neither a seq nor a time"))
         // What was not found, said with a link back.
         for (path, says) in [
             ("/console/accounts/nobody", "No event names account"), (Self.accountPath + "/audit?notification=999", "never had notification 999"),
