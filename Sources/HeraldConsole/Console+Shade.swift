@@ -58,8 +58,9 @@ extension Console {
         page.body.raw("<nav class=\"crumbs\"><a href=\"/console/\">Accounts</a> / </nav><h1 class=\"account-name\">")
         page.body.text(name)
         page.body.raw("</h1>")
-        page.body.raw(Self.stepper(shade, account: name, live: live))
+        // The stepper is inside the part live updates replace, so that it follows the last seq.
         page.body.raw("<div id=\"shade-root\" data-seq=\"\(shade.seq)\">")
+        page.body.raw(Self.stepper(shade, account: name, live: live))
         Self.renderShade(account, seq: shade.seq, page: pageNumber, atText: atText, into: &page.body)
         page.body.raw("</div>")
         return page

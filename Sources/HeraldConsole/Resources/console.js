@@ -37,25 +37,25 @@
     if (link) { event.preventDefault(); location.href = link.href; }
   });
 
-  // The history slider: release to show the state at that seq.
-  const slider = document.getElementById("at-slider");
-  if (slider) {
+  // The history slider: release to show the state at that seq. Delegated, since the live
+  // shade replaces the slider with each update.
+  document.addEventListener("input", (event) => {
     const field = document.getElementById("at");
-    slider.addEventListener("input", () => { if (field) field.value = slider.value; });
-    slider.addEventListener("change", () => {
-      const url = new URL(location.href);
-      url.searchParams.set("at", slider.value);
-      url.searchParams.delete("page");
-      location.href = url.toString();
-    });
-  }
+    if (event.target.id === "at-slider" && field) field.value = event.target.value;
+  });
+  document.addEventListener("change", (event) => {
+    if (event.target.id !== "at-slider") return;
+    const url = new URL(location.href);
+    url.searchParams.set("at", event.target.value);
+    url.searchParams.delete("page");
+    location.href = url.toString();
+  });
 
   // The live shade: the account's update stream; each event re-reads this page and swaps
   // the shade in. EventSource resumes with Last-Event-ID after a dropped connection; when
   // the server refuses a reconnection (restarting) it is opened again after the last seq.
   const live = body.dataset.live;
   if (!live) return;
-  const status = document.getElementById("live-status");
   let lastSeq = body.dataset.seq || "0";
   let source = null;
   let pending = null;
@@ -63,6 +63,7 @@
   let again = false;
 
   function say(text, state) {
+    const status = document.getElementById("live-status");
     if (!status) return;
     status.textContent = text;
     status.dataset.state = state;
@@ -78,8 +79,16 @@
         const fresh = doc.getElementById("shade-root");
         const old = document.getElementById("shade-root");
         if (fresh && old) {
-          old.replaceWith(document.importNode(fresh, true));
+          const node = document.importNode(fresh, true);
+          // Keep the stepper someone is typing in or dragging.
+          const stepper = old.querySelector("form.stepper");
+          if (stepper && stepper.contains(document.activeElement)) {
+            const replaced = node.querySelector("form.stepper");
+            if (replaced) replaced.replaceWith(stepper);
+          }
+          old.replaceWith(node);
           body.dataset.shownSeq = fresh.dataset.seq || "";
+          say("live · seq " + lastSeq, "up");
         }
       }
     } catch (error) {
