@@ -2,6 +2,7 @@ import Foundation
 import HeraldProjection
 import HeraldStore
 import Hummingbird
+import Synchronization
 
 extension Console {
     /// One row of the accounts list.
@@ -18,19 +19,23 @@ extension Console {
     func accountsPage(_ request: Request) async throws -> Page {
         let filter = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         let pageNumber = max(1, request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1)
-        let (seq, rows, total) = try await store.run { store -> (UInt64, [AccountRow], Int) in
+        let cache = accountsCache
+        let (seq, all) = try await store.run { store -> (UInt64, [AccountRow]) in
             let projection = store.projection
+            if let cached = cache.rows(at: projection.seq) { return (projection.seq, cached) }
             var rows: [AccountRow] = []
-            for name in projection.accounts where filter.isEmpty || name.localizedCaseInsensitiveContains(filter) {
+            for name in projection.accounts {
                 guard let account = projection.account(name) else { continue }
                 rows.append(AccountRow(name: name, unread: account.unread, groups: account.groups.count, clock: account.clock))
             }
-            let total = rows.count
             rows.sort { $0.clock != $1.clock ? $0.clock > $1.clock : $0.name < $1.name }
-            let start = (pageNumber - 1) * Self.pageSize
-            let page = start < rows.count ? Array(rows[start..<min(rows.count, start + Self.pageSize)]) : []
-            return (projection.seq, page, total)
+            cache.keep(rows, at: projection.seq)
+            return (projection.seq, rows)
         }
+        let matching = filter.isEmpty ? all : all.filter { $0.name.localizedCaseInsensitiveContains(filter) }
+        let total = matching.count
+        let start = (pageNumber - 1) * Self.pageSize
+        let rows = start < matching.count ? Array(matching[start..<min(matching.count, start + Self.pageSize)]) : []
         var page = Page(title: "Accounts")
         page.body.raw("<h1>Accounts</h1><form class=\"filter\" method=\"get\" action=\"/console/\" role=\"search\">")
         page.body.raw("<label for=\"q\">Filter by name <kbd>/</kbd></label><input id=\"q\" name=\"q\" type=\"search\" value=\"")
@@ -60,6 +65,20 @@ extension Console {
         let query = filter.isEmpty ? "" : "q=\(HTML.component(filter))&"
         page.body.raw(Self.pager(page: pageNumber, total: total, base: "/console/?\(query)"))
         return page
+    }
+
+    /// The rows of every account, sorted, for the state at one seq: a store on disk never
+    /// changes, and a server's list is read again only after new events.
+    final class AccountsCache: Sendable {
+        private let cached = Mutex<(seq: UInt64, rows: [AccountRow])?>(nil)
+
+        func rows(at seq: UInt64) -> [AccountRow]? {
+            cached.withLock { $0?.seq == seq ? $0?.rows : nil }
+        }
+
+        func keep(_ rows: [AccountRow], at seq: UInt64) {
+            cached.withLock { $0 = (seq, rows) }
+        }
     }
 
     /// "previous / page N of M / next" links; `base` ends in `?` or `&`.

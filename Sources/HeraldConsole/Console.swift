@@ -31,6 +31,7 @@ public protocol ConsoleStore: Sendable {
 public struct Console: Sendable {
     let store: any ConsoleStore
     let access: ConsoleAccess
+    let accountsCache = AccountsCache()
 
     /// - Parameters:
     ///   - store: The store and the server's live parts.
