@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldIngest", targets: ["HeraldIngest"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
+        .library(name: "HeraldConsole", targets: ["HeraldConsole"]),
         .executable(name: "herald", targets: ["herald"]),
     ],
     dependencies: [
@@ -81,12 +82,26 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The web console (`/console/` of `herald serve`, and `herald console` over a store on
+        // disk): HTML pages rendered here, its CSS and JavaScript compiled into the binary.
+        .target(
+            name: "HeraldConsole",
+            dependencies: [
+                "HeraldEvents", "HeraldProjection", "HeraldStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Resources/console.css"), .embedInCode("Resources/console.js")]
+        ),
         // `herald serve`: the store as an HTTP service (Hummingbird), with tokens, metrics and
         // graceful shutdown. Blocking store calls run on a NIOThreadPool, never on an event loop.
         .target(
             name: "HeraldServer",
             dependencies: [
-                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
+                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer",
+                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer", "HeraldConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -136,6 +151,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The console in a real browser (Chromium driven headless through WebDriver).
+        .testTarget(
+            name: "HeraldConsoleTests",
+            dependencies: [
+                "herald", "HeraldStore", "HeraldEvents", "HeraldTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldConsole
 import Hummingbird
 import Synchronization
 
@@ -138,6 +139,22 @@ final class TokenAuthority: Sendable {
         let token = rest.drop(while: isBlank)
         let trimmed = token[..<(token.lastIndex(where: { !isBlank($0) }).map(token.index(after:)) ?? token.startIndex)]
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// What `token` may read in the console: every account (`read:*`, `admin`), the accounts
+    /// of its `read:A` scopes, or `nil` (unknown, or no read scope). Blocks never.
+    func consoleGrant(_ token: String) -> ConsoleAccess.Grant? {
+        guard let record = known.withLock({ $0[Self.hash(token)] }) else { return nil }
+        var grant = ConsoleAccess.Grant(everything: false, accounts: [])
+        for scope in record.scopes.compactMap(Scope.init) {
+            switch scope {
+            case .admin: grant.everything = true
+            case .read(let account) where account == "*": grant.everything = true
+            case .read(let account): grant.accounts.insert(account)
+            case .ingest: break
+            }
+        }
+        return grant.everything || !grant.accounts.isEmpty ? grant : nil
     }
 
     /// Returns when `request` carries a known bearer token that grants `needed` and is under

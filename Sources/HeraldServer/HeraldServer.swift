@@ -9,12 +9,14 @@
 // - `HeraldServer+Ingest`, `+Read`, `+Matrix`, `+WebPush`, `+Admin`: the endpoints;
 // - `HeraldServer+Accounts`: moving an account between instances, HAProxy route maps;
 // - `HeraldServer+Maintenance`: compaction and archive retention, scheduled and on request;
+// - `ServedConsole`: the web console (module HeraldConsole) over this server's store;
 // - `UpdateStream`: Server-Sent Events of the update stream, the store's resumable follow;
 // - `TokenMiddleware`: the bearer token check of each route group;
 // - `StoreHost`: the store and the threads that call it;
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
 import Foundation
+import HeraldConsole
 import HeraldStore
 import Hummingbird
 import Logging
@@ -88,6 +90,8 @@ public final class HeraldServer: Sendable {
         addMatrixRoutes(to: router, admin: admin)
         addWebPushRoutes(to: router, admin: admin)
         addTelegramKeyRoutes(to: admin)
+        // The web console: pages behind a `read:` token (a bearer header or the sign-in cookie).
+        Console(store: ServedConsole(server: self), access: .tokens { [tokens] in tokens.consoleGrant($0) }).addRoutes(to: router)
         return router
     }
 

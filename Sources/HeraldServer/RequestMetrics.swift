@@ -77,5 +77,9 @@ extension ServerMetrics {
             return histogram
         }
         histogram.record(duration)
+        // The console's latency chart leaves out update streams, which last as long as a client stays.
+        if !route.hasSuffix("/updates") {
+            activity.request(seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
     }
 }

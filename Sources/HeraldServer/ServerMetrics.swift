@@ -1,3 +1,4 @@
+import HeraldConsole
 import Prometheus
 import Synchronization
 
@@ -39,6 +40,8 @@ final class ServerMetrics: Sendable {
     /// `herald_http_requests_total` and `herald_http_request_duration_seconds`, by their labels
     /// (see ``RequestMetricsResponder``).
     let requestSeries = RequestSeries()
+    /// The last hour by minute (events appended, request latency) for the console's store page.
+    let activity = ConsoleActivity()
     /// Resident memory, open descriptors and CPU seconds, read at each scrape.
     let process: ProcessMetrics
 
@@ -88,6 +91,7 @@ final class ServerMetrics: Sendable {
 
     /// Counts appended events by event type and source format.
     func appended(type: String, format: String, count: Int = 1) {
+        activity.events(count)
         let key = type + "\u{0}" + format
         let counter = appendedCounters.withLock { counters in
             if let counter = counters[key] { return counter }
