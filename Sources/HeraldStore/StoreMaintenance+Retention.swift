@@ -42,8 +42,13 @@ public struct ExportedRange: Sendable, Hashable, Codable {
     public var last: UInt64
     /// The export file's name in the export directory.
     public var file: String
-    /// The export directory, as configured when the range was exported.
+    /// The export directory, as a path that resolves from this process: the store's path
+    /// followed by the directory inside it, or an absolute path (what stores from before 0.5
+    /// recorded: the directory as the retention run was given it).
     public var directory: String
+    /// Whether the stored ``directory`` is relative to the store's directory (set for
+    /// ranges exported inside the store, `nil` otherwise and in stores from before 0.5).
+    package var relativeToStore: Bool?
     /// Records exported (purged seqs leave gaps).
     public var records: Int
     /// When it was exported, milliseconds since the epoch.
@@ -90,7 +95,10 @@ extension Store {
                 var ranges: [ExportedRange] = []
                 var entry = try cursor.first()
                 while let current = entry {
-                    if let range = try? decoder.decode(ExportedRange.self, from: Data(current.value)) { ranges.append(range) }
+                    if var range = try? decoder.decode(ExportedRange.self, from: Data(current.value)) {
+                        if range.relativeToStore == true { range.directory = path + "/" + range.directory }
+                        ranges.append(range)
+                    }
                     entry = try cursor.next()
                 }
                 return ranges
@@ -149,9 +157,10 @@ extension Store {
         try options.retentionFault?(.exported)
         // 2. The new origin, its snapshot and the exported range, in one commit.
         projection.settleView()
+        let directory = Self.recordedExportDirectory(retention.exportDirectory, store: path)
         let exported = ExportedRange(
-            first: first, last: report.origin, file: name, directory: retention.exportDirectory,
-            records: report.recordsExpired, exportedAt: now)
+            first: first, last: report.origin, file: name, directory: directory.path,
+            relativeToStore: directory.relativeToStore ? true : nil, records: report.recordsExpired, exportedAt: now)
         var next = history
         next.origin = report.origin
         let snapshots = try auxiliary(.snapshots)
@@ -171,6 +180,17 @@ extension Store {
             "archive retention exported and removed records",
             metadata: ["first": "\(first)", "last": "\(report.origin)", "records": "\(report.recordsExpired)", "file": "\(name)"])
         return report
+    }
+
+    /// How the `exports` database records `directory` so that any later process finds it,
+    /// whatever its working directory: relative to the store's directory when inside it (so
+    /// that the store and its exports move together), else absolute.
+    static func recordedExportDirectory(_ directory: String, store: String) -> (path: String, relativeToStore: Bool) {
+        let exports = FileSystem.absolute(directory), root = FileSystem.absolute(store)
+        if exports == root { return (".", true) }
+        let prefix = root == "/" ? "/" : root + "/"
+        if exports.hasPrefix(prefix) { return (String(exports.dropFirst(prefix.count)), true) }
+        return (exports, false)
     }
 
     /// The state at the origin: its snapshot, or the empty state at seq 0.
