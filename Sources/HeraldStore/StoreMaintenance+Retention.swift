@@ -35,24 +35,24 @@ public struct ArchiveRetention: Sendable, Hashable {
 }
 
 /// A range of history that archive retention exported to a file and removed from the store.
-public struct ExportedRange: Sendable, Hashable, Codable {
+package struct ExportedRange: Sendable, Hashable, Codable {
     /// The first seq of the range (the kept history's origin before, plus one).
-    public var first: UInt64
+    package var first: UInt64
     /// The last seq of the range: the kept history now starts from the snapshot at it.
-    public var last: UInt64
+    package var last: UInt64
     /// The export file's name in the export directory.
-    public var file: String
+    package var file: String
     /// The export directory, as a path that resolves from this process: the store's path
     /// followed by the directory inside it, or an absolute path (what stores from before 0.5
     /// recorded: the directory as the retention run was given it).
-    public var directory: String
+    package var directory: String
     /// Whether the stored ``directory`` is relative to the store's directory (set for
     /// ranges exported inside the store, `nil` otherwise and in stores from before 0.5).
     package var relativeToStore: Bool?
     /// Records exported (purged seqs leave gaps).
-    public var records: Int
+    package var records: Int
     /// When it was exported, milliseconds since the epoch.
-    public var exportedAt: Int64
+    package var exportedAt: Int64
 }
 
 /// What ``StoreMaintenance/expireArchive(retention:now:dryRun:)`` did, or would do.
@@ -87,7 +87,7 @@ extension Store {
     }
 
     /// The ranges archive retention exported and removed, oldest first.
-    public func exportedRanges() throws -> [ExportedRange] {
+    package func exportedRanges() throws -> [ExportedRange] {
         guard let database = try existingAuxiliary(.exports) else { return [] }
         let decoder = JSONDecoder()
         return try environment.storeRead { txn in

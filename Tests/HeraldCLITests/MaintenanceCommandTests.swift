@@ -85,7 +85,7 @@ struct MaintenanceCommandTests {
         // From another directory, the store given by its absolute path names both files where they are.
         let state = try CLI.run(["state", "--store", store, "--at", "1"], currentDirectory: elsewhere)
         #expect(state.status != 0)
-        let named = state.stderr.split(whereSeparator: { " ,()\n".contains($0) }).filter { $0.hasSuffix(".jsonl.gz") }
+        let named = state.stderr.split(whereSeparator: { " ,;()\n".contains($0) }).filter { $0.hasSuffix(".jsonl.gz") }
         #expect(named.count == 2, "\(state.stderr)")
         for file in named {
             #expect(file.hasPrefix("/") && FileManager.default.fileExists(atPath: String(file)), "\(file)")
