@@ -1,7 +1,7 @@
 import HeraldEvents
 import HeraldStore
 
-/// Ingests a stream of payloads into a ``Store``: decodes each one, appends the events of the
+/// Ingests a stream of payloads into a `Store`: decodes each one, appends the events of the
 /// valid ones in batches, and keeps the rejected ones in the store's quarantine.
 ///
 /// A session is a value that owns no thread. Give it payloads with ``add(_:line:)``, which

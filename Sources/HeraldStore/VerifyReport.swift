@@ -1,4 +1,4 @@
-/// What ``Store/verify(checkingSnapshots:)`` found: every problem with the seq it concerns.
+/// What ``Store/verify(checkingSnapshots:progress:)`` found: every problem with the seq it concerns.
 public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
     /// One problem.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
