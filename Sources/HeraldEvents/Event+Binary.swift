@@ -6,7 +6,7 @@ extension Event {
     /// `schema/log-format.md`) is what readers check and reject. Version 2 (SEMANTICS 1.2)
     /// adds tags 13–16, the notify flag `unreadOnly` (bit 6) and the chatSettings mute code 3;
     /// an event that uses none of them encodes as in version 1, byte for byte
-    /// (``binaryVersionRequired``).
+    /// (`binaryVersionRequired`).
     public static let binaryVersion: UInt8 = 2
 
     /// The oldest version of this encoding that can hold this event: 2 when it uses what

@@ -5,7 +5,7 @@ extension Event {
     ///
     /// Unknown keys are ignored (so `herald export` lines, which add `seq` and `recorded`,
     /// read back). Every other problem throws an ``EventError`` naming the field; see
-    /// ``CanonicalJSONDecoder`` for what is rejected as malformed JSON.
+    /// `CanonicalJSONDecoder` for what is rejected as malformed JSON.
     public init(json: some DataProtocol) throws(EventError) {
         let decoded = json.withContiguousStorageIfAvailable { buffer in
             Result { () throws(EventError) in try Event(json: UnsafeRawBufferPointer(buffer)) }

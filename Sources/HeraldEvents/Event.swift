@@ -4,8 +4,8 @@
 
 /// One canonical event: something that happened to one account.
 ///
-/// Build events directly or decode them from JSON with ``Event/init(json:)``; either way,
-/// call ``validate()`` (the store does) before trusting one.
+/// Build events directly or decode them from JSON with ``Event/init(json:)-(DataProtocol)``;
+/// either way, call ``validate()`` (the store does) before trusting one.
 public struct Event: Hashable, Sendable {
     /// The account the event belongs to: one logged-in user of one service. Never empty.
     public var account: String
@@ -48,7 +48,7 @@ extension Event {
         /// services whose message ids carry no order (SEMANTICS 1.2). JSON type `readAll`.
         case readAll(chat: String?)
         /// The user saw the mentions `ids` of `chat` (every unread mention of the chat when
-        /// `nil`); a history ``read`` leaves mentions unread (SEMANTICS 1.2).
+        /// `nil`); a history `read` leaves mentions unread (SEMANTICS 1.2).
         case readMentions(chat: String, ids: [Int64]?)
         /// Messages deleted; without `chat`, the ids match in every chat of the account.
         case delete(ids: [Int64], chat: String?)

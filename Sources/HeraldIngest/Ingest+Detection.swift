@@ -23,7 +23,7 @@ extension Ingest {
     ///
     /// Anything that is not a JSON object but is a Web Push body (raw or base64url text, with
     /// a 65-byte P-256 key id) → webpush.
-    public static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
+    package static func detect(_ payload: some Collection<UInt8>) -> PayloadFormat? {
         let bytes = Array(payload)
         guard bytes.count <= maxPayloadBytes else { return nil }
         if let value = try? JSONParser.parse(bytes), let members = value.object {
@@ -34,7 +34,7 @@ extension Ingest {
 
     /// Whether `payload` is one JSON value as the adapters read it (a leading byte-order
     /// mark, surrounding whitespace and a trailing comma before `}` or `]` allowed).
-    public static func isWellFormedJSON(_ payload: some Collection<UInt8>) -> Bool {
+    package static func isWellFormedJSON(_ payload: some Collection<UInt8>) -> Bool {
         payload.count <= maxPayloadBytes && (try? JSONParser.parse(Array(payload))) != nil
     }
 

@@ -2,8 +2,9 @@
 //
 // One payload (one line of input, or one document) goes in; either a list of events that
 // pass `Event.validate()` comes out, or an ``IngestError`` naming the field at fault. The
-// entry point is ``Ingest/decode(_:format:context:)``; ``Ingest/detect(_:)`` guesses the
-// format from the payload's shape.
+// public entry points are `PayloadDecoder` (one payload) and `IngestSession` (a stream of
+// them into a store); inside, `Ingest.decode` picks the adapter and `Ingest.detect` guesses
+// the format from the payload's shape.
 //
 // The module owns:
 // - a small tolerant JSON parser (trailing commas, bounded nesting, never traps),
@@ -21,12 +22,12 @@
 import HeraldEvents
 
 /// The entry point: one raw payload in, canonical events (or an ``IngestError``) out.
-public enum Ingest {
+package enum Ingest {
     /// The largest payload accepted, in bytes. Real pushes are at most a few KiB.
-    public static let maxPayloadBytes = 8 << 20
+    package static let maxPayloadBytes = 8 << 20
     /// The UTF-8 byte-order mark some editors put at the start of a file; every reader of
     /// payloads skips it.
-    public static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Decodes one payload (the bytes of one line or one document) into canonical events.
     ///
@@ -37,7 +38,7 @@ public enum Ingest {
     /// - Returns: events that each passed `Event.validate()` and belong to one account
     ///   (the context's, when it has one).
     /// - Throws: ``IngestError`` naming the format and the field at fault.
-    public static func decode(
+    package static func decode(
         _ payload: some Collection<UInt8>, format: PayloadFormat?, context: IngestContext
     ) throws(IngestError) -> IngestResult {
         guard payload.count <= maxPayloadBytes else {
@@ -84,7 +85,7 @@ public enum Ingest {
     }
 
     /// Decodes one payload given as text (one line of input).
-    public static func decode(_ payload: String, format: PayloadFormat?, context: IngestContext) throws(IngestError) -> IngestResult {
+    package static func decode(_ payload: String, format: PayloadFormat?, context: IngestContext) throws(IngestError) -> IngestResult {
         try decode(Array(payload.utf8), format: format, context: context)
     }
 }

@@ -1,7 +1,8 @@
 /// What an adapter needs besides the payload: the account, the receive time and keys.
 public struct IngestContext: Sendable {
-    /// The account (`--account`). Payloads that name no account use it; a payload naming a
-    /// different account (or decrypted with another account's key) is rejected.
+    /// The account of the payloads (what `herald ingest --account` sets). Payloads that name
+    /// no account use it; a payload naming a different account (or decrypted with another
+    /// account's key) is rejected.
     public var account: String?
     /// When the payload was received, in Unix seconds: the `date` of events whose payload
     /// carries none. The log records it, so replay stays deterministic.
@@ -58,7 +59,7 @@ public struct IngestContext: Sendable {
             if let account, account != key.account {
                 throw IngestError(
                     format: format, field: "account",
-                    reason: "decrypted with key \(key.id) of account \"\(key.account)\", not \"\(account)\" (--account)")
+                    reason: "decrypted with key \(key.id) of account \"\(key.account)\", not \"\(account)\", the context's account (IngestContext.account)")
             }
             return key.account
         }
@@ -73,7 +74,7 @@ public struct IngestContext: Sendable {
         guard let account, !account.isEmpty else {
             throw IngestError(
                 format: format, field: field,
-                reason: "the payload names no account and none was given (--account)")
+                reason: "the payload names no account and the context gives none (IngestContext.account)")
         }
         return account
     }

@@ -1,16 +1,16 @@
 import HeraldEvents
 
 /// What one payload became.
-public struct IngestResult: Sendable, Hashable {
+package struct IngestResult: Sendable, Hashable {
     /// The payload's format: the one asked for, or the detected one.
-    public var format: PayloadFormat
+    package var format: PayloadFormat
     /// The canonical events, in the order they should be appended; each passed `validate()`.
-    public var events: [Event]
+    package var events: [Event]
     /// Whether the payload arrived encrypted (Telegram `p`, Web Push) and was decrypted.
-    public var encrypted: Bool
+    package var encrypted: Bool
 
     /// Creates a result.
-    public init(format: PayloadFormat, events: [Event], encrypted: Bool) {
+    package init(format: PayloadFormat, events: [Event], encrypted: Bool) {
         self.format = format
         self.events = events
         self.encrypted = encrypted

@@ -1,6 +1,6 @@
 extension IngestSession {
     /// What ``ingest(_:report:)`` tells its caller as it goes.
-    public enum Report: Sendable, Hashable {
+    package enum Report: Sendable, Hashable {
         /// A payload was rejected (reported at once, quarantined at the next commit).
         case rejected(Rejection)
         /// A batch is durable: these are its seqs.
@@ -23,7 +23,7 @@ extension IngestSession {
     /// - Returns: the session's summary.
     /// - Throws: ``LineReader/Failure``, the store's errors, or what `report` throws; events
     ///   reported committed before stay durable.
-    public mutating func ingest(_ reader: inout LineReader, report: (Report) throws -> Void) throws -> Summary {
+    package mutating func ingest(_ reader: inout LineReader, report: (Report) throws -> Void) throws -> Summary {
         var framer = PayloadFramer()
         while let line = try reader.next(whenIdle: { try commit(report) }) {
             switch framer.feed(line, number: reader.lineNumber) {

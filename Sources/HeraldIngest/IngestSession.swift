@@ -1,23 +1,25 @@
 import HeraldEvents
 import HeraldStore
 
-/// Ingests a stream of payloads into a ``Store``: decodes each one, appends the events of the
+/// Ingests a stream of payloads into a `Store`: decodes each one, appends the events of the
 /// valid ones in batches, and keeps the rejected ones in the store's quarantine.
 ///
-/// A session is a value that owns no thread. Give it payloads with ``add(_:line:overlong:)``
-/// (or a whole input with ``ingest(_:report:)``), which decodes without touching the store and
-/// says what became of each; ``commit()`` appends the batch so far in one durable commit
-/// (`Store.appendBatch(_:)`) and quarantines the payloads rejected so far; ``finish()`` commits
-/// the rest and returns the ``Summary``. An event counted in ``Summary/appended`` is durable.
+/// A session is a value that owns no thread. Give it payloads with ``add(_:line:)``, which
+/// decodes without touching the store and says what became of each; ``commit()`` appends the
+/// batch so far in one durable commit (`Store.appendBatch(_:)`) and quarantines the payloads
+/// rejected so far; ``finish()`` commits the rest and returns the ``Summary``. An event
+/// counted in ``Summary/appended`` is durable.
 ///
 /// ```swift
 /// let decoder = PayloadDecoder(format: .telegram, context: IngestContext(account: "tg:1", receivedAt: now))
 /// var session = IngestSession(store: store, configuration: .init(decoder: decoder, input: "pushes.jsonl"))
-/// var reader = try LineReader(path: "pushes.jsonl")
-/// defer { reader.close() }
-/// let summary = try session.ingest(&reader) { report in
-///     if case .rejected(let rejection) = report { print("line \(rejection.line): \(rejection.reason)") }
+/// for (index, line) in lines.enumerated() {
+///     if case .rejected(let rejection) = session.add(ArraySlice(line.utf8), line: index + 1) {
+///         print("line \(index + 1): \(rejection.reason)")
+///     }
+///     if session.isBatchFull { try session.commit() }
 /// }
+/// let summary = try session.finish()
 /// ```
 public struct IngestSession {
     /// How a session decodes, batches and quarantines.
@@ -52,10 +54,27 @@ public struct IngestSession {
     }
 
     /// A payload that was not appended: its line, why, and its bytes.
-    public typealias Rejection = DecodedBatch.Rejection
+    public struct Rejection: Sendable, Hashable {
+        /// The line the payload started on (an element's index, in a JSON array body).
+        public var line: Int
+        /// The format and the field at fault.
+        public var error: IngestError
+        /// The payload's bytes as they were given (only the prefix of an overlong line).
+        public var raw: [UInt8]
+
+        /// `field: reason`, as reported and kept in the quarantine.
+        public var reason: String { error.fieldAndReason }
+    }
 
     /// What became of one payload.
-    public typealias Verdict = DecodedBatch.Verdict
+    public enum Verdict: Sendable, Hashable {
+        /// Only blanks: not a payload, not counted.
+        case blank
+        /// Decoded: this many events joined the batch.
+        case accepted(events: Int)
+        /// Rejected: it goes to the quarantine at the next commit.
+        case rejected(Rejection)
+    }
 
     /// What a session did.
     public struct Summary: Sendable, Hashable {
@@ -72,7 +91,7 @@ public struct IngestSession {
         public var lastSeq: UInt64?
 
         /// An empty summary.
-        public init() {}
+        package init() {}
     }
 
     /// The store events are appended to.
@@ -103,11 +122,17 @@ public struct IngestSession {
     /// Decodes one payload: its events join the batch, or it is rejected. Touches no store.
     ///
     /// - Parameters:
-    ///   - payload: the payload's bytes, as they appeared in the input.
+    ///   - payload: the payload's bytes, as they appeared in the input (one line, one
+    ///     document or one element of an array); its digest is taken over exactly these.
     ///   - line: the line it started on, for reports and the quarantine.
-    ///   - overlong: when the line was longer than ``LineReader/lineLimit``, what the reader
-    ///     knows of it (then `payload` is only its prefix, and it is rejected).
-    public mutating func add(_ payload: ArraySlice<UInt8>, line: Int, overlong: LineReader.Overlong? = nil) -> Verdict {
+    public mutating func add(_ payload: ArraySlice<UInt8>, line: Int) -> Verdict {
+        add(payload, line: line, overlong: nil)
+    }
+
+    /// ``add(_:line:)`` of a line the reader cut short: when it was longer than
+    /// `LineReader.lineLimit`, `overlong` is what the reader knows of it (then `payload` is
+    /// only its prefix, and it is rejected).
+    package mutating func add(_ payload: ArraySlice<UInt8>, line: Int, overlong: LineReader.Overlong?) -> Verdict {
         let verdict = batch.add(payload, line: line, overlong: overlong)
         switch verdict {
         case .blank:

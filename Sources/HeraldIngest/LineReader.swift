@@ -7,31 +7,31 @@ import Foundation
 /// Memory stays bounded whatever the input: a line longer than ``lineLimit`` is never held
 /// whole. The reader streams past it, hashing it, and returns its first ``keptPrefix`` bytes
 /// in its place, with its full size and SHA-256 digest in ``overlong``.
-public struct LineReader {
+package struct LineReader {
     /// The longest line held whole: the largest payload ingest accepts.
-    public static let lineLimit = Ingest.maxPayloadBytes
+    package static let lineLimit = Ingest.maxPayloadBytes
     /// How much of a longer line is returned (and so kept in the quarantine).
-    public static let keptPrefix = 64 << 10
+    package static let keptPrefix = 64 << 10
 
     /// A line longer than ``lineLimit``: its number, full size and SHA-256 (hex).
-    public struct Overlong: Sendable, Hashable {
-        public var line: Int
-        public var size: Int
-        public var digest: String
+    package struct Overlong: Sendable, Hashable {
+        package var line: Int
+        package var size: Int
+        package var digest: String
     }
 
     /// Why the input could not be opened or read: its name, what failed and the system's
     /// reason (`strerror`).
-    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The input's name (``LineReader/name``).
-        public var input: String
+        package var input: String
         /// `cannot open` or `read failed`.
-        public var operation: String
+        package var operation: String
         /// The system's message for the error number.
-        public var reason: String
+        package var reason: String
 
         /// `INPUT: OPERATION: REASON`.
-        public var description: String { "\(input): \(operation): \(reason)" }
+        package var description: String { "\(input): \(operation): \(reason)" }
     }
 
     /// The lines returned that were longer than ``lineLimit`` (what was returned is their
@@ -39,7 +39,7 @@ public struct LineReader {
     private var overlongLines: [Int: Overlong] = [:]
 
     /// The facts of line `line` when it was longer than ``lineLimit``, once.
-    public mutating func takeOverlong(line: Int) -> Overlong? {
+    package mutating func takeOverlong(line: Int) -> Overlong? {
         overlongLines.removeValue(forKey: line)
     }
     /// Where the search for the next newline resumes: bytes before it hold none.
@@ -52,17 +52,17 @@ public struct LineReader {
     private var start = 0
     private var atEnd = false
     /// The number of the line last returned, from 1.
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     /// The name used in messages: the path, or `-` for standard input.
-    public let name: String
+    package let name: String
     /// Bytes read so far, and the input's size when it is a regular file (for progress).
-    public private(set) var bytesRead = 0
-    public private(set) var totalBytes: Int?
+    package private(set) var bytesRead = 0
+    package private(set) var totalBytes: Int?
 
     /// Opens `path`, or standard input for `-`.
     ///
     /// - Throws: ``Failure`` (`cannot open`) when the file cannot be opened.
-    public init(path: String) throws(Failure) {
+    package init(path: String) throws(Failure) {
         name = path
         if path == "-" {
             descriptor = STDIN_FILENO
@@ -82,7 +82,7 @@ public struct LineReader {
     }
 
     /// Closes the file (standard input stays open).
-    public func close() {
+    package func close() {
         if ownsDescriptor { _ = Foundation.close(descriptor) }
     }
 
@@ -92,7 +92,7 @@ public struct LineReader {
     /// is slower than the reader), it calls `idle`: a live stream's reader can commit what it
     /// has read instead of holding it until more comes. A regular file never waits.
     /// - Throws: ``Failure`` (`read failed`), or what `idle` throws.
-    public mutating func next(whenIdle idle: () throws -> Void = {}) throws -> ArraySlice<UInt8>? {
+    package mutating func next(whenIdle idle: () throws -> Void = {}) throws -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline

@@ -6,7 +6,7 @@ import HeraldStore
 ///
 /// ```swift
 /// let decoder = PayloadDecoder(format: nil, context: IngestContext(receivedAt: now))
-/// let decoded = try decoder.decode(Array(line.utf8))
+/// let decoded = try decoder.decode(ArraySlice(line.utf8))
 /// try store.append(contentsOf: decoded.events.map { ($0, decoded.source) })
 /// ```
 public struct PayloadDecoder: Sendable {
@@ -22,7 +22,7 @@ public struct PayloadDecoder: Sendable {
     }
 
     /// The format names a caller may ask for: `auto` (detect each payload) and each format.
-    public static let formatNames = ["auto"] + PayloadFormat.allCases.map(\.rawValue)
+    package static let formatNames = ["auto"] + PayloadFormat.allCases.map(\.rawValue)
 
     /// The format to read with; `nil` detects each payload's.
     public var format: PayloadFormat?
@@ -49,7 +49,7 @@ public struct PayloadDecoder: Sendable {
 extension IngestError {
     /// `field: reason`, or the reason alone for an error of the whole payload: how ingest
     /// reports a rejected payload (`FILE:LINE: field: reason`) and keeps it in the quarantine.
-    public var fieldAndReason: String {
+    package var fieldAndReason: String {
         field.isEmpty ? reason : "\(field): \(reason)"
     }
 }

@@ -1,18 +1,18 @@
 extension PayloadFramer {
     /// Why a body could not be cut into payloads: the part at fault (`body`, or `[2]` for an
     /// array's third element) and what was wrong.
-    public struct BodyError: Error, Hashable, Sendable, CustomStringConvertible {
-        public var field: String
-        public var reason: String
+    package struct BodyError: Error, Hashable, Sendable, CustomStringConvertible {
+        package var field: String
+        package var reason: String
 
         /// An error of `field`.
-        public init(field: String, reason: String) {
+        package init(field: String, reason: String) {
             self.field = field
             self.reason = reason
         }
 
         /// `field: reason`.
-        public var description: String { "\(field): \(reason)" }
+        package var description: String { "\(field): \(reason)" }
     }
 
     /// The payloads of a whole body held in memory (an HTTP request's), each one the bytes it
@@ -26,7 +26,7 @@ extension PayloadFramer {
     /// numbered from 1.
     ///
     /// - Throws: ``BodyError`` for an array that is not valid JSON or holds a scalar.
-    public static func payloads(inBody body: [UInt8], wholeDocument: Bool) throws(BodyError) -> [Framed] {
+    package static func payloads(inBody body: [UInt8], wholeDocument: Bool) throws(BodyError) -> [Framed] {
         let start = body.starts(with: Ingest.byteOrderMark) ? Ingest.byteOrderMark.count : 0
         let trimmed = body[start...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if trimmed.first == UInt8(ascii: "[") { return try elements(of: body) }

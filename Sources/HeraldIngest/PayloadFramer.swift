@@ -30,14 +30,14 @@
 ///   payload, say) shows that the gathering is not a pretty-printed document: its lines fall
 ///   back at once, and that line is framed afresh, so lines after a stray `{` are not held
 ///   back either (for `herald ingest -` reading a live stream, that matters as much).
-public struct PayloadFramer: Sendable {
+package struct PayloadFramer: Sendable {
     /// The largest payload gathered over several lines before giving up on it.
-    public static let limit = Ingest.maxPayloadBytes
+    package static let limit = Ingest.maxPayloadBytes
 
     /// A payload and the line it starts on.
-    public typealias Framed = (payload: ArraySlice<UInt8>, line: Int)
+    package typealias Framed = (payload: ArraySlice<UInt8>, line: Int)
 
-    public enum Step {
+    package enum Step {
         /// A complete payload, and the line it started on.
         case payload(ArraySlice<UInt8>, line: Int)
         /// Several payloads at once: the lines of a gathering that was not one document.
@@ -74,13 +74,13 @@ public struct PayloadFramer: Sendable {
     private var depth: Int { open.count }
 
     /// Whether a multi-line payload is being gathered.
-    public var isGathering: Bool { !lines.isEmpty }
+    package var isGathering: Bool { !lines.isEmpty }
 
     /// A framer with nothing gathered.
-    public init() {}
+    package init() {}
 
     /// Feeds one line (without its terminator).
-    public mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
+    package mutating func feed(_ line: ArraySlice<UInt8>, number: Int) -> Step {
         let shape = Self.shape(of: line)
         if lines.isEmpty {
             // The common case: a line that is a whole payload on its own.
@@ -119,7 +119,7 @@ public struct PayloadFramer: Sendable {
     }
 
     /// What is left at the end of the input: the lines of an unfinished document, one by one.
-    public mutating func finish() -> [Framed] {
+    package mutating func finish() -> [Framed] {
         guard !lines.isEmpty else { return [] }
         guard case .payloads(let framed) = finishGathering(whole: false) else { return [] }
         return framed

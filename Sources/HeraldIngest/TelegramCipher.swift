@@ -20,7 +20,7 @@ enum TelegramCipher {
         }
         let keyId = Int64(littleEndianBytes: data[0..<8])
         guard let key = keys.first(where: { $0.keyId == keyId }) else {
-            let known = keys.isEmpty ? "no key was given (--telegram-key)" : "known ids: " + keys.map { String($0.keyId) }.joined(separator: ", ")
+            let known = keys.isEmpty ? "the context holds no key (IngestContext.telegramKeys)" : "known ids: " + keys.map { String($0.keyId) }.joined(separator: ", ")
             throw failure("no Telegram key with id \(keyId); \(known)")
         }
         let msgKey = Array(data[8..<24])

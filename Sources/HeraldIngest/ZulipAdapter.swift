@@ -71,7 +71,7 @@ struct ZulipAdapter {
         }
         guard let key = keys.first(where: { $0.id == keyId }) else {
             let known = keys.isEmpty
-                ? "no key was given (--zulip-push-key)" : "known ids: " + keys.map { String($0.id) }.joined(separator: ", ")
+                ? "the context holds no key (IngestContext.zulipPushKeys)" : "known ids: " + keys.map { String($0.id) }.joined(separator: ", ")
             throw wrapper.error(idField, "no Zulip push key with id \(keyId); \(known)")
         }
         guard let text = try wrapper.string("encrypted_data"), let box = Base64URL.decode(text.utf8) else {

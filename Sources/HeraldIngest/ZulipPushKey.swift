@@ -6,9 +6,9 @@
 /// unsigned 32-bit integer chosen by the client; Zulip 11 named it `push_account_id`).
 public struct ZulipPushKey: Sendable, Hashable, CustomStringConvertible {
     /// The algorithm prefix of a registered push key: libsodium's secretbox.
-    public static let secretboxPrefix: UInt8 = 0x31
+    package static let secretboxPrefix: UInt8 = 0x31
     /// The length of the key proper (`crypto_secretbox_KEYBYTES`).
-    public static let keyCount = 32
+    package static let keyCount = 32
 
     /// The id pushes name it by.
     public let id: Int64

@@ -17,7 +17,7 @@ import HeraldEvents
 /// touches its chat.
 public struct AuditTargets: Sendable {
     /// One target, as the index names it.
-    /// Chats are ``NameKey``s: two chats are one target only when their bytes are equal.
+    /// Chats are `NameKey`s: two chats are one target only when their bytes are equal.
     public enum Key: Hashable, Sendable {
         /// One object of a chat (`herald audit --chat C --object ID`), whatever its class.
         case object(chat: NameKey, objectId: Int64)

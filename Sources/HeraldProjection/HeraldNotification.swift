@@ -4,7 +4,7 @@ import HeraldEvents
 ///
 /// Named so that it never clashes with Foundation's `Notification` in a file that imports both.
 ///
-/// Body, sender and thread are kept packed as the projection stores them (``PackedTexts``) and
+/// Body, sender and thread are kept packed as the projection stores them (`PackedTexts`) and
 /// decoded when read: updates carry many notifications that nobody reads field by field, and
 /// copying one costs two retains instead of three string allocations. The value is 64 bytes.
 public struct HeraldNotification: Hashable, Sendable {
@@ -72,7 +72,7 @@ extension HeraldNotification {
         lhs.hasSameContent(as: rhs) && lhs.status == rhs.status
     }
 
-    /// Hashes what ``==`` compares, the title as bytes.
+    /// Hashes what `==` compares, the title as bytes.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(objectId)

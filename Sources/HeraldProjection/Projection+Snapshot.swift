@@ -49,7 +49,7 @@ extension Projection {
     static let splitRestoreMinimum = 1 << 20
 
     /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
-    /// identical bytes; ``init(snapshot:configuration:)`` restores an equal projection.
+    /// identical bytes; ``init(snapshot:configuration:)-([UInt8],_)`` restores an equal projection.
     public func snapshot() -> [UInt8] {
         snapshot(formatVersion: Self.snapshotFormatVersion)
     }

@@ -28,7 +28,7 @@ public struct BackupReport: Sendable, CustomStringConvertible {
     /// The report as one JSON object: `destination`, `bytes`, `firstSeq`, `lastSeq`,
     /// `seconds`, `attempts`, `environments`, `files` and `verify` (`clean`,
     /// `recordsChecked`, `archivedRecordsChecked`, `snapshotsChecked`).
-    public var json: String {
+    package var json: String {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("destination"); writer.string(destination)

@@ -24,5 +24,5 @@ extension SnapshotError: LocalizedError {
 }
 
 extension LogRecord.Damage: LocalizedError {
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

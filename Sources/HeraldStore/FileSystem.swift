@@ -144,6 +144,21 @@ enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// `path` made absolute against the working directory, with `.`, `..` and repeated
+    /// slashes removed by name (symbolic links are kept, and the path need not exist).
+    static func absolute(_ path: String) -> String {
+        var full = path
+        if !path.hasPrefix("/"), let cwd = getcwd(nil, 0) {
+            full = String(cString: cwd) + "/" + path
+            free(cwd)
+        }
+        var parts: [Substring] = []
+        for part in full.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// The directory part of `path` (`.` when there is none).
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

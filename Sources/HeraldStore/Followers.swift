@@ -16,7 +16,7 @@ final class Followers: Sendable {
         /// ``Store/appliedEvents()``: buffers without limit.
         case unbounded(AsyncStream<Applied>.Continuation)
         /// ``Store/appliedEvents(after:bufferLimit:)``: a bounded buffer; a follower whose
-        /// buffer is full is ended with ``StoreError/followerFellBehind(path:lastDelivered:)``.
+        /// buffer is full is ended with ``StoreError/Code/followerFellBehind``.
         /// With an account, only that account's events are handed to it. One that is
         /// `catchingUp` is ended without an error instead, and reads what it missed from the
         /// log.

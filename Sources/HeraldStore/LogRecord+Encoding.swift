@@ -11,7 +11,7 @@ extension LogRecord {
     /// encoding can hold is still written as version 1, byte for byte as before 1.2, so a
     /// reader from before 1.2 refuses exactly the records it cannot read, by their version,
     /// and never misreads one.
-    public static let formatVersion: UInt8 = 2
+    package static let formatVersion: UInt8 = 2
 
     /// The record format version of a record holding `event`: the oldest that can hold it.
     package static func formatVersion(of event: Event) -> UInt8 {
@@ -41,9 +41,9 @@ extension LogRecord {
     }
 
     /// Why stored bytes are not a valid record.
-    public struct Damage: Error, Hashable, Sendable, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
+    package struct Damage: Error, Hashable, Sendable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// Checks the checksum of encoded record bytes without decoding the event.
@@ -182,7 +182,7 @@ extension LogRecord {
     }
 
     /// Decodes record `seq` from its stored bytes, checking the checksum first.
-    public init(seq: UInt64, bytes: UnsafeRawBufferPointer) throws(Damage) {
+    package init(seq: UInt64, bytes: UnsafeRawBufferPointer) throws(Damage) {
         try Self.verifyChecksum(bytes)
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
         do {

@@ -34,15 +34,15 @@ extension LogRecord {
 
 /// One line of `herald export` read back: the event, and the seq, recorded time and source
 /// the line carries (`herald import`, and the account moves of `herald serve`).
-public struct ExportLine: Sendable {
+package struct ExportLine: Sendable {
     /// The event.
-    public var event: Event
+    package var event: Event
     /// The seq it had in the exporting store.
-    public var seq: UInt64
+    package var seq: UInt64
     /// The recorded time as written, ISO 8601 (or `@UNIXSECONDS`).
-    public var recorded: String
+    package var recorded: String
     /// Its ingest format and payload digest.
-    public var source: Source
+    package var source: Source
 
     /// The keys `herald export` adds to each event. `source` is the ingest format's key in
     /// older exports; in a `note` line it is the note's own field.
@@ -55,7 +55,7 @@ public struct ExportLine: Sendable {
     }
 
     /// Parses one export line; errors name the field at fault.
-    public init(_ line: some DataProtocol, decoder: JSONDecoder = JSONDecoder()) throws(EventError) {
+    package init(_ line: some DataProtocol, decoder: JSONDecoder = JSONDecoder()) throws(EventError) {
         event = try Event(json: line)
         let envelope: Envelope
         do {

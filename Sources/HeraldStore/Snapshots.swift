@@ -3,8 +3,8 @@ import LMDB
 /// The snapshots a store keeps (its `snapshots` database): the state as of a seq, from which
 /// an open restores instead of replaying the whole log.
 ///
-/// Reach it through ``Store/snapshots``; take one with ``Store/snapshot()``. Automatic
-/// snapshots (``Store/Options/snapshotInterval``) are written in the background, so wait for
+/// Reach it through ``Store/snapshots``; take one with `store.snapshot()` (also `async`).
+/// Automatic snapshots (``Store/Options/snapshotInterval``) are written in the background, so wait for
 /// them with ``waitUntilIdle()`` before relying on one being stored. It holds the store's
 /// environment and snapshot writer, not the store.
 ///

@@ -21,9 +21,9 @@ extension Store {
     /// later is `shownAfterBase`, not `shownAgain`: the log cannot tell whether it was
     /// shown before).
     ///
-    /// Throws ``StoreError/unknownAccount(path:account:)`` when no event of that history
+    /// Throws ``StoreError/Code/unknownAccount`` when no event of that history
     /// names `account` (a mistyped or purged account), and
-    /// ``StoreError/unknownChat(path:account:chat:chats:)`` when none of the account's names
+    /// ``StoreError/Code/unknownChat`` when none of the account's names
     /// the target's chat, so that an empty timeline always means a chat or an account whose
     /// events never touched the target.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
@@ -42,11 +42,11 @@ extension Store {
         public var atBase: [AuditTrail.Effect]
         /// Notification ids the account gave out: every id below `nextNotificationId` at the
         /// base (ids are never reused), and those created since, ascending.
-        public var notificationIdsBeforeBase: Int64
-        public var notificationIds: [Int64]
+        package var notificationIdsBeforeBase: Int64
+        package var notificationIds: [Int64]
         /// Group ids likewise.
-        public var groupIdsBeforeBase: Int64
-        public var groupIds: [Int64]
+        package var groupIdsBeforeBase: Int64
+        package var groupIds: [Int64]
         /// Whether ``lines`` holds every event that named the target without changing it
         /// (effect `noEffect`), so that they can be counted; false when the audit index
         /// answered, which reads only the events from the target's first change to its last.
@@ -63,7 +63,7 @@ extension Store {
         }
 
         /// Up to `count` known ids nearest `id`, ascending, from `1..<before` and `ids`.
-        public static func nearest(_ id: Int64, before: Int64, ids: [Int64], count: Int = 8) -> [Int64] {
+        package static func nearest(_ id: Int64, before: Int64, ids: [Int64], count: Int = 8) -> [Int64] {
             var candidates = Set(ids.sorted { abs($0 - id) < abs($1 - id) }.prefix(count))
             if before > 1 {
                 let low = max(1, min(id, before - 1) - Int64(count / 2))

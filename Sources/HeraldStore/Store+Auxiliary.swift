@@ -71,7 +71,7 @@ struct WriteAccess: Sendable {
     /// even when the store itself was a temporary (`try Store(path: p).keyring.add(key)`).
     let isClosed: @Sendable () -> Bool
 
-    /// Throws ``StoreError/readOnly(path:)`` or ``StoreError/closed(path:)``.
+    /// Throws ``StoreError/Code/readOnly`` or ``StoreError/Code/closed``.
     func require() throws {
         guard !readOnly else { throw StoreError.readOnly(path: path) }
         if isClosed() { throw StoreError.closed(path: path) }

@@ -16,7 +16,7 @@ extension Store {
     /// Backpressure: the log part is read as the follower asks for it, a page at a time.
     /// Live events wait in a buffer of `bufferLimit` events; a follower that falls further
     /// behind has its stream end, after the events it buffered, with
-    /// ``StoreError/followerFellBehind(path:lastDelivered:)``, and resumes with
+    /// ``StoreError/Code/followerFellBehind``, and resumes with
     /// `appliedEvents(after: lastDelivered)`: appends never wait for a slow follower, and
     /// memory stays bounded. The stream ends when the store is closed or released; it does
     /// not keep the store alive. Reading the log runs on the store's own threads.

@@ -7,7 +7,7 @@ import HeraldProjection
 extension Store.Statistics {
     /// The three count tables (type, account, format), each a list of names (byte-exact,
     /// SEMANTICS 1.1 §2) and record counts, unordered.
-    public var countTables: [(title: String, counts: [(name: String, count: Int)])] {
+    package var countTables: [(title: String, counts: [(name: String, count: Int)])] {
         [
             ("type", byType.map { (name: $0.key, count: $0.value) }),
             ("account", byAccount.map { (name: $0.name, count: $0.records) }),
@@ -16,7 +16,7 @@ extension Store.Statistics {
     }
 
     /// The object of `herald stats --json`; count tables in byte order of their names.
-    public var jsonString: String {
+    package var jsonString: String {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("records"); writer.int(records)
@@ -49,7 +49,7 @@ extension Store.Statistics {
 extension AuditIndex.Statistics {
     /// Its fields (`through`, `buckets`, `seqChunks`, `bytes`) into the object `writer` has
     /// open: `stats --json`'s `auditIndex` and `herald index --json` (which adds its time).
-    public func writeJSONFields(to writer: inout JSONWriter) {
+    package func writeJSONFields(to writer: inout JSONWriter) {
         writer.key("through"); writer.int(through)
         writer.key("buckets"); writer.int(buckets)
         writer.key("seqChunks"); writer.int(seqChunks)
@@ -61,7 +61,7 @@ extension Store.AuditReport {
     /// The lines of `herald audit --json`: first, when the history starts at a snapshot that
     /// holds the target, `{"seq":…,"atBase":true,"effects":[…]}`; then one object per event
     /// that changed the target (with `all`, per event that named it too).
-    public func jsonLines(all: Bool = false) -> [String] {
+    package func jsonLines(all: Bool = false) -> [String] {
         var lines: [String] = []
         if !atBase.isEmpty {
             var writer = JSONWriter()

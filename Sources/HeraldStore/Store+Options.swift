@@ -7,7 +7,7 @@ extension Store {
     /// How to open a store.
     public struct Options: Sendable {
         /// Open read-only: no writer lock is taken and nothing can be appended. Every write
-        /// path of the store checks it and throws ``StoreError/readOnly(path:)``. Beside other
+        /// path of the store checks it and throws ``StoreError/Code/readOnly``. Beside other
         /// stores of this process on the same directory, it shares their LMDB environment
         /// (see ``Store``).
         public var readOnly = false
@@ -24,7 +24,7 @@ extension Store {
         /// How the projection is configured (what-if overrides of the view options).
         public var projection = Projection.Configuration()
         /// Rebuild the projection at open. A damaged record then makes the open fail with
-        /// ``StoreError/damagedRecord(path:seq:reason:)``; turn it off to inspect such a store
+        /// ``StoreError/Code/damagedRecord``; turn it off to inspect such a store
         /// (`herald verify` does) with the projection left empty. Appends then apply to the
         /// empty projection, and no snapshot is taken of it.
         public var replayOnOpen = true

@@ -59,7 +59,7 @@ extension Store {
     /// `account`'s records up to `seq` are decoded and applied (every record is still
     /// checked), since accounts never influence each other. The projection holds that account
     /// alone (none when no record up to `seq` names it), as the full replay holds it, and its
-    /// ``Projection/seq`` is the full replay's. `herald state --at SEQ --account A`.
+    /// `Projection.seq` is the full replay's. `herald state --at SEQ --account A`.
     ///
     /// When the audit index covers the log (``AuditIndex/catchUp(starting:)``), the snapshot is restored
     /// for the account alone and only the account's records after it are read.

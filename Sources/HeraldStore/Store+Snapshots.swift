@@ -17,7 +17,7 @@ extension Store {
     /// finished first: snapshots are written one at a time. A store opened with group-limit
     /// overrides (whose state no plain open would rebuild) or without
     /// ``Options/replayOnOpen`` (which holds no state to write) throws
-    /// ``StoreError/snapshotUnavailable(path:reason:)``.
+    /// ``StoreError/Code/snapshotUnavailable``.
     @discardableResult
     public func snapshot() throws -> UInt64 {
         try requireWritable()

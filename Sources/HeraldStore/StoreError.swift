@@ -7,9 +7,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Why a store operation failed: a ``code`` saying what kind of failure it is, and the
-/// details that kind carries (the store path and, where there is one, the seq or the event at
-/// fault). Every failure of a `Store` method, LMDB's included, is a `StoreError`.
+/// Why a store operation failed, in the manner of swift-nio's `FileSystemError`: a ``code``
+/// saying what kind of failure it is, a ``message`` for people, the ``path`` and ``seq`` it
+/// concerns, and the ``underlying`` error, when another error caused it. Every failure of a
+/// `Store` method, LMDB's included, is a `StoreError`.
 ///
 /// Match on the code, which can gain members without breaking a `switch`:
 ///
@@ -17,7 +18,7 @@ import Darwin
 /// do {
 ///     try store.append(event)
 /// } catch let error as StoreError where error.code == .invalid {
-///     print("rejected:", error.eventError!)
+///     print("rejected:", error.underlying.map { "\($0)" } ?? error.message)
 /// }
 /// ```
 ///
@@ -37,19 +38,19 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
         fileprivate init(_ kind: Kind) { self.kind = kind }
 
-        /// Another process holds the store open for writing (``StoreError/holder``: who,
-        /// when known).
+        /// Another process holds the store open for writing (the message says who, when
+        /// known).
         public static let locked = Code(.locked)
         /// The directory does not hold a Herald store (and creating one was not asked for).
         public static let notFound = Code(.notFound)
-        /// The store was written by a newer Herald, or is not a Herald store
-        /// (``StoreError/reason``: the format found).
+        /// The store was written by a newer Herald, or is not a Herald store (the message
+        /// names the format found).
         public static let unsupportedFormat = Code(.unsupportedFormat)
-        /// An event of a batch is invalid (``StoreError/batchIndex``,
-        /// ``StoreError/eventError``); nothing of the batch was appended.
+        /// An event of a batch is invalid (the message gives its position in the batch,
+        /// ``StoreError/underlying`` is its `EventError`); nothing of the batch was appended.
         public static let invalidEvent = Code(.invalidEvent)
-        /// The one event given to `append(_:source:)` is invalid (``StoreError/eventError``);
-        /// nothing was appended.
+        /// The one event given to `append(_:source:)` is invalid (``StoreError/underlying`` is
+        /// its `EventError`); nothing was appended.
         public static let invalid = Code(.invalid)
         /// A stored record (``StoreError/seq``) fails its checksum or cannot be decoded.
         public static let damagedRecord = Code(.damagedRecord)
@@ -57,21 +58,21 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// or the one compaction was asked to use) is missing, fails its checksum or cannot be
         /// decoded (``StoreError/seq``: its seq).
         public static let damagedSnapshot = Code(.damagedSnapshot)
-        /// LMDB reported an error (a damaged data file, a full disk, a refused open).
+        /// LMDB reported an error (a damaged data file, a full disk, a refused open;
+        /// ``StoreError/underlying`` is LMDB's own error).
         public static let lmdb = Code(.lmdb)
-        /// An operating-system call failed (``StoreError/operation``, ``StoreError/errno``).
+        /// An operating-system call failed (the message names the call and its `errno`).
         public static let system = Code(.system)
-        /// An imported record's seq does not come after the log's last seq
-        /// (``StoreError/lastSeq``).
+        /// An imported record's seq does not come after the log's last seq (the message gives
+        /// both).
         public static let outOfOrder = Code(.outOfOrder)
         /// An imported record's seq is above the largest seq a record may have.
         public static let seqOutOfRange = Code(.seqOutOfRange)
         /// The history asked for was compacted without an archive (``StoreError/seq``: the
         /// compaction base).
         public static let historyCompacted = Code(.historyCompacted)
-        /// The history asked for was expired by archive retention: exported to
-        /// ``StoreError/files`` (in the export directory) and removed; the kept history
-        /// starts after ``StoreError/seq``.
+        /// The history asked for was expired by archive retention: exported to the files the
+        /// message names and removed; the kept history starts after ``StoreError/seq``.
         public static let historyExported = Code(.historyExported)
         /// A log or archive key is not the seq the history calls for: repeated, out of order,
         /// not 8 bytes, or after a gap no purge or compaction recorded (a damaged key or a
@@ -94,15 +95,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let followerFellBehind = Code(.followerFellBehind)
         /// The store was closed (``Store/close()``).
         public static let closed = Code(.closed)
-        /// No event of the store's history (nor the snapshot it starts from) names
-        /// ``StoreError/account``.
+        /// No event of the store's history (nor the snapshot it starts from) names the
+        /// account.
         public static let unknownAccount = Code(.unknownAccount)
-        /// No event of the account's history (nor the snapshot it starts from) names
-        /// ``StoreError/chat``; ``StoreError/chats`` are the account's chats now, in byte
-        /// order.
+        /// No event of the account's history (nor the snapshot it starts from) names the chat.
         public static let unknownChat = Code(.unknownChat)
-        /// ``Keyring/add(_:rebind:)`` of a Telegram key (``StoreError/keyID``) the store holds
-        /// bound to another account (``StoreError/account``; `""`: any account).
+        /// ``Keyring/add(_:rebind:)`` of a Telegram key the store holds bound to another
+        /// account (the message names the key and the account).
         public static let keyBound = Code(.keyBound)
         /// ``StoreMaintenance/backup(to:)`` wrote nothing to the destination (``StoreError/path``): it
         /// exists and is not an empty directory, or the copy failed its check.
@@ -119,43 +118,52 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     /// What kind of failure this is.
     public var code: Code
-    /// The store's directory; for ``Code/backupRefused`` the backup's destination, for
-    /// ``Code/system`` the file the call concerned. `nil` for ``Code/invalid`` and
-    /// ``Code/invalidEvent`` (and for ``Code/lmdb``, whose path is in its description).
+    /// The directory the failure concerns: the store's; for ``Code/backupRefused`` the
+    /// backup's destination, for ``Code/system`` the file the call concerned. `nil` for
+    /// ``Code/invalid`` and ``Code/invalidEvent`` (and for ``Code/lmdb``, whose message names
+    /// the file).
     public var path: String?
-    /// The seq at fault: the damaged record or snapshot, the imported record, the broken key;
-    /// the compaction base (``Code/historyCompacted``), the exported history's end
+    /// The seq the failure concerns: the damaged record or snapshot, the imported record, the
+    /// broken key; the compaction base (``Code/historyCompacted``), the exported history's end
     /// (``Code/historyExported``), the archive's last record (``Code/missingArchive``), the
-    /// last event delivered (``Code/followerFellBehind``).
+    /// last event delivered (``Code/followerFellBehind``); `nil` when none does.
     public var seq: UInt64?
+    /// The error that caused this one, when there is one: the `EventError` of an invalid
+    /// event (``Code/invalid``, ``Code/invalidEvent``), LMDB's own error (``Code/lmdb``).
+    public var underlying: (any Error & Sendable)?
+    /// What failed and what to do about it, in words: the ``description``.
+    public var message: String { description }
+
+    // The details each kind's message is made of, for the CLI and the server.
+
     /// The log's last seq (``Code/outOfOrder``).
-    public var lastSeq: UInt64?
+    package var lastSeq: UInt64?
     /// Why, in words (damage, remnants, a refused snapshot or backup), or the format found
     /// (``Code/unsupportedFormat``).
-    public var reason: String?
+    package var reason: String?
     /// Who holds the writer lock, when known (``Code/locked``).
-    public var holder: String?
-    /// Why the event was refused (``Code/invalid``, ``Code/invalidEvent``).
-    public var eventError: EventError?
+    package var holder: String?
     /// The refused event's index in its batch, from 0 (``Code/invalidEvent``).
-    public var batchIndex: Int?
+    package var batchIndex: Int?
     /// The operating-system call that failed (``Code/system``).
-    public var operation: String?
+    package var operation: String?
     /// Its `errno` (``Code/system``).
-    public var errno: Int32?
+    package var errno: Int32?
     /// The account named (``Code/unknownAccount``, ``Code/unknownChat``) or the account a
     /// key is bound to (``Code/keyBound``; `""`: any account).
-    public var account: String?
+    package var account: String?
     /// The chat named (``Code/unknownChat``).
-    public var chat: String?
+    package var chat: String?
     /// The account's chats now, in byte order (``Code/unknownChat``).
-    public var chats: [String]?
+    package var chats: [String]?
     /// The Telegram key's id (``Code/keyBound``).
-    public var keyID: Int64?
+    package var keyID: Int64?
     /// The export files the expired history went to (``Code/historyExported``).
-    public var files: [String]?
-    /// LMDB's own error (``Code/lmdb``), for the CLI and the server.
-    package var lmdbError: LMDBError?
+    package var files: [String]?
+    /// Why the event was refused (``Code/invalid``, ``Code/invalidEvent``).
+    package var eventError: EventError? { underlying as? EventError }
+    /// LMDB's own error (``Code/lmdb``).
+    package var lmdbError: LMDBError? { underlying as? LMDBError }
 
     private init(_ kind: Code.Kind, path: String? = nil, seq: UInt64? = nil, reason: String? = nil) {
         self.code = Code(kind)
@@ -234,58 +242,57 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-// The errors by the names of their codes, with their details, as the enum they replace
-// spelled them: `throw StoreError.closed(path: path)`.
+// The errors by the names of their codes, with their details: `throw StoreError.closed(path: path)`.
 extension StoreError {
     /// ``Code/locked``.
-    public static func locked(path: String, holder: String?) -> StoreError {
+    package static func locked(path: String, holder: String?) -> StoreError {
         var error = StoreError(.locked, path: path)
         error.holder = holder
         return error
     }
 
     /// ``Code/notFound``.
-    public static func notFound(path: String) -> StoreError { StoreError(.notFound, path: path) }
+    package static func notFound(path: String) -> StoreError { StoreError(.notFound, path: path) }
 
     /// ``Code/unsupportedFormat``.
-    public static func unsupportedFormat(path: String, found: String) -> StoreError {
+    package static func unsupportedFormat(path: String, found: String) -> StoreError {
         StoreError(.unsupportedFormat, path: path, reason: found)
     }
 
     /// ``Code/invalidEvent``.
-    public static func invalidEvent(index: Int, _ cause: EventError) -> StoreError {
+    package static func invalidEvent(index: Int, _ cause: EventError) -> StoreError {
         var error = StoreError(.invalidEvent)
         error.batchIndex = index
-        error.eventError = cause
+        error.underlying = cause
         return error
     }
 
     /// ``Code/invalid``.
-    public static func invalid(_ cause: EventError) -> StoreError {
+    package static func invalid(_ cause: EventError) -> StoreError {
         var error = StoreError(.invalid)
-        error.eventError = cause
+        error.underlying = cause
         return error
     }
 
     /// ``Code/damagedRecord``.
-    public static func damagedRecord(path: String, seq: UInt64, reason: String) -> StoreError {
+    package static func damagedRecord(path: String, seq: UInt64, reason: String) -> StoreError {
         StoreError(.damagedRecord, path: path, seq: seq, reason: reason)
     }
 
     /// ``Code/damagedSnapshot``.
-    public static func damagedSnapshot(path: String, seq: UInt64, reason: String) -> StoreError {
+    package static func damagedSnapshot(path: String, seq: UInt64, reason: String) -> StoreError {
         StoreError(.damagedSnapshot, path: path, seq: seq, reason: reason)
     }
 
     /// ``Code/lmdb``.
     package static func lmdb(_ cause: LMDBError) -> StoreError {
         var error = StoreError(.lmdb)
-        error.lmdbError = cause
+        error.underlying = cause
         return error
     }
 
     /// ``Code/system``.
-    public static func system(path: String, operation: String, errno: Int32) -> StoreError {
+    package static func system(path: String, operation: String, errno: Int32) -> StoreError {
         var error = StoreError(.system, path: path)
         error.operation = operation
         error.errno = errno
@@ -293,69 +300,69 @@ extension StoreError {
     }
 
     /// ``Code/outOfOrder``.
-    public static func outOfOrder(path: String, seq: UInt64, lastSeq: UInt64) -> StoreError {
+    package static func outOfOrder(path: String, seq: UInt64, lastSeq: UInt64) -> StoreError {
         var error = StoreError(.outOfOrder, path: path, seq: seq)
         error.lastSeq = lastSeq
         return error
     }
 
     /// ``Code/seqOutOfRange``.
-    public static func seqOutOfRange(path: String, seq: UInt64) -> StoreError {
+    package static func seqOutOfRange(path: String, seq: UInt64) -> StoreError {
         StoreError(.seqOutOfRange, path: path, seq: seq)
     }
 
     /// ``Code/historyCompacted``.
-    public static func historyCompacted(path: String, base: UInt64) -> StoreError {
+    package static func historyCompacted(path: String, base: UInt64) -> StoreError {
         StoreError(.historyCompacted, path: path, seq: base)
     }
 
     /// ``Code/historyExported``.
-    public static func historyExported(path: String, origin: UInt64, files: [String]) -> StoreError {
+    package static func historyExported(path: String, origin: UInt64, files: [String]) -> StoreError {
         var error = StoreError(.historyExported, path: path, seq: origin)
         error.files = files
         return error
     }
 
     /// ``Code/brokenSequence``.
-    public static func brokenSequence(path: String, seq: UInt64, reason: String) -> StoreError {
+    package static func brokenSequence(path: String, seq: UInt64, reason: String) -> StoreError {
         StoreError(.brokenSequence, path: path, seq: seq, reason: reason)
     }
 
     /// ``Code/missingArchive``.
-    public static func missingArchive(path: String, through: UInt64) -> StoreError {
+    package static func missingArchive(path: String, through: UInt64) -> StoreError {
         StoreError(.missingArchive, path: path, seq: through)
     }
 
     /// ``Code/remnants``.
-    public static func remnants(path: String, reason: String) -> StoreError {
+    package static func remnants(path: String, reason: String) -> StoreError {
         StoreError(.remnants, path: path, reason: reason)
     }
 
     /// ``Code/readOnly``.
-    public static func readOnly(path: String) -> StoreError { StoreError(.readOnly, path: path) }
+    package static func readOnly(path: String) -> StoreError { StoreError(.readOnly, path: path) }
 
     /// ``Code/snapshotUnavailable``.
-    public static func snapshotUnavailable(path: String, reason: String) -> StoreError {
+    package static func snapshotUnavailable(path: String, reason: String) -> StoreError {
         StoreError(.snapshotUnavailable, path: path, reason: reason)
     }
 
     /// ``Code/followerFellBehind``.
-    public static func followerFellBehind(path: String, lastDelivered: UInt64) -> StoreError {
+    package static func followerFellBehind(path: String, lastDelivered: UInt64) -> StoreError {
         StoreError(.followerFellBehind, path: path, seq: lastDelivered)
     }
 
     /// ``Code/closed``.
-    public static func closed(path: String) -> StoreError { StoreError(.closed, path: path) }
+    package static func closed(path: String) -> StoreError { StoreError(.closed, path: path) }
 
     /// ``Code/unknownAccount``.
-    public static func unknownAccount(path: String, account: String) -> StoreError {
+    package static func unknownAccount(path: String, account: String) -> StoreError {
         var error = StoreError(.unknownAccount, path: path)
         error.account = account
         return error
     }
 
     /// ``Code/unknownChat``.
-    public static func unknownChat(path: String, account: String, chat: String, chats: [String]) -> StoreError {
+    package static func unknownChat(path: String, account: String, chat: String, chats: [String]) -> StoreError {
         var error = StoreError(.unknownChat, path: path)
         error.account = account
         error.chat = chat
@@ -364,7 +371,7 @@ extension StoreError {
     }
 
     /// ``Code/keyBound``.
-    public static func keyBound(path: String, id: Int64, account: String) -> StoreError {
+    package static func keyBound(path: String, id: Int64, account: String) -> StoreError {
         var error = StoreError(.keyBound, path: path)
         error.keyID = id
         error.account = account
@@ -372,7 +379,7 @@ extension StoreError {
     }
 
     /// ``Code/backupRefused``.
-    public static func backupRefused(destination: String, reason: String) -> StoreError {
+    package static func backupRefused(destination: String, reason: String) -> StoreError {
         StoreError(.backupRefused, path: destination, reason: reason)
     }
 }

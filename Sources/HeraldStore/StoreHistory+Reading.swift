@@ -10,7 +10,7 @@ extension StoreHistory {
     ///
     /// Page through the history with `limit`, passing the last seq returned plus one as the
     /// next `from`; an empty page is the end. A damaged record throws
-    /// ``StoreError/damagedRecord(path:seq:reason:)`` naming its seq.
+    /// ``StoreError/Code/damagedRecord`` naming its seq.
     ///
     /// - Parameters:
     ///   - from: The first seq to read.
@@ -252,7 +252,7 @@ extension StoreHistory {
     /// `from...through`. The bytes are valid only during the call. Checks each key (see
     /// ``SeqContinuity``): a key that is not 8 bytes, repeats or goes back, or a gap that
     /// neither a purge nor the compaction base explains, throws
-    /// ``StoreError/brokenSequence(path:seq:reason:)`` naming the seq, after `body` has had
+    /// ``StoreError/Code/brokenSequence`` naming the seq, after `body` has had
     /// every record before it.
     package func forEachRawLogRecord(
         from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool

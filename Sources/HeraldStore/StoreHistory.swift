@@ -6,7 +6,7 @@ import Synchronization
 /// log's, with the facts that bound it (``HistoryBounds``).
 ///
 /// Reach it as ``Store/history``. There is one way to read records: by seq range, archive
-/// first, as an array (``records(from:through:account:limit:)``, with a limit for paging) or
+/// first, as an array (``records(from:through:account:limit:)-2qcfk``, with a limit for paging) or
 /// one record at a time (``forEach(from:through:account:_:)``, which can stop early); the
 /// array also `async`. Records that compaction dropped without an archive, or that purge removed,
 /// are not there: ``bounds()`` says where the readable history starts and which seqs purge

@@ -40,7 +40,7 @@ extension StoreMaintenance {
     /// clean. Logs to the logger of ``options``.
     ///
     /// - Parameter destination: the backup directory: new, or an empty directory, outside
-    ///   the store. Throws ``StoreError/backupRefused(destination:reason:)`` when it exists
+    ///   the store. Throws ``StoreError/Code/backupRefused`` when it exists
     ///   and is not an empty directory, or when the copy fails its check; nothing is left behind.
     /// - Returns: what was copied, the copy's seq range and its check.
     public func backup(to destination: String) throws -> BackupReport {

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-/// What ``StoreMaintenance/compact(through:discardingHistory:dryRun:)`` did, or would do.
+/// What ``StoreMaintenance/compact(through:discardingHistory:dryRun:)-6wdk0`` did, or would do.
 public struct CompactionReport: Sendable, Hashable {
     /// Whether this describes a dry run: nothing was changed.
     public var dryRun = false

@@ -33,7 +33,7 @@ extension StoreMaintenance {
     /// Each step commits on its own and the whole is idempotent: after a crash, purge again.
     /// Names compare byte for byte (SEMANTICS 1.1 §2): `é` precomposed and `e` + U+0301 are
     /// two accounts, and purging one leaves the other. An account that no record (nor the
-    /// snapshot the history starts from) names throws ``StoreError/unknownAccount(path:account:)``
+    /// snapshot the history starts from) names throws ``StoreError/Code/unknownAccount``
     /// and changes nothing.
     ///
     /// - Parameters:
@@ -85,7 +85,7 @@ extension Store {
         return found
     }
 
-    /// Throws ``StoreError/unknownAccount(path:account:)`` unless `account` has records
+    /// Throws ``StoreError/Code/unknownAccount`` unless `account` has records
     /// (`found`) or is in `start`, the snapshot the kept history starts from.
     private func requireNamed(_ account: String, _ found: AccountRecords, start: Projection?) throws {
         guard found.isEmpty, start?.account(account) == nil else { return }

@@ -35,19 +35,24 @@ public struct ArchiveRetention: Sendable, Hashable {
 }
 
 /// A range of history that archive retention exported to a file and removed from the store.
-public struct ExportedRange: Sendable, Hashable, Codable {
+package struct ExportedRange: Sendable, Hashable, Codable {
     /// The first seq of the range (the kept history's origin before, plus one).
-    public var first: UInt64
+    package var first: UInt64
     /// The last seq of the range: the kept history now starts from the snapshot at it.
-    public var last: UInt64
+    package var last: UInt64
     /// The export file's name in the export directory.
-    public var file: String
-    /// The export directory, as configured when the range was exported.
-    public var directory: String
+    package var file: String
+    /// The export directory, as a path that resolves from this process: the store's path
+    /// followed by the directory inside it, or an absolute path (what stores from before 0.5
+    /// recorded: the directory as the retention run was given it).
+    package var directory: String
+    /// Whether the stored ``directory`` is relative to the store's directory (set for
+    /// ranges exported inside the store, `nil` otherwise and in stores from before 0.5).
+    package var relativeToStore: Bool?
     /// Records exported (purged seqs leave gaps).
-    public var records: Int
+    package var records: Int
     /// When it was exported, milliseconds since the epoch.
-    public var exportedAt: Int64
+    package var exportedAt: Int64
 }
 
 /// What ``StoreMaintenance/expireArchive(retention:now:dryRun:)`` did, or would do.
@@ -82,7 +87,7 @@ extension Store {
     }
 
     /// The ranges archive retention exported and removed, oldest first.
-    public func exportedRanges() throws -> [ExportedRange] {
+    package func exportedRanges() throws -> [ExportedRange] {
         guard let database = try existingAuxiliary(.exports) else { return [] }
         let decoder = JSONDecoder()
         return try environment.storeRead { txn in
@@ -90,7 +95,10 @@ extension Store {
                 var ranges: [ExportedRange] = []
                 var entry = try cursor.first()
                 while let current = entry {
-                    if let range = try? decoder.decode(ExportedRange.self, from: Data(current.value)) { ranges.append(range) }
+                    if var range = try? decoder.decode(ExportedRange.self, from: Data(current.value)) {
+                        if range.relativeToStore == true { range.directory = path + "/" + range.directory }
+                        ranges.append(range)
+                    }
                     entry = try cursor.next()
                 }
                 return ranges
@@ -149,9 +157,10 @@ extension Store {
         try options.retentionFault?(.exported)
         // 2. The new origin, its snapshot and the exported range, in one commit.
         projection.settleView()
+        let directory = Self.recordedExportDirectory(retention.exportDirectory, store: path)
         let exported = ExportedRange(
-            first: first, last: report.origin, file: name, directory: retention.exportDirectory,
-            records: report.recordsExpired, exportedAt: now)
+            first: first, last: report.origin, file: name, directory: directory.path,
+            relativeToStore: directory.relativeToStore ? true : nil, records: report.recordsExpired, exportedAt: now)
         var next = history
         next.origin = report.origin
         let snapshots = try auxiliary(.snapshots)
@@ -171,6 +180,17 @@ extension Store {
             "archive retention exported and removed records",
             metadata: ["first": "\(first)", "last": "\(report.origin)", "records": "\(report.recordsExpired)", "file": "\(name)"])
         return report
+    }
+
+    /// How the `exports` database records `directory` so that any later process finds it,
+    /// whatever its working directory: relative to the store's directory when inside it (so
+    /// that the store and its exports move together), else absolute.
+    static func recordedExportDirectory(_ directory: String, store: String) -> (path: String, relativeToStore: Bool) {
+        let exports = FileSystem.absolute(directory), root = FileSystem.absolute(store)
+        if exports == root { return (".", true) }
+        let prefix = root == "/" ? "/" : root + "/"
+        if exports.hasPrefix(prefix) { return (String(exports.dropFirst(prefix.count)), true) }
+        return (exports, false)
     }
 
     /// The state at the origin: its snapshot, or the empty state at seq 0.

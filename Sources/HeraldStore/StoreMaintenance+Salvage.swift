@@ -41,7 +41,7 @@ extension StoreMaintenance {
     /// still checks out into a new store at `destination` (which must not hold a store), and
     /// reports exactly which seqs were lost.
     ///
-    /// Reads the data files with `pread` (``LMDB/DataFile``), never through LMDB, so no
+    /// Reads the data files with `pread` (`LMDB.DataFile`), never through LMDB, so no
     /// damage can crash it: the B-trees of the newest commit are walked, skipping damaged
     /// pages; the previous commit's trees are walked as well; and when either walk met
     /// damage, every intact leaf page of the file is scanned for records that no walk

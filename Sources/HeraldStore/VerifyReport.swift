@@ -1,4 +1,4 @@
-/// What ``Store/verify(checkingSnapshots:)`` found: every problem with the seq it concerns.
+/// What ``Store/verify(checkingSnapshots:progress:)`` found: every problem with the seq it concerns.
 public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
     /// One problem.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
@@ -26,7 +26,7 @@ public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
         public var message: String
 
         /// Creates a problem.
-        public init(_ location: Location, seq: UInt64, _ message: String) {
+        package init(_ location: Location, seq: UInt64, _ message: String) {
             self.location = location
             self.seq = seq
             self.message = message
@@ -59,7 +59,7 @@ public struct VerifyReport: Sendable, Hashable, CustomStringConvertible {
     public var isClean: Bool { problems.isEmpty }
 
     /// Creates an empty report.
-    public init() {}
+    package init() {}
 
     public var description: String {
         var text = "checked \(recordsChecked) log record\(recordsChecked == 1 ? "" : "s")"

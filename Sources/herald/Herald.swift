@@ -40,7 +40,7 @@ struct Herald: AsyncParsableCommand {
     )
 
     /// `herald --version`.
-    static let version = "herald 0.4.0 (SEMANTICS 1.2, store format herald-store 1)"
+    static let version = "herald 0.5.0 (SEMANTICS 1.2, store format herald-store 1)"
 
     /// Runs the command line, mapping every failure to a documented exit code and a one-line
     /// message on stderr (never a stack trace). Commands that serve or talk to servers are

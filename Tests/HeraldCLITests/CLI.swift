@@ -13,12 +13,15 @@ enum CLI {
     }
 
     /// Runs `herald arguments…` with `input` on stdin, and waits for it; with a `launcher`
-    /// (such as `setpriv` and its options), runs `launcher… herald arguments…`.
+    /// (such as `setpriv` and its options), runs `launcher… herald arguments…`; in
+    /// `currentDirectory` when one is given.
     @discardableResult
     static func run(
-        _ arguments: [String], input: String? = nil, environment: [String: String] = [:], launcher: [String] = []
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:], launcher: [String] = [],
+        currentDirectory: String? = nil
     ) throws -> Result {
         let process = Process()
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = launcher.dropFirst() + [executable] + arguments

@@ -25,7 +25,7 @@ struct IngestCommandTests {
 
         let clash = try CLI.run(["ingest", "--store", store, "--format", "auto", "--account", "tg:2", "-"], input: lines)
         #expect(clash.status == 3)
-        #expect(clash.stderr.contains(#"-:1: account: decrypted with key 2886285856283441188 of account "tg:1", not "tg:2" (--account)"#))
+        #expect(clash.stderr.contains(#"-:1: account: decrypted with key 2886285856283441188 of account "tg:1", not "tg:2", the context's account (IngestContext.account)"#))
         #expect(clash.stderr.contains("0 events appended"))
 
         let opened = try CLI.run(["ingest", "--store", store, "--format", "auto", "-"], input: lines)

@@ -65,6 +65,34 @@ struct MaintenanceCommandTests {
         #expect(afterPurge.status == 0, "\(afterPurge.stderr)")
     }
 
+    @Test("exports of a retention run given relative paths are found by a later command run from elsewhere")
+    func retentionExportsResolveFromTheStore() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let elsewhere = dir.child("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let notify = { (id: Int) in #"{"type":"notify","account":"tg:keep","chat":"c","kind":"message","id":\#(id),"date":\#(id)}"# }
+        // Two runs from `dir`, given paths relative to it: one exports inside the store, one beside it.
+        for (round, exports) in [(1, "s/exports"), (2, "outside")] {
+            if round == 2 { #expect(try CLI.run(["ingest", "--store", store, "-"], input: notify(5_000) + "\n").status == 0) }
+            #expect(try CLI.run(["snapshot", "--store", store]).status == 0)
+            #expect(try CLI.run(["compact", "--store", store, "--archive"]).status == 0)
+            let expire = try CLI.run(
+                ["serve", "expire-archive", "--store", "s", "--max-bytes", "0", "--export-directory", exports, "--yes"],
+                currentDirectory: dir.path)
+            #expect(expire.status == 0, "\(expire.stderr)")
+        }
+        // From another directory, the store given by its absolute path names both files where they are.
+        let state = try CLI.run(["state", "--store", store, "--at", "1"], currentDirectory: elsewhere)
+        #expect(state.status != 0)
+        let named = state.stderr.split(whereSeparator: { " ,;()\n".contains($0) }).filter { $0.hasSuffix(".jsonl.gz") }
+        #expect(named.count == 2, "\(state.stderr)")
+        for file in named {
+            #expect(file.hasPrefix("/") && FileManager.default.fileExists(atPath: String(file)), "\(file)")
+        }
+        #expect(named.first?.hasPrefix(store + "/exports/") == true && named.last?.hasPrefix(dir.child("outside") + "/") == true)
+    }
+
     @Test("audit, export and replay after compaction without an archive start after the base and say so")
     func auditAfterCompactionWithoutArchive() throws {
         let dir = TemporaryDirectory()

@@ -42,7 +42,7 @@ struct MatrixTests {
 
     @Test func errorsNameTheField() throws {
         let bytes = try Samples.bytes("matrix/sygnal-notification.json")
-        #expect(throws: IngestError(format: .matrix, field: "account", reason: "the payload names no account and none was given (--account)")) {
+        #expect(throws: IngestError(format: .matrix, field: "account", reason: "the payload names no account and the context gives none (IngestContext.account)")) {
             try Ingest.decode(bytes, format: .matrix, context: context())
         }
         #expect(ingestError(#"{"notification":{"event_id":"$x","devices":[]}}"#, nil, context(account: "a"))?.field == "notification.room_id")

@@ -74,7 +74,7 @@ struct TelegramCipherTests {
         let noKey = ingestError(push.payload, .telegram, context(account: "a", telegramKeys: [otherKey]))
         #expect(noKey?.field == "p")
         #expect(noKey?.reason.contains("no Telegram key with id 2886285856283441188") == true)
-        #expect(ingestError(push.payload, .telegram, context(account: "a"))?.reason.contains("--telegram-key") == true)
+        #expect(ingestError(push.payload, .telegram, context(account: "a"))?.reason.contains("IngestContext.telegramKeys") == true)
         // A key that claims the right id but has other bytes fails the msg_key check.
         for index in [8, 50, 100] {
             var forgedBytes = try Samples.telegramKey().bytes

@@ -38,7 +38,7 @@ struct TelegramKeyAccountTests {
         let key = try Self.accountKey()
         #expect(ingestError(line, nil, context(account: "tg:2", telegramKeys: [key])) == IngestError(
             format: .telegram, field: "account",
-            reason: #"decrypted with key 2886285856283441188 of account "tg:1", not "tg:2" (--account)"#))
+            reason: #"decrypted with key 2886285856283441188 of account "tg:1", not "tg:2", the context's account (IngestContext.account)"#))
         #expect(try events(line, nil, context(telegramKeys: [key])) == [Event(account: "tg:1", .revoke)])
     }
 

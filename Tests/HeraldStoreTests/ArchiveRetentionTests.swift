@@ -146,4 +146,33 @@ struct ArchiveRetentionTests {
         try StoreMaintenance(path: dir.path, options: fastOptions()).expireArchive(retention: tighter)
         #expect(try Store(path: dir.path, options: fastOptions()).archive()!.recordCount() == 400 - Int(origin))
     }
+
+    @Test("the exports database records a directory that resolves from the store; entries from before 0.5 read as written")
+    func recordedExportDirectory() throws {
+        let inside = Store.recordedExportDirectory("/data/s/./archive-exports/", store: "/data/s")
+        #expect(inside.path == "archive-exports" && inside.relativeToStore)
+        let itself = Store.recordedExportDirectory("/data/s", store: "/data/s/")
+        #expect(itself.path == "." && itself.relativeToStore)
+        let beside = Store.recordedExportDirectory("/data/s/../out", store: "/data/s")
+        #expect(beside.path == "/data/out" && !beside.relativeToStore)
+        let sibling = Store.recordedExportDirectory("/data/s2", store: "/data/s")
+        #expect(sibling.path == "/data/s2" && !sibling.relativeToStore)
+        let relative = Store.recordedExportDirectory("exports", store: "/data/s")
+        #expect(relative.path.hasPrefix("/") && relative.path.hasSuffix("/exports") && !relative.relativeToStore)
+
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path, options: fastOptions())
+        let entries = [
+            #"{"first":1,"last":5,"file":"a.gz","directory":"old/relative","records":5,"exportedAt":0}"#,
+            #"{"first":6,"last":9,"file":"b.gz","directory":"archive-exports","relativeToStore":true,"records":4,"exportedAt":0}"#,
+            #"{"first":10,"last":12,"file":"c.gz","directory":"/elsewhere","records":3,"exportedAt":0}"#,
+        ]
+        let exports = try store.auxiliary(.exports)
+        try store.environment.storeWrite { txn in
+            for (entry, first) in zip(entries, [1, 6, 10] as [UInt64]) {
+                try txn.put(exports, key: SeqKey(first).bytes, value: Array(entry.utf8))
+            }
+        }
+        #expect(try store.exportedRanges().map(\.directory) == ["old/relative", dir.path + "/archive-exports", "/elsewhere"])
+    }
 }

@@ -8,13 +8,15 @@ import Testing
 /// Issue #25: the README's "Embedding the library" example runs as written and ends.
 @Suite("README examples", .testThreads)
 struct ReadmeExampleTests {
-    /// The Swift block of the README's "Embedding the library" section.
+    /// The Swift block of the README's "Embedding the library" section that starts with its
+    /// imports (the one before it is the manifest's lines).
     static func readmeExample() throws -> [String] {
         let readme = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/HeraldStoreTests/ReadmeExampleTests.swift", with: "README.md"), encoding: .utf8)
         let section = try #require(readme.range(of: "## Embedding the library"))
-        let start = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        return readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let opening = try #require(readme.range(of: "```swift\nimport", range: section.upperBound..<readme.endIndex))
+        let body = readme.index(opening.lowerBound, offsetBy: "```swift\n".count)
+        let end = try #require(readme.range(of: "```", range: body..<readme.endIndex))
+        return readme[body..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     /// This file's copy of the example, between the markers below, with the temporary
@@ -23,7 +25,7 @@ struct ReadmeExampleTests {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let begin = try #require(source.range(of: "// README example begins\n"))
         let finish = try #require(source.range(of: "        // README example ends", range: begin.upperBound..<source.endIndex))
-        return ["import HeraldEvents", "import HeraldStore", ""]
+        return ["import HeraldEvents", "import HeraldProjection", "import HeraldStore", ""]
             + source[begin.upperBound..<finish.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
                 String($0.dropFirst(8)).replacingOccurrences(of: "dir.path", with: #""/path/to/herald.db""#)
             }

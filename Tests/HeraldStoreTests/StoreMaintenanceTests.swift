@@ -7,8 +7,7 @@ import Testing
 @testable import HeraldStore
 
 /// The maintenance operations through ``StoreMaintenance``, on real stores: a dry run changes
-/// no byte, a real run reports what the former static member of `Store` reports on an
-/// identical copy, and each error carries its code.
+/// no byte, a real run reports the same on an identical copy, and each error carries its code.
 @Suite("Store maintenance", .testThreads)
 struct StoreMaintenanceTests {
     /// A store of `count` random events, one recorded each second, with a snapshot after
@@ -54,7 +53,7 @@ struct StoreMaintenanceTests {
         }
     }
 
-    @Test("compact: a dry run changes nothing; the run reports what Store.compact reports on a copy")
+    @Test("compact: a dry run changes nothing; the run reports the same on a copy")
     func compact() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir)
@@ -66,8 +65,7 @@ struct StoreMaintenanceTests {
         #expect(try dataFiles(dir.path) == before)
 
         let report = try maintenance.compact()
-        let former = try Store.formerCompact(path: copy.path, options: fastOptions())
-        #expect(report == former)
+        #expect(report == (try StoreMaintenance(path: copy.path, options: fastOptions()).compact()))
         #expect(!report.dryRun && report.base == 1_000 && report.recordsRemoved == 1_000)
         #expect(try Store(path: dir.path, options: fastOptions()).history.bounds().firstSeqInLog == 1_001)
         #expect(try maintenance.verify().isClean)
@@ -85,7 +83,7 @@ struct StoreMaintenanceTests {
         #expect(synchronous == report)
     }
 
-    @Test("purge: a dry run changes nothing; the run reports what Store.purge reports on a copy")
+    @Test("purge: a dry run changes nothing; the run reports the same on a copy")
     func purge() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, archived: true)
@@ -98,14 +96,14 @@ struct StoreMaintenanceTests {
         #expect(try dataFiles(dir.path) == before)
 
         let report = try maintenance.purge(account: account)
-        #expect(report == (try Store.formerPurge(path: copy.path, account: account, options: fastOptions())))
+        #expect(report == (try StoreMaintenance(path: copy.path, options: fastOptions()).purge(account: account)))
         #expect(report.recordsRemoved == plan.recordsRemoved && report.archivedRecordsRemoved == plan.archivedRecordsRemoved)
         #expect(try !Store(path: dir.path, options: fastOptions()).accountNames().contains(account))
         #expect(try maintenance.verify().isClean)
         #expect(errorCode { try maintenance.purge(account: account) } == .unknownAccount)
     }
 
-    @Test("expireArchive: a dry run writes nothing; the run reports what Store.expireArchive reports on a copy")
+    @Test("expireArchive: a dry run writes nothing; the run reports the same on a copy")
     func expireArchive() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, archived: true)
@@ -120,9 +118,8 @@ struct StoreMaintenanceTests {
         #expect(!FileManager.default.fileExists(atPath: retention.exportDirectory))
 
         let report = try maintenance.expireArchive(retention: retention, now: 2_000_000)
-        var former = try Store.formerExpireArchive(
-            path: copy.path, retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports.child("theirs")), now: 2_000_000,
-            options: fastOptions())
+        var former = try StoreMaintenance(path: copy.path, options: fastOptions()).expireArchive(
+            retention: ArchiveRetention(maxBytes: 20_000, exportDirectory: exports.child("theirs")), now: 2_000_000)
         #expect(former.exportFile == exports.child("theirs") + "/" + ArchiveRetention.exportName(first: 1, last: report.origin))
         former.exportFile = report.exportFile
         #expect(report == former)
@@ -130,33 +127,33 @@ struct StoreMaintenanceTests {
         #expect(try Store(path: dir.path, options: fastOptions()).exportedRanges().map(\.last) == [report.origin])
     }
 
-    @Test("salvage: copies a sound store whole, as Store.salvage does; refuses a destination holding a store")
+    @Test("salvage: copies a sound store whole, the same each time; refuses a destination holding a store")
     func salvage() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, archived: true)
         let destinations = TemporaryDirectory()
         let maintenance = StoreMaintenance(path: dir.path, options: fastOptions())
         let report = try maintenance.salvage(to: destinations.child("mine"))
-        #expect(report == (try Store.formerSalvage(from: dir.path, to: destinations.child("theirs"), options: fastOptions())))
+        #expect(report == (try maintenance.salvage(to: destinations.child("theirs"))))
         #expect(report.recordsCopied == 1_200 && report.lostSeqs.isEmpty && report.keysCopied == 1)
         #expect(try StoreMaintenance(path: destinations.child("mine"), options: fastOptions()).verify().isClean)
         #expect(errorCode { _ = try maintenance.salvage(to: destinations.child("mine")) } == .remnants)
     }
 
-    @Test("removeKey: removes the key as Store.removeKey does; false for a key not there")
+    @Test("removeKey: removes the key, as on a copy; false for a key not there")
     func removeKey() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir)
         let copy = try twin(of: dir)
         let maintenance = StoreMaintenance(path: dir.path, options: fastOptions())
         #expect(try maintenance.removeKey(id: 7))
-        #expect(try Store.formerRemoveKey(path: copy.path, id: 7, options: fastOptions()))
+        #expect(try StoreMaintenance(path: copy.path, options: fastOptions()).removeKey(id: 7))
         #expect(try Store(path: dir.path, options: fastOptions()).keyring.all().isEmpty)
         #expect(try !maintenance.removeKey(id: 7))
         #expect(try dataFiles(dir.path) == dataFiles(copy.path))
     }
 
-    @Test("backup: the same copy as Store.backup(to:) of the open store; refuses a destination that is not empty")
+    @Test("backup: the same copy while the store is open; refuses a destination that is not empty")
     func backup() throws {
         let dir = TemporaryDirectory()
         try makeStore(dir, archived: true)
@@ -165,7 +162,8 @@ struct StoreMaintenanceTests {
         let report = try maintenance.backup(to: destinations.child("mine"))
         var readOnly = fastOptions()
         readOnly.readOnly = true
-        let former = try Store(path: dir.path, options: readOnly).formerBackup(to: destinations.child("theirs"))
+        let open = try Store(path: dir.path, options: readOnly)
+        let former = try StoreMaintenance(path: open.path, options: open.options).backup(to: destinations.child("theirs"))
         #expect(report.destination == destinations.child("mine") && former.destination == destinations.child("theirs"))
         #expect(report.environments == former.environments && report.files == former.files && report.bytes == former.bytes)
         #expect(report.firstSeq == former.firstSeq && report.lastSeq == former.lastSeq && report.verify == former.verify)
@@ -217,44 +215,4 @@ struct StoreMaintenanceTests {
         #expect(errorCode { _ = try empty.verify() } == .notFound)
         #expect(errorCode { try empty.compact(dryRun: true) } == .notFound)
     }
-}
-
-/// The former maintenance members of `Store`, reached through a protocol (whose witnesses
-/// they are) so that these tests compare them with ``StoreMaintenance`` without naming a
-/// deprecated member.
-private protocol FormerMaintenance {
-    static func compact(
-        path: String, through seq: UInt64?, discardingHistory: Bool, dryRun: Bool, options: Store.Options
-    ) throws -> CompactionReport
-    static func purge(path: String, account: String, dryRun: Bool, options: Store.Options) throws -> PurgeReport
-    static func expireArchive(
-        path: String, retention: ArchiveRetention, now: Int64, dryRun: Bool, options: Store.Options
-    ) throws -> RetentionReport
-    static func salvage(from damaged: String, to destination: String, options: Store.Options) throws -> SalvageReport
-    static func removeKey(path: String, id: Int64, options: Store.Options) throws -> Bool
-    func backup(to destination: String) throws -> BackupReport
-}
-
-extension Store: FormerMaintenance {}
-
-extension FormerMaintenance {
-    /// The former static members with their defaults, through the protocol's requirements.
-    static func formerCompact(path: String, options: Store.Options) throws -> CompactionReport {
-        try compact(path: path, through: nil, discardingHistory: false, dryRun: false, options: options)
-    }
-    static func formerPurge(path: String, account: String, options: Store.Options) throws -> PurgeReport {
-        try purge(path: path, account: account, dryRun: false, options: options)
-    }
-    static func formerExpireArchive(path: String, retention: ArchiveRetention, now: Int64, options: Store.Options) throws
-        -> RetentionReport
-    {
-        try expireArchive(path: path, retention: retention, now: now, dryRun: false, options: options)
-    }
-    static func formerSalvage(from damaged: String, to destination: String, options: Store.Options) throws -> SalvageReport {
-        try salvage(from: damaged, to: destination, options: options)
-    }
-    static func formerRemoveKey(path: String, id: Int64, options: Store.Options) throws -> Bool {
-        try removeKey(path: path, id: id, options: options)
-    }
-    func formerBackup(to destination: String) throws -> BackupReport { try backup(to: destination) }
 }

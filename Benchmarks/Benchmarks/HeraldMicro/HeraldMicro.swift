@@ -71,12 +71,5 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("key encoding (SeqKey.withBytes + init(bytes:))") { benchmark in
-        for i in benchmark.scaledIterations {
-            let key = SeqKey(UInt64(i) &* 2_654_435_761)
-            blackHole(key.withBytes { SeqKey(bytes: $0) })
-        }
-    }
-
     snapshotBenchmarks()
 }
