@@ -55,9 +55,9 @@ public final class PostgresServers: @unchecked Sendable {
 
                 """, to: directory + "/primary/postgresql.conf")
             try start("primary", port: primaryPort)
-            try psql(port: primaryPort, "CREATE ROLE herald LOGIN PASSWORD '\(Self.password)'")
+            try psql(port: primaryPort, database: "postgres", "CREATE ROLE herald LOGIN PASSWORD '\(Self.password)'")
             // Before naming the standby synchronous: CREATE DATABASE would wait for it for ever.
-            try psql(port: primaryPort, "CREATE DATABASE herald OWNER herald")
+            try psql(port: primaryPort, database: "postgres", "CREATE DATABASE herald OWNER herald")
             if standby {
                 try Self.asPostgres(
                     "pg_basebackup", ["-h", "127.0.0.1", "-p", "\(primaryPort)", "-U", "postgres", "-D", directory + "/standby", "-c", "fast", "-R"])
@@ -82,14 +82,14 @@ public final class PostgresServers: @unchecked Sendable {
         "postgres://herald:\(password)@127.0.0.1:\(port ?? primaryPort)/herald"
     }
 
-    /// Runs `sql` as `postgres` in the `herald` database on `port`; returns psql's output,
+    /// Runs `sql` as `postgres` in `database` on `port`; returns psql's output,
     /// unaligned, without headers, trimmed.
     @discardableResult
-    public func psql(port: Int? = nil, _ sql: String) throws -> String {
+    public func psql(port: Int? = nil, database: String = "herald", _ sql: String) throws -> String {
         let result = try Self.run(
             "/usr/bin/setpriv",
             ["--reuid=postgres", "--regid=postgres", "--clear-groups", "--", "/usr/bin/psql", "-h", directory, "-p", "\(port ?? primaryPort)",
-             "-U", "postgres", "-d", sql.hasPrefix("CREATE DATABASE") || sql.hasPrefix("CREATE ROLE") ? "postgres" : "herald",
+             "-U", "postgres", "-d", database,
              "-v", "ON_ERROR_STOP=1", "-XAtq", "-c", sql])
         try Self.check(result, "psql \(sql)")
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -150,7 +150,7 @@ public final class PostgresServers: @unchecked Sendable {
         lock.withLock { processes[name] = process }
         try waitUntil("\(name) accepts connections on port \(port)") {
             guard process.isRunning else { return true }
-            return (try? self.psql(port: port, "SELECT 1")) == "1"
+            return (try? self.psql(port: port, database: "postgres", "SELECT 1")) == "1"
         }
         guard process.isRunning else {
             let text = (try? String(contentsOfFile: directory + "/\(name).log", encoding: .utf8)) ?? ""
