@@ -221,6 +221,50 @@ struct ReplicatedLogTests {
         #expect(!status.output.contains(PostgresServers.password))
     }
 
+    @Test("log prune deletes only what a verified backup covers; a node restored from it catches up, an empty one is told to restore")
+    func prune() async throws {
+        let pg = try PostgresServers(standby: false)
+        let directory = TemporaryDirectory("replog-prune")
+        let leader = try node(directory.child("a"), pg.url())
+        for id in 1...5 { #expect(try await send(leader.port, .POST, "/v1/events", notifyLine(id: id)).status == 200) }
+        #expect(leader.signal(SIGTERM) == 0)
+        let before = try state(directory.child("a"))
+        let backup = directory.child("backup")
+        #expect(try herald(["backup", "--store", directory.child("a"), "--to", backup]).status == 0)
+        let log = ["log", "prune", "--replicated-log", pg.url(), "--log-id", "p1"]
+
+        let unbacked = try herald(log + ["--through", "3"])
+        #expect(unbacked.status == 1)
+        #expect(unbacked.output.contains("--backup"), "\(unbacked.output)")
+        let beyond = try herald(log + ["--through", "6", "--backup", backup, "--yes"])
+        #expect(beyond.status != 0)
+        #expect(beyond.output.contains("ends at seq 5"), "\(beyond.output)")
+        let dry = try herald(log + ["--through", "3", "--backup", backup, "--dry-run"])
+        #expect(dry.status == 0)
+        #expect(dry.output.contains("would delete 3 records"), "\(dry.output)")
+        let unconfirmed = try herald(log + ["--through", "3", "--backup", backup])
+        #expect(unconfirmed.status == 1)
+        #expect(try count(pg) == (5, 5))
+        let pruned = try herald(log + ["--through", "3", "--backup", backup, "--yes"])
+        #expect(pruned.status == 0, "\(pruned.output)")
+        #expect(try count(pg) == (2, 5))
+        let status = try herald(["log", "status", "--replicated-log", pg.url(), "--log-id", "p1", "--json"])
+        #expect(status.output.contains("\"first_seq\":4"), "\(status.output)")
+        #expect(status.output.contains("\"pruned_through\":3"), "\(status.output)")
+
+        // An empty store cannot catch up from seq 4: refused, saying to restore the backup.
+        let empty = try herald(["serve", "--store", directory.child("e"), "--listen", "127.0.0.1:0", "--replicated-log", pg.url(), "--log-id", "p1", "--take-over"])
+        #expect(empty.status != 0)
+        #expect(empty.output.contains("restore a backup"), "\(empty.output)")
+        // The backup restored, the node catches up to the same state.
+        let restored = try node(backup, pg.url(), ["--take-over"])
+        #expect(restored.port > 0)
+        #expect(try await send(restored.port, .POST, "/v1/events", notifyLine(id: 6)).status == 200)
+        #expect(try count(pg) == (3, 6))
+        #expect(restored.signal(SIGTERM) == 0)
+        #expect(try state(backup) != before)
+    }
+
     /// A store at `path` whose seq 1 is another event than the log's (the writer lock goes
     /// with the store, when this returns).
     func writeOtherHistory(_ path: String) throws {
