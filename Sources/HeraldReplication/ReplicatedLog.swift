@@ -394,6 +394,15 @@ public final class ReplicatedLog: LogReplication {
             }
             guard let store = storeSource.withLock({ $0 })?() else { return false }
             let applied = try catchUp(store)
+            // A failover that lost commits this store has (PostgreSQL ahead of LMDB is
+            // repaired; behind it cannot be): no more writes here, said loudly.
+            let local = try store.history.bounds().lastSeqInLog, remote = try remoteBounds().last
+            if local > remote {
+                fence(
+                    "the store at \(store.path) holds seqs up to \(local), past the last seq \(remote) of log id \(logId) in \(address) (a failover lost commits?); writes refused"
+                )
+                return false
+            }
             let recovered = state.withLock { state in
                 guard case .recovering = state.status else { return false }
                 state.status = .writable

@@ -29,11 +29,12 @@ struct ReplicatedLogTests {
 
     /// A request to a node; `timeout` seconds at most.
     func send(
-        _ port: Int, _ method: HTTPMethod, _ path: String, _ body: String? = nil, headers: [(String, String)] = [], timeout: Int64 = 5
+        _ port: Int, _ method: HTTPMethod, _ path: String, _ body: String? = nil, headers: [(String, String)] = [], timeout: Int64 = 5,
+        bearer: String = ReplicatedLogTests.token
     ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
+        request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout))
@@ -77,6 +78,17 @@ struct ReplicatedLogTests {
         #expect(seqs(keyed.body) == [11])
         #expect(try count(pg) == (11, 11))
         #expect(try await send(first.port, .GET, "/readyz").status == 200)
+        // Service tables: a token and a Telegram key, made on the first node.
+        let created = try await send(first.port, .POST, "/v1/admin/tokens", #"{"name":"reader","scopes":["read:*"]}"#)
+        #expect(created.status == 201)
+        let reader = try #require(
+            (try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["token"] as? String)
+        var key = SplitMix64(seed: 42)
+        let keyBytes = (0..<256).map { _ in UInt8(truncatingIfNeeded: key.next()) }
+        let base64url = Data(keyBytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        #expect(try await send(first.port, .POST, "/v1/admin/keys", #"{"key":"\#(base64url)","account":"tg:8"}"#).status == 201)
+        let keys = try await send(first.port, .GET, "/v1/admin/keys").body
 
         #expect(first.signal(SIGKILL) == SIGKILL)
         let before = try state(directory.child("a"))
@@ -94,6 +106,9 @@ struct ReplicatedLogTests {
         #expect(retried.status == 200)
         #expect(retried.body == keyed.body)
         #expect(retried.headers["Idempotent-Replayed"].first == "true")
+        #expect(try await send(second.port, .GET, "/v1/accounts/tg:1/state", bearer: reader).status == 200)
+        #expect(try await send(second.port, .GET, "/v1/admin/keys").body == keys)
+        #expect(keys.contains("tg:8"))
         #expect(try count(pg) == (11, 11))
         #expect(second.signal(SIGTERM) == 0)
         #expect(try state(directory.child("b")) == before)
