@@ -140,7 +140,11 @@ struct ReplicatedLogTests {
         let first = try node(directory.child("a"), pg.url())
         #expect(try await send(first.port, .POST, "/v1/events", notifyLine(id: 1)).status == 200)
         pg.signal("standby", SIGKILL)
-        let waiting = Task { try await send(first.port, .POST, "/v1/events", notifyLine(id: 2), timeout: 30) }
+        let answered = Load()
+        let waiting = Task {
+            defer { answered.stop() }
+            return try await send(first.port, .POST, "/v1/events", notifyLine(id: 2), timeout: 30)
+        }
         // The commit waits for a standby that does not come: nothing is acknowledged.
         var waiters = ""
         for _ in 0..<100 where waiters.isEmpty {
@@ -148,7 +152,14 @@ struct ReplicatedLogTests {
             waiters = try pg.psql("SELECT string_agg(pid::text, ',') FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
         }
         #expect(!waiters.isEmpty)
-        try pg.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!answered.stopped, "answered while no standby confirmed")
+        // Cancel every wait for the standby (the commit's, or a heartbeat's before it) until
+        // the request is answered.
+        for _ in 0..<100 where !answered.stopped {
+            try pg.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let reply = try await waiting.value
         #expect(reply.status == 503, "\(reply.body)")
         #expect(reply.headers["Retry-After"].first != nil)
