@@ -204,12 +204,18 @@ public final class ReplicatedLog: LogReplication {
             return state.status
         }
         guard previous != .closed else { return }
-        if threadStarted.withLock({ $0 }) {
-            wake.signal()
-            stopped.wait()
-        }
+        // Closing the connections first ends a query the thread waits on (a heartbeat waiting
+        // for a standby that is gone), so that a shutdown never hangs on PostgreSQL.
         writer.close()
         reader.close()
+        if threadStarted.withLock({ $0 }) {
+            wake.signal()
+            if stopped.wait(timeout: .now() + 5) == .timedOut {
+                logger.warning("the replication thread did not stop within 5 s", metadata: ["log_id": "\(logId)"])
+            }
+            writer.close()
+            reader.close()
+        }
     }
 
     // MARK: Commit
