@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `herald serve --replicated-log`: the log replicated through PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // LMDB itself, linked as a system library (Debian: liblmdb-dev).
@@ -96,12 +98,24 @@ let package = Package(
             ],
             resources: [.embedInCode("Resources/console.css"), .embedInCode("Resources/console.js")]
         ),
+        // The log replicated through PostgreSQL (`herald serve --replicated-log`): commits,
+        // ownership by epoch, catch-up, followers. Only the server depends on it.
+        .target(
+            name: "HeraldReplication",
+            dependencies: [
+                "HeraldStore", "HeraldEvents",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // `herald serve`: the store as an HTTP service (Hummingbird), with tokens, metrics and
         // graceful shutdown. Blocking store calls run on a NIOThreadPool, never on an event loop.
         .target(
             name: "HeraldServer",
             dependencies: [
-                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldConsole",
+                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldConsole", "HeraldReplication",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -121,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer", "HeraldConsole",
+                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer", "HeraldConsole", "HeraldReplication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
