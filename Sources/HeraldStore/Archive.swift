@@ -24,22 +24,27 @@ final class Archive: Sendable {
     /// Returns `nil` when there is none and none is to be created.
     static func open(
         storePath: String, create: Bool, readOnly: Bool, durability: Store.Durability, checksPages: Bool = false,
-        walkVerdicts: String? = nil
+        walkVerdicts: String? = nil, withoutLockFile: Bool = false
     ) throws -> Archive? {
         let path = storePath + "/" + directoryName
         if !FileSystem.exists(path + "/data.mdb") {
             guard create, !readOnly else { return nil }
             try FileSystem.makeDirectory(path)
         }
-        return try Archive(path: path, readOnly: readOnly, durability: durability, checksPages: checksPages, walkVerdicts: walkVerdicts)
+        return try Archive(
+            path: path, readOnly: readOnly, durability: durability, checksPages: checksPages, walkVerdicts: walkVerdicts,
+            withoutLockFile: withoutLockFile)
     }
 
-    private init(path: String, readOnly: Bool, durability: Store.Durability, checksPages: Bool, walkVerdicts: String?) throws {
+    private init(
+        path: String, readOnly: Bool, durability: Store.Durability, checksPages: Bool, walkVerdicts: String?, withoutLockFile: Bool
+    ) throws {
         self.path = path
         var options = Environment.Options()
         options.pageCheck = readOnly || checksPages ? .always : .whenSuspicious
         options.walkVerdicts = walkVerdicts
         options.readOnly = readOnly
+        options.withoutLockFile = readOnly && withoutLockFile
         options.durability = durability.environmentDurability
         options.mapSize = 64 << 20
         options.maxDatabases = 4

@@ -64,6 +64,10 @@ extension Store {
         /// reading commands use `$HERALD_CACHE_DIR`, else `$XDG_CACHE_HOME/herald`, else
         /// `~/.cache/herald`; `herald verify` always walks.
         public var walkVerdicts: String?
+        /// With ``readOnly``: open without LMDB's lock file (`MDB_NOLOCK`), so that reading
+        /// changes no byte and creates no file in the store directory. Only while no process
+        /// writes the store: hold ``WriterLock/shared(directory:)`` meanwhile (`herald console`).
+        package var withoutLockFile = false
         /// Let the audit index answer what it can (``Store/auditReport(account:target:listingUnchanged:)``,
         /// ``Store/projection(at:account:useSnapshots:)``). False: always replay, as
         /// `herald audit --no-index` does to check an answer without trusting the index.

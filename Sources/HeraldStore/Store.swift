@@ -93,6 +93,7 @@ public final class Store: Sendable {
         var environmentOptions = Environment.Options()
         environmentOptions.mapSize = options.initialMapSize
         environmentOptions.readOnly = options.readOnly
+        environmentOptions.withoutLockFile = options.readOnly && options.withoutLockFile
         environmentOptions.durability = options.durability.environmentDurability
         environmentOptions.pageCheck = options.readOnly || options.checksPages ? .always : .whenSuspicious
         environmentOptions.walkVerdicts = options.walkVerdicts

@@ -163,7 +163,8 @@ public final class StoreHistory: Sendable {
             if options.readOnly, !create, try archiveIsLeftover() { return nil }
             handle = try Archive.open(
                 storePath: path, create: create, readOnly: options.readOnly, durability: options.durability,
-                checksPages: options.checksPages, walkVerdicts: options.walkVerdicts)
+                checksPages: options.checksPages, walkVerdicts: options.walkVerdicts,
+                withoutLockFile: options.withoutLockFile)
             return handle
         }
     }

@@ -10,12 +10,12 @@ import Synchronization
 /// directory, held while a writable store is open. The file holds the holder's pid, only to
 /// make the refusal message useful; the lock itself is what counts, and the kernel drops it
 /// when the process dies, so a crash never leaves a store locked.
-final class WriterLock: Sendable {
+package final class WriterLock: Sendable {
     private let descriptor: Int32
     /// The lock file's identity: its key in ``heldHere``.
     private let identity: FileIdentity
 
-    static let fileName = "herald.lock"
+    package static let fileName = "herald.lock"
 
     /// The lock files this process holds a `WriterLock` on. A second writable open of a
     /// store this process already writes is refused at once: `flock` alone cannot tell it
@@ -64,6 +64,20 @@ final class WriterLock: Sendable {
         _ = pwrite(fd, pid, pid.count, 0)
         descriptor = fd
         self.identity = identity
+    }
+
+    /// A reader's hold on the writer lock: while it lasts (the file descriptor it returns,
+    /// open with a shared `flock`), no writable store can open `directory` in any process.
+    /// `nil` when a writer holds it now, or when the store has no lock file (a copy without
+    /// one: nothing is created to hold). Changes no byte of the file.
+    package static func shared(directory: String) -> Int32? {
+        let fd = open(directory + "/" + fileName, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     deinit {

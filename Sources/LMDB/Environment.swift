@@ -76,6 +76,12 @@ package final class Environment: @unchecked Sendable {
         /// LMDB itself opens the environment `MDB_RDONLY` only when its files cannot be
         /// opened for writing (see ``init(path:options:)``).
         package var readOnly = false
+        /// With ``readOnly``: open `MDB_RDONLY | MDB_NOLOCK` at once, so that the open changes
+        /// no file of the directory (the lock file is neither created nor written). Reading
+        /// then takes no part in LMDB's reader table: the caller must make sure no process
+        /// writes the environment meanwhile (`herald console` holds the store's writer lock
+        /// shared for that).
+        package var withoutLockFile = false
         /// See ``Durability``. Read-only openers commit nothing, so theirs only counts until a
         /// writable opener joins.
         package var durability: Durability = .full

@@ -96,6 +96,9 @@ final class SharedEnvironment: @unchecked Sendable {
         var handle: OpaquePointer?
         if !options.readOnly {
             handle = try openHandle(path, options: options, flags: flags)
+        } else if options.withoutLockFile {
+            flags |= UInt32(MDB_RDONLY) | UInt32(MDB_NOLOCK)
+            handle = try openHandle(path, options: options, flags: flags)
         } else {
             if !options.forcesReadOnlyEnvironment && dataFileHasContent(path) {
                 // Any failure here leaves the read-only open to try as it always could; an

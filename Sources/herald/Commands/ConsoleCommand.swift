@@ -55,7 +55,18 @@ struct ConsoleCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
             throw CLIFailure(exitCode: CLIFailure.usage, "no store at \(path) (no data.mdb)")
         }
-        let source = LocalConsoleStore(path: path) { try store.openForReading { $0.replayOnOpen = true } }
+        // A store no process writes (a copy, usually) is read without LMDB's lock file, so the
+        // console changes no byte of it, while the writer lock held shared keeps any writer
+        // from opening it meanwhile (the descriptor stays open until the process ends). A
+        // store a writer has open is read as `herald state` reads it.
+        let held = WriterLock.shared(directory: path)
+        let untouched = held != nil || !FileManager.default.fileExists(atPath: path + "/" + WriterLock.fileName)
+        let source = LocalConsoleStore(path: path) {
+            try store.openForReading {
+                $0.replayOnOpen = true
+                $0.withoutLockFile = untouched
+            }
+        }
         if let failure = source.openFailure {
             Terminal.note("the store cannot be read; every page shows why: \(failure)")
         }
