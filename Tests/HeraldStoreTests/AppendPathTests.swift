@@ -139,8 +139,8 @@ struct AppendPathTests {
         #expect(closeDone.wait(timeout: .now() + 10) == .success)
         #expect(try first.withLock { try $0?.get() }?.seq == 1)
         #expect(store.lastSeq == 1)
-        #expect(try store.history.bounds().lastSeqInLog == 1)
         #expect(!store.appendThreads.isRunning)
+        #expect(try Store(path: dir.path).history.bounds().lastSeqInLog == 1, "durable, and the directory opens again")
     }
 
     @Test("a failed commit fails exactly its requests and applies nothing; the appends queued behind it commit")

@@ -15,9 +15,12 @@ final class AppendThreads: Sendable {
 
     init(_ engine: AppendEngine) { self.engine = engine }
 
-    /// How long the commit thread waits at most for callers to come back (``AppendMachine``'s
-    /// gather): about one commit's fsync on a laptop SSD.
-    static let gatherWindowNanoseconds: UInt64 = 150_000
+    /// How long the last commit took (its write and sync), in nanoseconds: how long the commit
+    /// thread waits at most for callers to come back (``AppendMachine``'s gather), within
+    /// ``gatherWindowLimit``. A caller that comes back later than that would have waited as
+    /// long behind a commit in flight.
+    private let lastCommitNanoseconds = Atomic<UInt64>(150_000)
+    static let gatherWindowLimit: UInt64 = 10_000_000
 
     /// How many commits ended, successful or not; for tests.
     var commitCount: Int { machine.withLock { $0.commitCount } }
@@ -74,7 +77,9 @@ final class AppendThreads: Sendable {
         for (request, error) in rejected { request.answer(.failure(error)) }
         do {
             guard !batch.requests.isEmpty else { throw CancellationError() }
+            let start = MachineLock.now()
             try engine.write(batch)
+            lastCommitNanoseconds.store(MachineLock.now() - start, ordering: .relaxed)
         } catch {
             machine.withLock { $0.commitFailed() }
             for request in batch.requests { request.answer(.failure(error)) }
@@ -115,7 +120,8 @@ final class AppendThreads: Sendable {
             case .gather:
                 // Callers are coming back: wait for them, until the machine signals that enough
                 // are queued or the window closes.
-                let end = deadline ?? MachineLock.now() + Self.gatherWindowNanoseconds
+                let window = min(lastCommitNanoseconds.load(ordering: .relaxed), Self.gatherWindowLimit)
+                let end = deadline ?? MachineLock.now() + window
                 deadline = end
                 windowClosed = !machine.wait(.commitThread, until: end)
             case .stop:
