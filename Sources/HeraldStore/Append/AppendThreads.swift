@@ -9,7 +9,7 @@ final class AppendThreads: Sendable {
     private let machine = MachineLock()
     /// The seq of the last record committed; used by whoever holds the machine's commit stage.
     private let committedSeq = Mutex<UInt64>(0)
-    /// The two threads while they run, and each left when it returns.
+    /// The two threads (empty once stopped), and a group each leaves as it returns.
     private let threads = Mutex<[ObjectIdentifier]>([])
     private let returned = DispatchGroup()
 
