@@ -290,14 +290,16 @@ struct AppendMachineTests {
         _ = machine.enqueue(1)
         #expect(Self.commit(machine.nextCommit()) == [1])
         #expect(machine.committed([1], mayApply: true) == .commitThreadCommitsAndApplies)
-        // A caller commits batch 2 meanwhile (the last commit carried one request).
-        #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
-        #expect(machine.committed([2], mayApply: true) == .callerCommitsApplyThreadApplies)
-        #expect(!machine.applyThreadHasWork)
-        #expect(Self.isWait(machine.nextApply()), "batch 2 waits for batch 1")
+        // A caller comes meanwhile (the last commit carried one request): it may not apply
+        // before batch 1 is, so it queues.
+        #expect(machine.enqueue(2, callerMayCommit: true) == .queued)
+        #expect(Self.isWait(machine.nextApply()), "batch 1 is its committer's")
         machine.appliedHere()
-        #expect(machine.applyThreadHasWork)
-        #expect(Self.apply(machine.nextApply()) == [2])
+        #expect(machine.commitThreadHasWork)
+        #expect(Self.commit(machine.nextCommit()) == [2])
+        #expect(machine.committed([2], mayApply: true) == .commitThreadCommitsAndApplies)
+        machine.appliedHere()
+        #expect(Self.isWait(machine.nextApply()))
     }
 
     // MARK: A blocking caller commits its own request
@@ -349,7 +351,11 @@ struct AppendMachineTests {
         #expect(Self.commit(machine.nextCommit(windowClosed: true)) == [7], "nobody else came back in the window")
         _ = machine.commitSucceeded([7])
         #expect(Self.isWait(machine.nextCommit()))
-        #expect(machine.enqueue(8, callerMayCommit: true) == .commitHere)
+        #expect(machine.enqueue(8, callerMayCommit: true) == .queued, "batches wait for the apply thread")
+        #expect(Self.commit(machine.nextCommit()) == [8])
+        _ = machine.commitSucceeded([8])
+        while Self.apply(machine.nextApply()) != nil {}
+        #expect(machine.enqueue(9, callerMayCommit: true) == .commitHere, "all applied, the last commit carried one")
     }
 
     @Test("requests arriving during a caller's commit queue, and the commit thread has work once it ends")
@@ -374,27 +380,29 @@ struct AppendMachineTests {
         #expect(machine.commitCount == 2)
     }
 
-    @Test("a caller hands its batch to the apply thread when another is applied, or when it wants no updates")
-    func callerHandsOff() {
+    @Test("a caller queues when a batch is applied or waits to be, so that it never commits what it may not apply")
+    func callerQueuesBehindApply() {
         var machine = Self.idle()
         // Batch 1 through the threads; the apply thread is applying it.
         _ = machine.enqueue(1)
         #expect(Self.commit(machine.nextCommit()) == [1])
         _ = machine.commitSucceeded([1])
         #expect(Self.isWait(machine.nextCommit()))
+        #expect(machine.enqueue(2, callerMayCommit: true) == .queued, "batch 1 waits for the apply thread")
         #expect(Self.apply(machine.nextApply()) == [1])
-        // The commit thread is idle: a caller commits batch 2 itself, during batch 1's apply.
-        #expect(machine.enqueue(2, callerMayCommit: true) == .commitHere)
-        #expect(machine.committed([2], mayApply: true) == .callerCommitsApplyThreadApplies)
+        #expect(Self.commit(machine.nextCommit()) == [2])
+        _ = machine.commitSucceeded([2])
+        #expect(machine.enqueue(3, callerMayCommit: true) == .queued, "batch 2 waits")
         #expect(Self.apply(machine.nextApply()) == [2], "in commit order")
-        #expect(Self.isWait(machine.nextApply()))
-        // A bulk caller leaves the apply to the apply thread even when it is idle, and so
-        // prepares its next batch meanwhile.
-        #expect(machine.enqueue(3, callerMayCommit: true) == .commitHere)
-        #expect(machine.committed([3], mayApply: false) == .callerCommitsApplyThreadApplies)
-        #expect(machine.applyThreadHasWork)
+        #expect(Self.commit(machine.nextCommit()) == [3])
+        _ = machine.commitSucceeded([3])
         #expect(Self.apply(machine.nextApply()) == [3])
-        #expect(machine.commitCount == 3)
+        // Once the apply thread has asked again, all is idle: a caller commits its own.
+        #expect(Self.isWait(machine.nextApply()))
+        #expect(machine.enqueue(4, callerMayCommit: true) == .commitHere)
+        #expect(machine.committed([4], mayApply: true) == .callerCommitsAndApplies)
+        machine.appliedHere()
+        #expect(machine.commitCount == 4)
     }
 
     @Test("a caller's failed commit applies nothing and gives the commit thread the requests behind it")
@@ -468,7 +476,7 @@ struct AppendMachineTests {
                 guard !appliedHereInFlight else { break }
                 if callerInFlight {
                     callerInFlight = false
-                    appliedHereInFlight = machine.committed([0], mayApply: Bool.random(using: &generator)).appliesHere
+                    appliedHereInFlight = machine.committed([0], mayApply: true).appliesHere
                 } else if let requests = inFlight {
                     inFlight = nil
                     if Bool.random(using: &generator) {

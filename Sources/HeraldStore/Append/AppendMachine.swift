@@ -56,25 +56,24 @@ struct AppendMachine<Request, Batch> {
     /// whole-process wall-time ratios (2026-11-28, the shared 2-core machine, whose fsync
     /// latency moved 3× during the runs):
     enum Route: Equatable {
-        /// A lone synchronous caller (nobody commits, nothing is queued, the last commit
-        /// carried one request at most) commits, applies and answers itself: no hand-off,
-        /// no wake. "One durable event per call, 1 producer" (`producers 1 1500`) is 1.17×
+        /// A lone synchronous caller that wants updates (nobody commits, nothing is queued or
+        /// applied, the last commit carried one request at most) commits, applies and answers
+        /// itself: no hand-off, no wake. "One durable event per call, 1 producer" (`producers 1 1500`) is 1.17×
         /// slower without it (CPU 1.32×).
         case callerCommitsAndApplies
-        /// A caller's batch that wants no updates (`appendBatch`), or that lands while another
-        /// is applied: the apply thread applies it while the caller prepares and commits its
-        /// next batch. "Batched append" (`populate --events 100000`) is 1.06× slower without
-        /// it for bulk batches, within the noise.
-        case callerCommitsApplyThreadApplies
         /// The commit thread applies its batch itself when nothing else is applied, waits to
         /// be or is queued, then gathers the callers it has answered: one wake less per group
         /// commit. "8 concurrent producers, each call durable" (`producers 8 500`) is 1.14×
         /// slower without it. (Without the gather: 1.40×, CPU 1.57×, 4.0 events per commit
         /// instead of 7.9.)
         case commitThreadCommitsAndApplies
-        /// The pipeline: async callers, callers inside a transaction and callers that came
-        /// while a commit ran are committed by the commit thread and applied by the apply
-        /// thread, commit N+1 overlapping apply N.
+        /// The pipeline: async callers, callers inside a transaction, bulk batches
+        /// (`appendBatch`) and callers that came while a commit ran are committed by the
+        /// commit thread and applied by the apply thread, commit N+1 overlapping apply N (a
+        /// bulk caller, answered once its batch holds the state lock, prepares its next batch
+        /// meanwhile). A fourth route, a caller committing and the apply thread applying, was
+        /// deleted: "batched append" (`populate --events 100000`) was 1.06× slower without it,
+        /// within the noise.
         case commitThreadCommitsApplyThreadApplies
 
         /// Whether the committer applies the batch itself.
@@ -112,17 +111,21 @@ struct AppendMachine<Request, Batch> {
         /// The store is closed: fail the request with the closed error.
         case refuse
         /// The caller writes its request itself, in one transaction, then reports
-        /// ``committed(_:mayApply:)`` or ``commitFailed()``. The request was not queued.
+        /// ``committed(_:mayApply:)`` (and applies it: nothing else can be applied meanwhile)
+        /// or ``commitFailed()``. The request was not queued.
         case commitHere
     }
 
     /// A caller's request arrives; `callerMayCommit` when the caller may block on its own
-    /// commit (a synchronous append, not an `async` one, nor one inside a transaction).
+    /// commit and apply (a synchronous append that wants updates, not an `async` one, nor one
+    /// inside a transaction).
     mutating func enqueue(_ request: Request, callerMayCommit: Bool = false) -> EnqueueAction {
         guard !isClosed else { return .refuse }
         // Not after a commit of several requests: their callers are coming back, and the
         // commit thread gathers them into one commit.
-        if callerMayCommit && commitStage == .idle && queued.isEmpty && hasRoomToCommit && lastCommitSize <= 1 {
+        if callerMayCommit && commitStage == .idle && queued.isEmpty && handedOff.isEmpty && applyStage == .idle
+            && lastCommitSize <= 1
+        {
             commitStage = .committing(by: .caller, size: 1)
             return .commitHere
         }
@@ -210,17 +213,19 @@ struct AppendMachine<Request, Batch> {
         return route
     }
 
-    /// Who applies a batch `committer` has just made durable (see ``Route``): the committer,
+    /// Who applies a batch `committer` has just made durable (see ``Route``): a caller always
+    /// (it committed only when nothing else was applied or waited to be); the commit thread
     /// when every request wants updates (`mayApply`), nothing else is applied or waits to be
-    /// (so seq order holds), and, for the commit thread, nothing is queued that it should
-    /// commit instead; else the apply thread.
+    /// (so seq order holds) and nothing is queued that it should commit instead; else the
+    /// apply thread.
     private func route(committedBy committer: Committer, mayApply: Bool) -> Route {
-        let applyHere = mayApply && handedOff.isEmpty && applyStage == .idle
         switch committer {
         case .caller:
-            return applyHere ? .callerCommitsAndApplies : .callerCommitsApplyThreadApplies
+            precondition(mayApply && handedOff.isEmpty && applyStage == .idle, "a caller committed what it may not apply")
+            return .callerCommitsAndApplies
         case .commitThread:
-            return applyHere && queued.isEmpty ? .commitThreadCommitsAndApplies : .commitThreadCommitsApplyThreadApplies
+            let applyHere = mayApply && handedOff.isEmpty && applyStage == .idle && queued.isEmpty
+            return applyHere ? .commitThreadCommitsAndApplies : .commitThreadCommitsApplyThreadApplies
         }
     }
 

@@ -54,12 +54,12 @@ final class AppendThreads: Sendable {
     }
 
     /// Appends `request` for a caller that may block, and returns its answer: the caller
-    /// commits (and applies) it on its own thread when the machine is idle, else queues it and
-    /// waits. `closed` is the error of a closed store.
+    /// commits and applies it on its own thread when the machine is idle and it wants updates,
+    /// else queues it and waits. `closed` is the error of a closed store.
     func append(_ request: AppendRequest, waiter: AppendRequest.Waiter, closed: @autoclosure () -> any Error) throws
         -> AppendRequest.Committed
     {
-        switch machine.withLock({ $0.enqueue(request, callerMayCommit: true) }) {
+        switch machine.withLock({ $0.enqueue(request, callerMayCommit: request.wantsUpdates) }) {
         case .queued: break
         case .refuse: throw closed()
         case .commitHere: commit([request])
