@@ -114,14 +114,14 @@ public final class StoreHost: Sendable {
         }
     }
 
-    /// Takes the store out of its slot and lets it go (the last reference closes it and frees
-    /// the writer lock), after its background snapshot.
+    /// Takes the store out of its slot and closes it (after its background snapshot), which
+    /// frees the writer lock however many references remain.
     private func releaseStore() {
         let store = slot.store.withLock { store -> Store? in
             defer { store = nil }
             return store
         }
-        store?.snapshots.waitUntilIdle()
+        store?.close()
     }
 
     /// Whether a store is open.

@@ -8,12 +8,9 @@ import Synchronization
 /// ones in the background (see ``Store/Options/snapshotInterval``), so that no append waits
 /// for them; those of `snapshot()` on their caller's thread, once the queue is free.
 ///
-/// It holds what a write needs (the environment, the database handles, a few options) and
-/// never the store. A store is released by its users, and it must close (its environment and
-/// writer lock) on the thread that lets go last, at once, so that the directory can be opened
-/// again right after: a background job that held the store, even for the length of one call,
-/// could be the one to release it last. Only the store holds its writer, and the store's
-/// deinit waits for the queue (``waitUntilIdle()``) before letting go of it.
+/// It holds what a write needs (the environment, the database handles, a few options), not
+/// the store; ``Store/close()`` waits for the queue (``waitUntilIdle()``) before it releases
+/// the environment.
 final class SnapshotWriter: Sendable {
     private let queue = DispatchQueue(label: "herald.store.snapshots")
     /// Whether an automatic snapshot is queued or being written. While one is, no other
@@ -44,11 +41,7 @@ final class SnapshotWriter: Sendable {
     /// logged, never thrown: the events are durable and the next interval tries again.
     func startInBackground(_ projection: Projection, seq: UInt64) -> Bool {
         guard inFlight.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
-        // Unowned: libdispatch releases a job's closure after running it, which may be after
-        // the store's deinit has stopped waiting; a strong reference there could close the
-        // environment on this queue, after the store. Only the store holds the writer, and
-        // its deinit waits for this queue before releasing it: the writer outlives the job.
-        queue.async { [unowned self] in
+        queue.async { [self] in
             defer { self.inFlight.store(false, ordering: .releasing) }
             do {
                 try self.automaticSnapshotFault?(seq)

@@ -49,19 +49,6 @@ extension Store {
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
-
-    /// Closes the store: fails the appends still queued with ``StoreError/closed(path:)``
-    /// (the commit in flight, if any, finishes and is applied), stops the commit and apply
-    /// threads, ends every ``appliedEvents()`` stream (after the events each buffered), waits
-    /// for the automatic snapshot in flight, and refuses later appends. Idempotent. The LMDB
-    /// environment and the writer lock are released when the last reference to the store goes.
-    public func close() {
-        let first = closedFlag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        guard first else { return }
-        appendThreads.stop(closed: StoreError.closed(path: path))
-        snapshotWriter.waitUntilIdle()
-        state.withLock { _ in followers.finishAll() }
-    }
 }
 
 /// Runs `body` on `queue` and resumes the caller with its result, releasing `body` (and what

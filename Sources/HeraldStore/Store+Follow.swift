@@ -58,7 +58,7 @@ extension Store {
                 return stream
             }
             let id = UUID()
-            continuation.onTermination = { [weak self] _ in self?.followers.remove(id: id) }
+            continuation.onTermination = { [followers] _ in followers.remove(id: id) }
             followers.add(continuation, path: path, account: account, catchingUp: catchingUp, id: id)
             return stream
         }
@@ -133,7 +133,11 @@ final class ResumableFollower: @unchecked Sendable {
                 box.projection = nil
                 continue
             }
-            try await readPage(from: store)
+            do {
+                try await readPage(from: store)
+            } catch let error as StoreError where error.code == .closed {
+                return nil  // closed while reading: the end, as for a live follower
+            }
         }
     }
 

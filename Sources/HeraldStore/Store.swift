@@ -32,6 +32,9 @@ public final class Store: Sendable {
     let databases: Databases
     let logger: Logger
     private let writerLock: WriterLock?
+    /// Whether ``close()`` releases `writerLock`: not when the caller lent it (compaction and
+    /// purge hold theirs across closing and reopening).
+    private let ownsWriterLock: Bool
     /// The write path: the commit thread and the apply thread (started for writable stores
     /// only).
     let appendThreads: AppendThreads
@@ -81,6 +84,7 @@ public final class Store: Sendable {
         if options.readOnly {
             guard fileManager.fileExists(atPath: dataFile) else { throw StoreError.notFound(path: path) }
             writerLock = nil
+            ownsWriterLock = false
         } else {
             if !fileManager.fileExists(atPath: dataFile) && !options.create {
                 throw StoreError.notFound(path: path)
@@ -88,6 +92,7 @@ public final class Store: Sendable {
             try Self.refuseRemnants(path)
             try FileSystem.makeDirectories(path)
             writerLock = try lock ?? WriterLock(directory: path)
+            ownsWriterLock = lock == nil
             try Self.removeCompactionLeftovers(path)
         }
         var environmentOptions = Environment.Options()
@@ -133,13 +138,34 @@ public final class Store: Sendable {
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 
-    deinit {
-        // No caller waits (each holds the store until answered): the threads stop at once.
+    /// Closes the store: fails the appends still queued with ``StoreError/closed(path:)``
+    /// (the commit in flight, if any, finishes and is applied), stops the commit and apply
+    /// threads and waits for them, ends every ``appliedEvents()`` stream (after the events each
+    /// buffered), waits for the automatic snapshot in flight, then releases the LMDB
+    /// environment and the writer lock: the directory can be opened again at once, here or
+    /// in another process. Later appends, writes and log reads throw
+    /// ``StoreError/closed(path:)``; the in-memory state stays readable. Idempotent.
+    public func close() {
+        stop()
+        history.releaseArchive()
+        environment.release()
+    }
+
+    /// A store its users let go of stops as ``close()`` does (no caller waits: each holds the
+    /// store until answered). Its environment goes with the last of its parts a caller still
+    /// holds (`try Store(path: p).history.records()` reads through a temporary store).
+    deinit { stop() }
+
+    /// What ``close()`` and the deinit share: refuses later appends, stops the write path,
+    /// lets the automatic snapshot in flight finish, ends the followers and releases the
+    /// writer lock. Idempotent.
+    private func stop() {
+        let first = closedFlag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        guard first else { return }
         appendThreads.stop(closed: StoreError.closed(path: path))
-        // Let the automatic snapshot in flight, if any, finish while the environment is open;
-        // the environment and the writer lock close after this, as the properties go.
         snapshotWriter.waitUntilIdle()
-        followers.finishAll()
+        state.withLock { _ in followers.finishAll() }
+        if ownsWriterLock { writerLock?.release() }
     }
 
     private static func openDatabases(_ environment: Environment, create: Bool, path: String) throws -> Databases {

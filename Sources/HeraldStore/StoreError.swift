@@ -386,11 +386,14 @@ extension StoreError {
 
 extension StoreError {
     /// Runs `body`, turning an `LMDBError` it throws into ``Code/lmdb``; every other error
-    /// passes as it is. The one place the store converts LMDB's errors: the transaction
+    /// passes as it is (an environment released by ``Store/close()`` gives
+    /// ``Code/closed``). The one place the store converts LMDB's errors: the transaction
     /// helpers below and the few direct environment calls go through it.
     static func mappingLMDB<R>(_ body: () throws -> R) throws -> R {
         do {
             return try body()
+        } catch let error as LMDBError where error.code == LMDBError.closed {
+            throw StoreError.closed(path: error.path)
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }

@@ -169,6 +169,11 @@ public final class StoreHistory: Sendable {
         }
     }
 
+    /// Releases the archive's environment, if it was opened (``Store/close()``).
+    func releaseArchive() {
+        archiveHandle.withLock { _ = $0?.environment.release() }
+    }
+
     /// Whether `DIR/archive/` exists but the history does not use it: never compacted, nothing
     /// recorded as archived. Only an interrupted first `compact --archive` leaves that (the
     /// log still holds every record), and the next writable open removes it.

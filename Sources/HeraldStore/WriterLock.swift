@@ -11,7 +11,8 @@ import Synchronization
 /// make the refusal message useful; the lock itself is what counts, and the kernel drops it
 /// when the process dies, so a crash never leaves a store locked.
 package final class WriterLock: Sendable {
-    private let descriptor: Int32
+    /// The lock file's descriptor, `nil` once released.
+    private let descriptor: Mutex<Int32?>
     /// The lock file's identity: its key in ``heldHere``.
     private let identity: FileIdentity
 
@@ -62,7 +63,7 @@ package final class WriterLock: Sendable {
         let pid = Array(String(getpid()).utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, pid, pid.count, 0)
-        descriptor = fd
+        descriptor = Mutex(fd)
         self.identity = identity
     }
 
@@ -80,10 +81,15 @@ package final class WriterLock: Sendable {
         return fd
     }
 
-    deinit {
+    deinit { release() }
+
+    /// Gives the lock up now (a closed store's), rather than when the last reference goes.
+    /// Idempotent.
+    func release() {
+        guard let fd = descriptor.withLock({ $0.take() }) else { return }
         // Released before the lock: an open racing with this one then finds the lock still
         // held by its own process and waits for it, instead of being refused.
         Self.heldHere.withLock { _ = $0.remove(identity) }
-        close(descriptor)
+        close(fd)
     }
 }

@@ -29,6 +29,7 @@ extension Environment {
         guard fchmod(descriptor, mode) == 0 else { throw LMDBError(code: errno, operation: "fchmod", path: file) }
         let flags = compact ? UInt32(MDB_CP_COMPACT) : 0
         let transactionId = try resizeLock.withShared { () throws(LMDBError) -> Int in
+            try requireOpen("mdb_env_copyfd2")
             let before = info().lastTransactionId
             // lmdb.h, mdb_env_copyfd2: "fd: The filedescriptor to write the copy to. It must
             // have already been opened for Write access."

@@ -33,6 +33,9 @@ package final class Environment: @unchecked Sendable {
     package let options: Options
     /// The shared environment's lock, held here too so that transactions reach it directly.
     let resizeLock: ReadWriteLock
+    /// Whether ``release()`` gave this opener's share back; read and written under `resizeLock`
+    /// (shared to read, exclusive to set), so no transaction of this opener outlives it.
+    private(set) var isReleased = false
     /// Where the zeros written by the last `Transaction.preallocate(limit:)` end, in bytes;
     /// kept by the shared environment, whose write transactions run one at a time.
     var preallocatedEnd: Int {
@@ -148,7 +151,30 @@ package final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        EnvironmentRegistry.release(shared)
+        if !isReleased { EnvironmentRegistry.release(shared) }
+    }
+
+    /// Gives this opener's share of the environment back now rather than at its release (the
+    /// last opener's close closes the `MDB_env`), once every transaction of this process on the
+    /// environment has ended. Later transactions and calls of this opener throw
+    /// ``LMDBError/closed``. Idempotent. Returns false, closing nothing, when the calling
+    /// thread is inside a transaction of the environment (it would wait for itself); the
+    /// release then comes with the opener's.
+    @discardableResult
+    package func release() -> Bool {
+        guard !resizeLock.isHeldSharedByCurrentThread else { return false }
+        let first = resizeLock.withExclusive { () -> Bool in
+            defer { isReleased = true }
+            return !isReleased
+        }
+        if first { EnvironmentRegistry.release(shared) }
+        return true
+    }
+
+    /// Throws ``LMDBError/closed`` once ``release()`` ran; called with `resizeLock` held.
+    func requireOpen(_ operation: String) throws(LMDBError) {
+        guard isReleased else { return }
+        throw LMDBError(code: LMDBError.closed, operation: operation, path: path, reason: "the environment was released")
     }
 
     /// Runs `body` in a read-only transaction, which sees the last commit at its start.
@@ -230,7 +256,7 @@ package final class Environment: @unchecked Sendable {
     package func releaseMappedPages() {
         guard let identity = FileIdentity(path: path + "/data.mdb") else { return }
         resizeLock.withShared {
-            guard let maps = fopen("/proc/self/maps", "r") else { return }
+            guard !isReleased, let maps = fopen("/proc/self/maps", "r") else { return }
             defer { fclose(maps) }
             var line = [CChar](repeating: 0, count: 4096)
             while fgets(&line, Int32(line.count), maps) != nil {
@@ -251,6 +277,7 @@ package final class Environment: @unchecked Sendable {
 
     /// ``info()`` for a caller that excludes map growth itself (holding the resize lock).
     private func unlockedInfo() -> Info {
+        guard !isReleased else { return Info(mapSize: 0, lastPage: 0, pageSize: 0, lastTransactionId: 0) }
         var envInfo = MDB_envinfo()
         var stat = MDB_stat()
         mdb_env_info(handle, &envInfo)
@@ -267,6 +294,7 @@ package final class Environment: @unchecked Sendable {
         guard !options.readOnly else { throw LMDBError(code: EACCES, operation: "mdb_env_sync", path: path) }
         // Shared: the flags it reads are changed only under the exclusive lock.
         try resizeLock.withShared { () throws(LMDBError) in
+            try requireOpen("mdb_env_sync")
             try check(mdb_env_sync(handle, 1), "mdb_env_sync", path: path)
         }
     }
@@ -287,6 +315,7 @@ package final class Environment: @unchecked Sendable {
     package func copy(to destination: String, compact: Bool) throws(LMDBError) {
         let flags = compact ? UInt32(MDB_CP_COMPACT) : 0
         try resizeLock.withShared { () throws(LMDBError) in
+            try requireOpen("mdb_env_copy2")
             try check(mdb_env_copy2(handle, destination, flags), "mdb_env_copy2", path: path)
         }
     }
@@ -334,6 +363,7 @@ package final class Environment: @unchecked Sendable {
     private func grow() throws(LMDBError) {
         try requireNoTransactionOnThisThread(LMDBError.mapFull)
         try resizeLock.withExclusive { () throws(LMDBError) in
+            try requireOpen("mdb_env_set_mapsize")
             let current = unlockedInfo().mapSize
             let step = min(current, 1 << 30)
             try check(mdb_env_set_mapsize(handle, current + step), "mdb_env_set_mapsize", path: path)
@@ -346,6 +376,7 @@ package final class Environment: @unchecked Sendable {
         try requireNoTransactionOnThisThread(LMDBError.mapResized)
         // lmdb.h: "This function may be called with a size of zero to adopt the new size."
         try resizeLock.withExclusive { () throws(LMDBError) in
+            try requireOpen("mdb_env_set_mapsize")
             try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", path: path)
         }
     }

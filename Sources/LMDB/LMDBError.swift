@@ -61,6 +61,8 @@ package struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `MDB_RDONLY`, or more named databases than it was opened with), and LMDB allows one
     /// open per process. See ``Environment/init(path:options:)``.
     package static let incompatibleOpen: Int32 = EBUSY
+    /// `ESHUTDOWN`, with a ``reason``: the opener was released (``Environment/release()``).
+    package static let closed: Int32 = ESHUTDOWN
     /// `MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`: the data file is damaged.
     package var isCorruption: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
 }

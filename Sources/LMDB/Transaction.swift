@@ -19,6 +19,7 @@ package struct Transaction: ~Copyable {
     package let isReadOnly: Bool
 
     init(environment: Environment, readOnly: Bool) throws(LMDBError) {
+        try environment.requireOpen("mdb_txn_begin")
         var txn: OpaquePointer?
         let flags = readOnly ? UInt32(MDB_RDONLY) : 0
         try check(mdb_txn_begin(environment.handle, nil, flags, &txn), "mdb_txn_begin", path: environment.path)

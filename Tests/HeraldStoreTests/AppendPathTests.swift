@@ -62,7 +62,24 @@ struct AppendPathTests {
         #expect(!store.appendThreads.isRunning)
         store.close()
         #expect(throws: StoreError.self) { try store.append(Self.note(2)) }
-        #expect(try store.history.bounds().lastSeqInLog == 1)
+        #expect(try reader.history.bounds().lastSeqInLog == 1)
+    }
+
+    @Test("close releases the writer lock and the environment: the directory opens again at once, in this process")
+    func closeThenReopen() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.path)
+        try store.append(Self.note(1))
+        store.close()
+        // `store` is still referenced: close alone must let go of the lock and the log.
+        let error = #expect(throws: StoreError.self) { _ = try store.history.bounds() }
+        #expect(error?.code == .closed && error?.path == dir.path, "the log is no longer read")
+        #expect(store.lastSeq == 1, "the in-memory state stays readable")
+        let reopened = try Store(path: dir.path)
+        #expect(try reopened.append(Self.note(2)).seq == 2)
+        #expect(try reopened.history.records().map(\.seq) == [1, 2])
+        reopened.close()
+        withExtendedLifetime(store) {}
     }
 
     @Test("a lone synchronous caller commits on its own thread; async callers never do")
@@ -122,8 +139,8 @@ struct AppendPathTests {
         #expect(closeDone.wait(timeout: .now() + 10) == .success)
         #expect(try first.withLock { try $0?.get() }?.seq == 1)
         #expect(store.lastSeq == 1)
-        #expect(try store.history.bounds().lastSeqInLog == 1)
         #expect(!store.appendThreads.isRunning)
+        #expect(try Store(path: dir.path).history.bounds().lastSeqInLog == 1, "durable, and the directory opens again")
     }
 
     @Test("a failed commit fails exactly its requests and applies nothing; the appends queued behind it commit")
