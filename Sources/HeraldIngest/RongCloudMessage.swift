@@ -6,7 +6,7 @@ import HeraldEvents
 /// `herald ingest --format rongcloud` (recognised by `messageUId`).
 ///
 /// The message becomes a full `notify` (`partial: false`) of the same object its push made
-/// (chat `<conversation>:<targetId>`, id = ``StableID`` of the UId), so a push that came first
+/// (chat `<conversation>:<targetId>`, id = `StableID` of the UId), so a push that came first
 /// is upgraded in place (SEMANTICS §4 rule 1) and a push that comes later is a duplicate.
 /// An offline message the app does not notify about is `unreadOnly` (SEMANTICS 1.2): it
 /// counts but does not notify, as IMKit shows no local notification for them. A recall is

@@ -138,13 +138,13 @@ public final class Store: Sendable {
         logger.debug("opened store", metadata: ["path": "\(path)", "readOnly": "\(options.readOnly)"])
     }
 
-    /// Closes the store: fails the appends still queued with ``StoreError/closed(path:)``
+    /// Closes the store: fails the appends still queued with ``StoreError/Code/closed``
     /// (the commit in flight, if any, finishes and is applied), stops the commit and apply
     /// threads and waits for them, ends every ``appliedEvents()`` stream (after the events each
     /// buffered), waits for the automatic snapshot in flight, then releases the LMDB
     /// environment and the writer lock: the directory can be opened again at once, here or
     /// in another process. Later appends, writes and log reads throw
-    /// ``StoreError/closed(path:)``; the in-memory state stays readable. Idempotent.
+    /// ``StoreError/Code/closed``; the in-memory state stays readable. Idempotent.
     public func close() {
         stop()
         history.releaseArchive()

@@ -21,7 +21,7 @@ extension Store {
     /// Appends one event, applies it, and returns its seq and updates once it is durable
     /// (under the default durability).
     ///
-    /// An invalid event throws ``StoreError/invalid(_:)`` and appends nothing.
+    /// An invalid event throws ``StoreError/Code/invalid`` and appends nothing.
     /// Concurrent callers share commits (group commit); each still returns only when its own
     /// event is committed.
     @discardableResult
@@ -48,7 +48,7 @@ extension Store {
         return committed.firstSeq...(committed.firstSeq + UInt64(batch.count) - 1)
     }
 
-    /// One event to append, validated; throws ``StoreError/invalid(_:)``.
+    /// One event to append, validated; throws ``StoreError/Code/invalid``.
     func validated(_ event: Event, source: Source) throws -> PendingRecord {
         try requireWritable()
         do {
