@@ -226,13 +226,7 @@ public final class ReplicatedLog: LogReplication {
     /// retry), outcome unknown.
     public func commit(_ records: ReplicatedRecords) throws {
         let (status, epoch) = state.withLock { ($0.status, $0.epoch) }
-        switch status {
-        case .writable: break
-        case .fenced(let reason): throw ReplicationError(.fenced, reason)
-        case .recovering(let reason): throw ReplicationError(.unavailable, "the replicated log is unavailable: \(reason)")
-        case .following: throw ReplicationError(.follower, "this node follows log id \(logId) (--follow): it accepts no writes")
-        case .starting, .closed: throw ReplicationError(.unavailable, "the replicated log is not open")
-        }
+        if let refusal = refusal(status) { throw refusal }
         let seqs = records.seqs.map { Int64(bitPattern: $0) }
         var buffers: [ByteBuffer] = []
         buffers.reserveCapacity(records.count)
@@ -243,9 +237,7 @@ public final class ReplicatedLog: LogReplication {
             let result = try writer.withLink { link in
                 // Checked again with the connection held: a heartbeat or barrier before it may
                 // have found the log unavailable meanwhile.
-                guard self.status == .writable else {
-                    throw ReplicationError(.unavailable, "the replicated log became unavailable; retry")
-                }
+                if let refusal = self.refusal(self.status) { throw refusal }
                 return try link.transaction { link in
                     try link.rows(
                     """
@@ -282,6 +274,17 @@ public final class ReplicatedLog: LogReplication {
         try checkOwnership(epoch: epoch)
         recover("the log in PostgreSQL does not end at seq \(previous) as the store's does")
         throw ReplicationError(.unavailable, "the store is behind the replicated log; catching up, retry")
+    }
+
+    /// Why a commit is refused in `status`, or `nil` when the node may write.
+    private func refusal(_ status: Status) -> ReplicationError? {
+        switch status {
+        case .writable: nil
+        case .fenced(let reason): ReplicationError(.fenced, reason)
+        case .recovering(let reason): ReplicationError(.unavailable, "the replicated log is unavailable: \(reason)")
+        case .following: ReplicationError(.follower, "this node follows log id \(logId) (--follow): it accepts no writes")
+        case .starting, .closed: ReplicationError(.unavailable, "the replicated log is not open")
+        }
     }
 
     /// Throws fenced (and fences this node) unless `epoch` still owns the log id.
