@@ -24,7 +24,16 @@ dir=${HERALD_CLUSTER_DIR:-${TMPDIR:-/tmp}/herald-cluster}
 partitions=${HERALD_CLUSTER_PARTITIONS:-2}
 pg_bin=/usr/lib/postgresql/15/bin
 
-die() { echo "cluster.sh: $*" >&2; exit 1; }
+# Set while `up` starts processes: a failure then stops what it started.
+starting=
+die() {
+  echo "cluster.sh: $*" >&2
+  if [ -n "$starting" ]; then
+    starting=
+    down >&2 || true
+  fi
+  exit 1
+}
 say() { echo "· $*" >&2; }
 
 # The pid recorded for `name`, when that process still runs.
@@ -107,6 +116,8 @@ up() {
 
   mkdir -p "$dir/pids" "$dir/log"
   chmod 755 "$dir"
+  starting=1
+  trap 'die "a command of up failed (line $LINENO)"' ERR
   local ports
   mapfile -t ports < <(free_ports)
   local etcd_port=${ports[0]} etcd_peer=${ports[1]} pg_proxy=${ports[2]} http_proxy=${ports[3]}
@@ -208,6 +219,7 @@ EOF
     start haproxy-herald haproxy -db -f "$dir/haproxy-herald.cfg"
     wait_for "Herald through HAProxy" 30 curl -sf "http://127.0.0.1:$HTTP_PROXY_PORT/healthz"
   fi
+  starting=
   echo "cluster up in $dir"
   [ "$partitions" -eq 0 ] || echo "herald:     http://127.0.0.1:$HTTP_PROXY_PORT (admin token in $dir/cluster.env)"
   echo "postgresql: 127.0.0.1:$PG_PROXY_PORT (user herald, database herald; password in $dir/cluster.env)"

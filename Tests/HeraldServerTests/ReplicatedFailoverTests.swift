@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import HeraldTestSupport
+import NIOCore
 import Synchronization
 import Testing
 
@@ -8,43 +10,41 @@ import Glibc
 #endif
 
 /// `Tools/cluster.sh`'s cluster (etcd, three PostgreSQL nodes under Patroni in strict
-/// synchronous mode, HAProxy to the primary) losing its primary under load.
+/// synchronous mode, HAProxy to the primary, a Herald partition on the replicated log behind
+/// HAProxy) losing its PostgreSQL primary under load.
 @Suite("cluster: PostgreSQL primary lost under load", .serverThreads)
 struct ReplicatedFailoverTests {
-    /// What the writers saw: the keys acknowledged and when each acknowledgement came; when
-    /// they should stop; which node was killed, when.
+    /// What one load saw: the keys acknowledged and when each acknowledgement came, the times
+    /// of the 503s; whether to stop.
     final class Acknowledgements: Sendable {
-        private let state = Mutex<(keys: [Int], times: [Double])>(([], []))
+        private let state = Mutex<(keys: [Int], times: [Double], refusals: [Double])>(([], [], []))
         private let stopped = Atomic<Bool>(false)
-        private let kill = Mutex<(node: String, at: Double)?>(nil)
         func add(_ key: Int, at time: Double) { state.withLock { $0.keys.append(key); $0.times.append(time) } }
+        func refused(at time: Double) { state.withLock { $0.refusals.append(time) } }
         var keys: [Int] { state.withLock { $0.keys } }
         var times: [Double] { state.withLock { $0.times } }
+        var refusals: [Double] { state.withLock { $0.refusals } }
         func stop() { stopped.store(true, ordering: .relaxed) }
         var isStopped: Bool { stopped.load(ordering: .relaxed) }
-        func killed(_ node: String, at time: Double) { kill.withLock { $0 = (node, time) } }
-        var killed: (node: String, at: Double)? { kill.withLock { $0 } }
+        /// Acknowledgements after `time`.
+        func count(after time: Double) -> Int { state.withLock { $0.times.count { $0 > time } } }
     }
 
     /// Seconds since the reference date, as a plain number for gaps.
     static func now() -> Double { Date().timeIntervalSinceReferenceDate }
 
-    /// The longest stretch without any acknowledgement that spans `moment`: how long writes
-    /// stopped around it.
+    /// The stretch without any acknowledgement that spans `moment`: how long writes stopped.
     static func outage(_ times: [Double], around moment: Double) -> Double {
-        let sorted = times.sorted()
-        let before = sorted.last { $0 <= moment } ?? moment
-        let after = sorted.first { $0 > moment } ?? .infinity
+        let before = times.filter { $0 <= moment }.max() ?? moment
+        let after = times.filter { $0 > moment }.min() ?? .infinity
         return after - before
     }
 
     /// One writer of the plain PostgreSQL load: psql runs of `batch` transactions, each
     /// `INSERT … ON CONFLICT DO NOTHING` then `COMMIT` then an `ack` line; a run that breaks
     /// (the primary lost) is followed by another from the first unacknowledged key (so a
-    /// commit whose reply was lost is retried, and stays once), until `stop` is set.
-    static func psqlWriter(
-        _ cluster: PatroniCluster, writer: Int, batch: Int, acks: Acknowledgements
-    ) throws {
+    /// commit whose reply was lost is retried, and stays once), until stopped.
+    static func psqlWriter(_ cluster: PatroniCluster, writer: Int, batch: Int, acks: Acknowledgements) throws {
         var next = writer * 1_000_000
         while !acks.isStopped {
             var script = ""
@@ -52,10 +52,11 @@ struct ReplicatedFailoverTests {
                 script += "BEGIN;\nINSERT INTO acks VALUES (\(key)) ON CONFLICT DO NOTHING;\nCOMMIT;\n\\echo ack \(key)\n"
             }
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+            // Line-buffered, so that each acknowledgement is read (and timed) when psql prints it.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
             process.arguments = [
-                "-h", "127.0.0.1", "-p", "\(cluster.port("PG_PROXY_PORT"))", "-U", "postgres", "-d", "herald",
-                "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                "-oL", "/usr/bin/psql", "-h", "127.0.0.1", "-p", "\(cluster.port("PG_PROXY_PORT"))", "-U", "postgres",
+                "-d", "herald", "-X", "-q", "-v", "ON_ERROR_STOP=1",
             ]
             process.environment = ["PGPASSWORD": cluster.environment["SUPERUSER_PASSWORD"] ?? "", "PGCONNECT_TIMEOUT": "2"]
             let input = Pipe(), output = Pipe()
@@ -65,7 +66,6 @@ struct ReplicatedFailoverTests {
             try process.run()
             try? input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
             try? input.fileHandleForWriting.close()
-            // Line by line, so that each acknowledgement is timed when it arrives.
             var pending = Data()
             while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
                 pending.append(chunk)
@@ -79,45 +79,116 @@ struct ReplicatedFailoverTests {
                 }
             }
             process.waitUntilExit()
-            if process.terminationStatus != 0 { usleep(100_000) }
+            if process.terminationStatus != 0 {
+                acks.refused(at: now())
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// One client of Herald through HAProxy: events of account `tg:writer`, one per request,
+    /// each retried with its `Idempotency-Key` on a 503 (or a broken connection) until
+    /// acknowledged; returns on another status, recording it.
+    static func heraldWriter(_ cluster: PatroniCluster, writer: Int, acks: Acknowledgements) async throws {
+        let account = "tg:\(writer)"
+        var id = writer * 1_000_000
+        while !acks.isStopped {
+            id += 1
+            while true {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(cluster.port("HTTP_PROXY_PORT"))/v1/events")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(cluster.environment["HERALD_ADMIN_TOKEN"] ?? "")")
+                request.headers.add(name: "X-Herald-Account", value: account)
+                request.headers.add(name: "Idempotency-Key", value: "\(account)-\(id)")
+                request.body = .bytes(ByteBuffer(string: notifyLine(account: account, chat: "user:\(id % 5)", id: id)))
+                let status: UInt
+                do {
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                    status = response.status.code
+                } catch {
+                    status = 0
+                }
+                if status == 200 {
+                    acks.add(id, at: now())
+                    break
+                }
+                guard status == 503 || status == 0 else {
+                    Issue.record("POST /v1/events answered \(status)")
+                    return
+                }
+                acks.refused(at: now())
+                // A client would honour Retry-After (1 s); a shorter wait measures the outage finer.
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
     }
 
     @Test(
-        "SIGKILL of the PostgreSQL primary under a psql load: every acknowledged commit is present once after Patroni's failover",
+        "SIGKILL of the PostgreSQL primary under load: Herald's writes resume after Patroni's failover, every acknowledged event once, seqs gapless",
         .enabled(if: PatroniCluster.missing.isEmpty, "needs \(PatroniCluster.missing) (Tools/setup.sh installs them)"))
-    func psqlLoadSurvivesFailover() async throws {
-        let cluster = try PatroniCluster(partitions: 0)
+    func primaryKilledUnderLoad() async throws {
+        let cluster = try PatroniCluster(partitions: 1, herald: HeraldBinary.path)
         defer { cluster.stop() }
         _ = try cluster.psql("CREATE TABLE acks (key bigint PRIMARY KEY)")
-        let acks = Acknowledgements()
-        let writers = 4
+        let psql = Acknowledgements(), herald = Acknowledgements()
+        let killed = Mutex<(node: String, at: Double)?>(nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 1...writers {
-                group.addTask { try Self.psqlWriter(cluster, writer: writer, batch: 50, acks: acks) }
+            for writer in 1...2 {
+                group.addTask { try Self.psqlWriter(cluster, writer: writer, batch: 50, acks: psql) }
             }
-            group.addTask {
-                defer { acks.stop() }
-                // Load first, then the kill, then load again on the new primary.
-                try await Self.waitFor(seconds: 60) { acks.keys.count >= 200 }
-                let node = try cluster.killPrimaryPostgres()
-                let at = Self.now()
-                acks.killed(node, at: at)
-                _ = try cluster.waitForPrimary(otherThan: node, seconds: 60)
-                try await Self.waitFor(seconds: 60) { acks.times.filter { $0 > at }.count >= 200 }
+            for writer in 1...6 {
+                group.addTask { try await Self.heraldWriter(cluster, writer: writer, acks: herald) }
             }
+            // Load first, then the kill, then load again on the new primary.
+            defer { psql.stop(); herald.stop() }
+            try await Self.waitFor(seconds: 60) { herald.keys.count >= 100 && psql.keys.count >= 100 }
+            let node = try cluster.killPrimaryPostgres()
+            let at = Self.now()
+            killed.withLock { $0 = (node, at) }
+            _ = try cluster.waitForPrimary(otherThan: node, seconds: 60)
+            try await Self.waitFor(seconds: 60) { herald.count(after: at) >= 100 && psql.count(after: at) >= 100 }
+            psql.stop()
+            herald.stop()
             try await group.waitForAll()
         }
-        let kill = try #require(acks.killed)
-        let acknowledged = acks.keys
-        #expect(Set(acknowledged).count == acknowledged.count, "a key acknowledged twice")
-        // Every acknowledged key is in the new primary's table, once (the primary key).
-        let stored = Set(try cluster.psql("SELECT key FROM acks").split(separator: "\n").compactMap { Int($0) })
-        let lost = Set(acknowledged).subtracting(stored)
-        #expect(lost.isEmpty, "acknowledged but lost after the failover: \(lost.sorted().prefix(20))")
+        let kill = try #require(killed.withLock { $0 })
         #expect(cluster.primary() != kill.node)
-        let outage = Self.outage(acks.times, around: kill.at)
-        print("cluster failover (psql load): writes stopped for \(String(format: "%.1f", outage)) s around the SIGKILL of \(kill.node)")
+
+        // PostgreSQL directly: every acknowledged psql key is in the new primary's table.
+        let stored = Set(try cluster.psql("SELECT key FROM acks").split(separator: "\n").compactMap { Int($0) })
+        let lostRows = Set(psql.keys).subtracting(stored)
+        #expect(lostRows.isEmpty, "commits acknowledged to psql, lost: \(lostRows.sorted().prefix(20))")
+
+        // Herald: each acknowledged event once in the partition's log, seqs gapless from 1.
+        let partition = cluster.port("P1_PORT")
+        var seqs: [Int] = []
+        var ids: [Int] = []
+        for writer in 1...6 {
+            let (status, body) = try await Self.get(partition, "/v1/admin/accounts/tg:\(writer)/export", token: cluster.environment["HERALD_ADMIN_TOKEN"] ?? "")
+            #expect(status == 200)
+            for line in body.split(separator: "\n") {
+                let event = object(String(line))
+                if let seq = event["seq"] as? Int { seqs.append(seq) }
+                if let id = event["id"] as? Int { ids.append(id) }
+            }
+        }
+        #expect(Set(ids).count == ids.count, "an event stored twice")
+        let lostEvents = Set(herald.keys).subtracting(ids)
+        #expect(lostEvents.isEmpty, "events acknowledged by Herald, lost: \(lostEvents.sorted().prefix(20))")
+        #expect(seqs.sorted() == Array(1...max(seqs.count, 1)), "Herald's seqs are not 1…\(seqs.count) once each")
+        // The replicated log in PostgreSQL: the same seqs, gapless.
+        let logged = try cluster.psql("SELECT seq FROM herald_records WHERE log_id = 'p1' ORDER BY seq")
+            .split(separator: "\n").compactMap { Int($0) }
+        #expect(logged == seqs.sorted(), "PostgreSQL holds seqs \(logged.first ?? 0)…\(logged.last ?? 0) (\(logged.count)), Herald \(seqs.count)")
+
+        let refusals = herald.refusals.filter { $0 > kill.at }
+        let outage = Self.outage(herald.times, around: kill.at)
+        let psqlOutage = Self.outage(psql.times, around: kill.at)
+        print(
+            "cluster failover after SIGKILL of \(kill.node)'s PostgreSQL: Herald's writes stopped \(String(format: "%.1f", outage)) s "
+                + "(503s for \(String(format: "%.1f", (refusals.max() ?? kill.at) - (refusals.min() ?? kill.at))) s), "
+                + "psql's \(String(format: "%.1f", psqlOutage)) s; acknowledged: \(herald.keys.count) events, \(psql.keys.count) rows")
         #expect(outage < 60)
     }
 
@@ -128,5 +199,14 @@ struct ReplicatedFailoverTests {
             guard now() < deadline else { throw PatroniCluster.Failure(message: "timed out after \(seconds) s") }
             try await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// `GET path` on a loopback port with a bearer token: the status and the body.
+    static func get(_ port: Int, _ path: String, token: String) async throws -> (Int, String) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), String(buffer: body))
     }
 }
