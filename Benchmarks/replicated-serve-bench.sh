@@ -52,24 +52,6 @@ HERALD_CLUSTER_DIR="$work/cluster" HERALD_CLUSTER_PARTITIONS=0 "$root/Tools/clus
 export PGPASSWORD=$SUPERUSER_PASSWORD
 sql() { psql -h 127.0.0.1 -p "$PG_PROXY_PORT" -U postgres -d herald -X -Atqc "$1"; }
 
-cat > "$work/events.lua" <<'LUA'
--- One canonical notify event per request, unique per connection and request.
-local counter = 0
-local thread_id = 0
-function setup(thread) thread:set("id", thread_id); thread_id = thread_id + 1 end
-function init(args) counter = 0 end
-request = function()
-  counter = counter + 1
-  local body = string.format(
-    '{"type":"notify","account":"tg:%d","chat":"user:%d","kind":"message","id":%d,"date":1754385290,"title":"Alice","body":"hello %d"}',
-    id, counter % 50, counter, counter)
-  return wrk.format("POST", "/v1/events", {["Authorization"] = "Bearer bench", ["Content-Type"] = "application/x-ndjson"}, body)
-end
-done = function(summary, latency, requests)
-  io.write(string.format("non-2xx: %d\n", summary.errors.status))
-  io.write(string.format("p50: %.2f\np99: %.2f\n", latency:percentile(50) / 1000, latency:percentile(99) / 1000))
-end
-LUA
 
 # CPU seconds (user + system) used so far by `pids`.
 cpu() {
@@ -111,14 +93,14 @@ measure() {
   herald_cpu=$(cpu "$server") pg_cpu=$(cpu "${pg_pids[@]}")
   local threads=$c
   [ "$threads" -le 2 ] || threads=2
-  wrk -t "$threads" -c "$c" -d "${seconds}s" --latency -s "$work/events.lua" "http://127.0.0.1:$port" > "$work/wrk.out"
+  wrk -t "$threads" -c "$c" -d "${seconds}s" --latency -s "$root/Tools/serve-bench.lua" "http://127.0.0.1:$port" > "$work/wrk.out"
   herald_cpu=$(awk -v a="$herald_cpu" -v b="$(cpu "$server")" 'BEGIN { print b - a }')
   pg_cpu=$(awk -v a="$pg_cpu" -v b="$(cpu "${pg_pids[@]}")" 'BEGIN { print b - a }')
   local commits records rate p50 p99 errors per_txn
   commits=$(( $(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'herald'") - commits_before ))
   kill "$server"; wait "$server" 2>/dev/null || true; server=
   rate=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$work/wrk.out")
-  p50=$(sed -n 's/^p50: //p' "$work/wrk.out"); p99=$(sed -n 's/^p99: //p' "$work/wrk.out")
+  p50=$(sed -n 's/^p50: \([0-9.]*\) ms/\1/p' "$work/wrk.out"); p99=$(sed -n 's/^p99: \([0-9.]*\) ms/\1/p' "$work/wrk.out")
   errors=$(sed -n 's/^non-2xx: //p' "$work/wrk.out")
   per_txn=-
   if [ "$mode" != local ]; then
