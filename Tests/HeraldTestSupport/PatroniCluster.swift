@@ -129,6 +129,7 @@ public final class PatroniCluster: @unchecked Sendable {
     /// An error of the cluster, with what the script or the servers said.
     public struct Failure: Error, CustomStringConvertible {
         public let message: String
+        public init(message: String) { self.message = message }
         public var description: String { message }
     }
 
