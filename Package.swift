@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `herald serve --replicated-log`: the log replicated through PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // LMDB itself, linked as a system library (Debian: liblmdb-dev).
@@ -81,12 +83,24 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The log replicated through PostgreSQL (`herald serve --replicated-log`): commits,
+        // ownership by epoch, catch-up, followers. Only the server depends on it.
+        .target(
+            name: "HeraldReplication",
+            dependencies: [
+                "HeraldStore", "HeraldEvents",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // `herald serve`: the store as an HTTP service (Hummingbird), with tokens, metrics and
         // graceful shutdown. Blocking store calls run on a NIOThreadPool, never on an event loop.
         .target(
             name: "HeraldServer",
             dependencies: [
-                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest",
+                "LMDB", "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldReplication",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer",
+                "HeraldEvents", "HeraldProjection", "HeraldStore", "HeraldIngest", "HeraldServer", "HeraldReplication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -129,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald",
+                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald", "HeraldReplication",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Herald builds and tests with, when missing: LMDB (library and
-# mdb_stat/mdb_dump), libsodium, zlib, HAProxy for the test of `herald serve` behind it, and
-# for the replicated log's cluster (Tools/cluster.sh and its test): PostgreSQL 15, Patroni,
-# etcd (server and etcdctl) and curl.
+# mdb_stat/mdb_dump), libsodium, zlib, HAProxy for the test of `herald serve` behind it,
+# PostgreSQL 15 for the replicated log's tests, and for its cluster (Tools/cluster.sh and its
+# test) Patroni, etcd (server and etcdctl) and curl.
 # Run as root (or with sudo on PATH). Used by the README's quick start and by CI.
 set -euo pipefail
 need=()
@@ -11,7 +11,10 @@ command -v mdb_stat >/dev/null 2>&1 || need+=(lmdb-utils)
 [ -f /usr/include/sodium.h ] || need+=(libsodium-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+# PostgreSQL 15 (server and psql): the replicated log's tests (Tests/HeraldTestSupport/PostgresServers.swift).
 [ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
+command -v psql >/dev/null 2>&1 || need+=(postgresql-client-15)
+# Patroni with etcd, and curl: Tools/cluster.sh and its test (ReplicatedFailoverTests).
 command -v patroni >/dev/null 2>&1 || need+=(patroni)
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)

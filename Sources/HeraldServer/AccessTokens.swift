@@ -73,6 +73,17 @@ final class TokenAuthority: Sendable {
         self.known = Mutex(known)
     }
 
+    /// Reads the stored tokens again (a follower of a replicated log, whose tables the
+    /// leader's changes replace), keeping `HERALD_ADMIN_TOKEN`'s.
+    func reload() throws {
+        let stored = try tables.all(.tokens, as: TokenRecord.self)
+        known.withLock { known in
+            let environment = known.filter { $0.value.name == "HERALD_ADMIN_TOKEN" && $0.value.createdAt == 0 }
+            known = Dictionary(uniqueKeysWithValues: stored.map { ($0.key, $0.value) })
+            known.merge(environment) { _, kept in kept }
+        }
+    }
+
     /// The SHA-256 of a token, in lowercase hex: the only form that is stored.
     static func hash(_ token: some StringProtocol) -> String {
         var hasher = SHA256()

@@ -1,4 +1,5 @@
 import HeraldIngest
+import HeraldReplication
 import HeraldStore
 import Hummingbird
 
@@ -34,6 +35,8 @@ extension HeraldServer {
             }
             let stored = StoredKey(id: key.keyId, account: account, bytes: key.bytes)
             let added = try await self.host.run { [rebind] store in try Self.addKey(stored, rebind: rebind, to: store) }
+            // Kept with the replicated log too, so that a replacement node has it.
+            try await self.host.tables { try $0.replication?.writeService(put: [Self.replicatedKey(stored)]) }
             return JSONBody.object(["id": .int(key.keyId), "account": .string(account), "added": .bool(added)])
                 .response(status: added ? .created : .ok)
         }
@@ -47,6 +50,7 @@ extension HeraldServer {
             guard let id = Int64(try context.parameters.require("id")) else {
                 throw ServerError.badRequest(field: "id", "must be a key id (a signed 64-bit integer)")
             }
+            try await self.host.tables { try $0.replication?.writeService(put: [], remove: [(Self.telegramKeysTable, String(id))]) }
             guard try await self.host.run({ store in try store.keyring.remove(id: id) }) else {
                 throw ServerError.notFound(field: "id", "no Telegram key \(id)")
             }

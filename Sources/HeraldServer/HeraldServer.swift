@@ -15,6 +15,7 @@
 // - `TokenAuthority`, `Idempotency`, `ServiceTables`, `PushkeyRegistry`, `ServerMetrics`.
 
 import Foundation
+import HeraldReplication
 import HeraldStore
 import Hummingbird
 import Logging
@@ -34,11 +35,15 @@ public final class HeraldServer: Sendable {
     /// Rate limits of the unauthenticated push endpoints, by subscription token or pushkey.
     let endpointLimits: TokenBuckets
     let logger: Logger
+    /// The replicated log (`--replicated-log`), or `nil`: the local log only.
+    public let replicatedLog: ReplicatedLog?
     /// The admin token generated at this start (no `HERALD_ADMIN_TOKEN` and none stored):
     /// shown once to whoever starts the server, never stored in clear.
     public let generatedAdminToken: String?
 
-    /// Opens the store (creating it) and the service tables.
+    /// Opens the store (creating it) and the service tables. With a replicated log, first
+    /// connects to it and checks it (nothing is written when that fails), then catches the
+    /// store up with it before returning.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
         logger = configuration.logger
@@ -46,7 +51,26 @@ public final class HeraldServer: Sendable {
         storeOptions.quarantineLimitBytes = configuration.quarantineMaxBytes > 0 ? configuration.quarantineMaxBytes : nil
         storeOptions.logger = configuration.logger
         storeOptions.logger[metadataKey: "component"] = "store"
-        host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
+        let tablesSynced = SyncHook()
+        replicatedLog = try configuration.replicatedLog.map {
+            try Self.openReplicatedLog($0, storePath: configuration.storePath, logger: configuration.logger)
+        }
+        storeOptions.replication = replicatedLog
+        do {
+            host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
+        } catch {
+            replicatedLog?.close()
+            throw error
+        }
+        if let replicatedLog {
+            do {
+                try Self.startReplication(replicatedLog, host: host, logger: configuration.logger, synced: tablesSynced)
+            } catch {
+                replicatedLog.close()
+                try? host.closeNow()
+                throw error
+            }
+        }
         tokens = try TokenAuthority(
             tables: host.tables, adminToken: configuration.adminToken, requestsPerSecond: configuration.requestsPerSecondPerToken)
         idempotency = Idempotency(
@@ -60,15 +84,19 @@ public final class HeraldServer: Sendable {
         } else {
             generatedAdminToken = try tokens.create(name: "admin", scopes: [.admin], now: Int64(Date().timeIntervalSince1970 * 1000))
         }
+        tablesSynced.set { [tokens, logger] in
+            do { try tokens.reload() } catch { logger.error("reloading tokens failed", metadata: ["error": "\(error)"]) }
+        }
     }
 
     /// The routes.
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: ErrorMiddleware(logger: logger))
+        if let replicatedLog { router.add(middleware: ReplicationGate(log: replicatedLog)) }
         router.get("/healthz") { _, _ in JSONBody.object(["status": .string("ok")]).response() }
         router.get("/readyz") { _, _ in
-            self.host.isOpen
+            self.host.isOpen && self.replicatedLog?.isReady ?? true
                 ? JSONBody.object(["status": .string("ready")]).response()
                 : JSONBody.object(["status": .string("unavailable")]).response(status: .serviceUnavailable)
         }
@@ -138,6 +166,7 @@ public final class HeraldServer: Sendable {
                 logger.error("final snapshot failed", metadata: ["error": "\(error)"])
             }
         }
+        replicatedLog?.close()
         logger.info("stopped")
         if let failure, !(failure is CancellationError) { throw failure }
     }

@@ -23,6 +23,11 @@ extension ServerConfiguration {
     /// | `herald.retention.export.directory` | `HERALD_RETENTION_EXPORT_DIRECTORY` | `"retention": {"export": {"directory": …}}` | `STORE/archive-exports` |
     /// | `herald.idempotency.seconds` | `HERALD_IDEMPOTENCY_SECONDS` | `"idempotency": {"seconds": …}` | 86400 |
     /// | `herald.quarantine.max.bytes` | `HERALD_QUARANTINE_MAX_BYTES` | `"quarantine": {"max": {"bytes": …}}` | 64 MiB (0: none) |
+    /// | `herald.log.url` (secret) | `HERALD_LOG_URL` | `"log": {"url": …}` | none (the local log only) |
+    /// | `herald.log.id` | `HERALD_LOG_ID` | `"log": {"id": …}` | none (required with the URL) |
+    /// | `herald.log.follow` | `HERALD_LOG_FOLLOW` | `"log": {"follow": …}` | none (false) |
+    /// | `herald.log.takeover` | `HERALD_LOG_TAKEOVER` | `"log": {"takeover": …}` | none (false) |
+    /// | `herald.log.node` | `HERALD_LOG_NODE` | `"log": {"node": …}` | none (`HOSTNAME:STORE`) |
     ///
     /// Retention is on when either limit is set.
     ///
@@ -49,6 +54,7 @@ extension ServerConfiguration {
         compactSeconds = config.int(forKey: "herald.compact.seconds", default: compactSeconds)
         idempotencySeconds = config.int(forKey: "herald.idempotency.seconds", default: idempotencySeconds)
         quarantineMaxBytes = config.int(forKey: "herald.quarantine.max.bytes", default: quarantineMaxBytes)
+        replicatedLog = try Self.replicatedLog(reading: config)
         let maxAge = config.int(forKey: "herald.retention.max.age.seconds")
         let maxBytes = config.int(forKey: "herald.retention.max.bytes")
         if maxAge != nil || maxBytes != nil {
@@ -63,6 +69,28 @@ extension ServerConfiguration {
     /// that print endpoints (`herald serve subscriptions`) as well as the server.
     public static func publicURL(reading config: ConfigReader) throws -> PublicURL? {
         try config.string(forKey: "herald.public.url").flatMap { $0.isEmpty ? nil : try PublicURL($0) }
+    }
+
+    /// `herald.log.*`: the replicated log, or `nil` when no URL is set.
+    static func replicatedLog(reading config: ConfigReader) throws -> ReplicatedLogSettings? {
+        let url = config.string(forKey: "herald.log.url", isSecret: true) ?? ""
+        let logId = config.string(forKey: "herald.log.id") ?? ""
+        let follow = config.bool(forKey: "herald.log.follow", default: false)
+        let takeOver = config.bool(forKey: "herald.log.takeover", default: false)
+        let node = config.string(forKey: "herald.log.node").flatMap { $0.isEmpty ? nil : $0 }
+        guard !url.isEmpty else {
+            if !logId.isEmpty { throw ServerError.badRequest(field: "herald.log.id", "needs herald.log.url (--replicated-log)") }
+            return nil
+        }
+        guard !logId.isEmpty else { throw ServerError.badRequest(field: "herald.log.id", "required with herald.log.url (--log-id ID)") }
+        var settings = ReplicatedLogSettings(url: url, logId: logId)
+        settings.follow = follow
+        settings.takeOver = takeOver
+        settings.node = node
+        if settings.follow && settings.takeOver {
+            throw ServerError.badRequest(field: "herald.log.takeover", "a follower (--follow) takes nothing over")
+        }
+        return settings
     }
 
     /// Where retention exports go when `herald.retention.export.directory` is not set, inside

@@ -50,11 +50,32 @@ public struct ServerConfiguration: Sendable {
     /// The most bytes the store's quarantine may occupy before its oldest entries are
     /// dropped (`Store.Options.quarantineLimitBytes`); 0: no limit.
     public var quarantineMaxBytes = 64 << 20
+    /// The replicated log (`--replicated-log URL --log-id ID`), or `nil`: the local log only.
+    public var replicatedLog: ReplicatedLogSettings?
     /// The service's logger (the store gets a child of it).
     public var logger = Logger(label: "herald.serve")
 
     /// A configuration for the store at `storePath`.
     public init(storePath: String) {
         self.storePath = storePath
+    }
+}
+
+/// How `herald serve` joins a log replicated through PostgreSQL (`schema/replicated-log.md`).
+public struct ReplicatedLogSettings: Sendable {
+    /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (`herald.log.url`, a secret: never printed).
+    public var url: String
+    /// The partition's log id (`herald.log.id`).
+    public var logId: String
+    /// Follow the log read-only instead of owning it (`--follow`, `herald.log.follow`).
+    public var follow = false
+    /// Take the log id over even from an owner heard from recently (`--take-over`).
+    public var takeOver = false
+    /// This node's name in the log's tables (`herald.log.node`); default `HOSTNAME:STORE`.
+    public var node: String?
+
+    public init(url: String, logId: String) {
+        self.url = url
+        self.logId = logId
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEvents
+import HeraldReplication
 import Hummingbird
 import Logging
 
@@ -142,9 +143,23 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as ReplicationError {
+            // The replicated log refused or failed the write: nothing was acknowledged.
+            logger.warning("request refused by the replicated log", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw ServerError(replication: error)
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw ServerError(.internalServerError, "\(error)")
         }
+    }
+}
+
+extension ServerError {
+    /// 503 for a write the replicated log refused: with `Retry-After` when retrying helps
+    /// (PostgreSQL unavailable, an outcome unknown), without when it never will here (fenced,
+    /// a follower).
+    init(replication error: ReplicationError) {
+        self.init(.serviceUnavailable, error.message)
+        if error.isRetryable { headers[.retryAfter] = "1" }
     }
 }

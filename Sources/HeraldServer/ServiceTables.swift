@@ -1,4 +1,5 @@
 import Foundation
+import HeraldReplication
 import LMDB
 
 /// The service's own small tables, kept beside the store in `STORE/serve/` (an LMDB
@@ -27,9 +28,13 @@ final class ServiceTables: Sendable {
 
     let environment: Environment
     private let databases: [String: Database]
+    /// The replicated log the tables are written through to (`herald serve
+    /// --replicated-log`), before each local write: see ``ReplicatedLog/writeService(put:remove:)``.
+    let replication: ReplicatedLog?
 
     /// Opens (creating) the tables of the store at `storePath`.
-    init(storePath: String) throws {
+    init(storePath: String, replication: ReplicatedLog? = nil) throws {
+        self.replication = replication
         let path = storePath + "/" + Self.directoryName
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var options = Environment.Options()
@@ -54,13 +59,15 @@ final class ServiceTables: Sendable {
     /// Stores `value` under `key` (replacing), durably.
     func put(_ table: Table, _ key: String, _ value: some Encodable) throws {
         let bytes = Array(try JSONEncoder().encode(value))
+        try replication?.writeService(put: [ServiceEntry(table: table.rawValue, key: key, value: bytes)])
         try environment.write { txn in try txn.put(database(table), key: Array(key.utf8), value: bytes) }
     }
 
     /// Removes `key`; returns whether it was there.
     @discardableResult
     func remove(_ table: Table, _ key: String) throws -> Bool {
-        try environment.write { txn in try txn.delete(database(table), key: Array(key.utf8)) }
+        try replication?.writeService(put: [], remove: [(table.rawValue, key)])
+        return try environment.write { txn in try txn.delete(database(table), key: Array(key.utf8)) }
     }
 
     /// Every entry of `table`, in key order.
@@ -85,10 +92,41 @@ final class ServiceTables: Sendable {
     func removeAll<Value: Decodable>(_ table: Table, as type: Value.Type, where isExpired: (Value) -> Bool) throws -> Int {
         let expired = try all(table, as: type).filter { isExpired($0.value) }.map(\.key)
         guard !expired.isEmpty else { return 0 }
+        try replication?.writeService(put: [], remove: expired.map { (table.rawValue, $0) })
         return try environment.write { txn in
             var removed = 0
             for key in expired where try txn.delete(database(table), key: Array(key.utf8)) { removed += 1 }
             return removed
+        }
+    }
+
+    /// Every entry of every table, as the replicated log keeps them.
+    func entries() throws -> [ServiceEntry] {
+        try environment.read { txn in
+            var entries: [ServiceEntry] = []
+            for table in Table.allCases {
+                try txn.withCursor(database(table)) { cursor in
+                    var entry = try cursor.first()
+                    while let current = entry {
+                        entries.append(
+                            ServiceEntry(table: table.rawValue, key: String(decoding: current.key, as: UTF8.self), value: Array(current.value)))
+                        entry = try cursor.next()
+                    }
+                }
+            }
+            return entries
+        }
+    }
+
+    /// Replaces the local tables named in `tables` with `entries` (the replicated log's), in
+    /// one write; entries of other tables are ignored.
+    func replace(_ tables: [Table], with entries: [ServiceEntry]) throws {
+        let names = Set(tables.map(\.rawValue))
+        try environment.write { txn in
+            for table in tables { try txn.removeAll(database(table)) }
+            for entry in entries where names.contains(entry.table) {
+                try txn.put(databases[entry.table]!, key: Array(entry.key.utf8), value: entry.value)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEvents
+import HeraldReplication
 import HeraldStore
 import Logging
 import NIOPosix
@@ -30,7 +31,7 @@ public final class StoreHost: Sendable {
     public init(path: String, options: Store.Options = Store.Options(), threads: Int = 16) throws {
         self.path = path
         let store = try Store(path: path, options: options)
-        tables = try ServiceTables(storePath: path)
+        tables = try ServiceTables(storePath: path, replication: options.replication as? ReplicatedLog)
         let slot = StoreSlot(store)
         self.slot = slot
         self.options = options
@@ -125,6 +126,17 @@ public final class StoreHost: Sendable {
 
     /// Whether a store is open.
     public var isOpen: Bool { slot.store.withLock { $0 != nil } }
+
+    /// The open store, if any (compaction replaces it).
+    var currentStore: Store? { slot.store.withLock { $0 } }
+
+    /// Closes the store and stops the threads at once: a start that failed after the open,
+    /// before any call.
+    func closeNow() throws {
+        fence.stop()
+        releaseStore()
+        try pool.syncShutdownGracefully()
+    }
 
     /// Takes the store for good once the calls in flight have finished, runs `last` with it
     /// (the final snapshot), closes it (after its background snapshot) and stops the threads.

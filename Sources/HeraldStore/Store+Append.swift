@@ -10,6 +10,8 @@ struct PendingRecord: Sendable {
     /// Set by imports only: the record keeps its original seq and time.
     var seq: UInt64? = nil
     var recordedAt: Int64? = nil
+    /// Read from the replicated log (``Store/appendReplicated(_:)``): not sent back to it.
+    var replicated = false
 
     /// Where ``event`` lies inside a record, for a ``ReplayBatch`` that lends them.
     static let eventOffset = MemoryLayout<PendingRecord>.offset(of: \.event)!
@@ -154,6 +156,32 @@ extension Store {
         return applied
     }
 
+    /// Appends records read from the replicated log (``Options/replication``), keeping their
+    /// seqs, recorded times and sources: the catch-up of a node and the records a follower
+    /// applies. Each must decode and encode again to exactly its bytes, so that the local log
+    /// holds the same bytes; seqs must follow ``lastSeq``. They are not sent to the
+    /// replication.
+    @discardableResult
+    public func appendReplicated(_ records: [(seq: UInt64, bytes: [UInt8])]) throws -> [Applied] {
+        try requireWritable()
+        var pending: [PendingRecord] = []
+        pending.reserveCapacity(records.count)
+        for (seq, bytes) in records {
+            let record: LogRecord
+            do {
+                record = try bytes.withUnsafeBytes { try LogRecord(seq: seq, bytes: $0) }
+            } catch {
+                throw StoreError.damagedRecord(path: path, seq: seq, reason: "replicated record: \(error)")
+            }
+            guard record.encoded == bytes else {
+                throw StoreError.damagedRecord(path: path, seq: seq, reason: "replicated record does not encode again to its bytes")
+            }
+            pending.append(
+                PendingRecord(event: record.event, source: record.source, seq: seq, recordedAt: record.recordedAt, replicated: true))
+        }
+        return try submit(pending, wantsUpdates: true)?.applied ?? []
+    }
+
     /// The seqs that committed imported records skipped: what lies between each and the seq
     /// given out before it. Read after the commit, since appends of other callers may have
     /// been committed between an import's call and its records.
@@ -228,6 +256,11 @@ extension AppendEngine {
                 }
             }
         }
+        if let replication = options.replication {
+            // First there, then here: a record the replicated log lacks could never be repaired.
+            let records = replicated(batch, bytes: writer.bytes, ends: ends)
+            if records.count > 0 { try replication.commit(records) }
+        }
         do {
             try environment.write { txn in
                 txn.preallocate(limit: Self.preallocation)
@@ -246,5 +279,18 @@ extension AppendEngine {
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
+    }
+
+    /// The records of `batch` the replication has not got yet: all but those read from it.
+    private func replicated(_ batch: CommittedBatch, bytes: [UInt8], ends: [Int]) -> ReplicatedRecords {
+        let fromLog = batch.requests.flatMap { $0.records.map(\.replicated) }
+        guard fromLog.contains(true) else { return ReplicatedRecords(seqs: batch.seqs, bytes: bytes, ends: ends) }
+        var kept = ReplicatedRecords(seqs: [], bytes: [], ends: [])
+        for index in fromLog.indices where !fromLog[index] {
+            kept.seqs.append(batch.seqs[index])
+            kept.bytes.append(contentsOf: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+            kept.ends.append(kept.bytes.count)
+        }
+        return kept
     }
 }

@@ -35,7 +35,7 @@ struct Herald: AsyncParsableCommand {
             ExportCommand.self, ImportCommand.self, StatsCommand.self, VerifyCommand.self, IndexCommand.self,
             SnapshotCommand.self, CompactCommand.self, PurgeCommand.self, QuarantineCommand.self, KeysCommand.self,
             SalvageCommand.self, BackupCommand.self,
-            ServeCommand.self, MoveAccountCommand.self,
+            ServeCommand.self, MoveAccountCommand.self, LogCommand.self,
         ]
     )
 

@@ -86,6 +86,18 @@ struct ServeRunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds idempotency keys are kept, 0 for ever (herald.idempotency.seconds; default 86400).")
     var idempotencySeconds: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Replicate the log through PostgreSQL: commits go there first, a replacement node catches up from it (herald.log.url, $HERALD_LOG_URL; the password is never printed). Needs --log-id.", valueName: "postgres://USER:PASSWORD@HOST:PORT/DATABASE"))
+    var replicatedLog: String?
+
+    @Option(name: .long, help: ArgumentHelp("The partition's log id in the replicated log (herald.log.id, $HERALD_LOG_ID).", valueName: "ID"))
+    var logId: String?
+
+    @Flag(name: .long, help: "Follow the replicated log read-only: apply what the owner commits, serve reads and update streams (herald.log.follow). Restart without it to promote the node.")
+    var follow = false
+
+    @Flag(name: .long, help: "Take the log id over even when its owner was heard from in the last 10 s; the owner is fenced (herald.log.takeover).")
+    var takeOver = false
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -116,6 +128,10 @@ struct ServeRunCommand: AsyncParsableCommand {
             flags["herald.retention.export.directory"] = .init(.string(retentionExportDirectory), isSecret: false)
         }
         if let idempotencySeconds { flags["herald.idempotency.seconds"] = .init(.int(idempotencySeconds), isSecret: false) }
+        if let replicatedLog { flags["herald.log.url"] = .init(.string(replicatedLog), isSecret: true) }
+        if let logId { flags["herald.log.id"] = .init(.string(logId), isSecret: false) }
+        if follow { flags["herald.log.follow"] = .init(.bool(true), isSecret: false) }
+        if takeOver { flags["herald.log.takeover"] = .init(.bool(true), isSecret: false) }
         let reader = try await Self.configReader(flags: flags, file: config)
         return try Self.usageFailure { try ServerConfiguration(reading: reader) }
     }
@@ -125,7 +141,7 @@ struct ServeRunCommand: AsyncParsableCommand {
     static func configReader(flags: [AbsoluteConfigKey: ConfigValue], file: String?) async throws -> ConfigReader {
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: flags),
-            EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN"])),
+            EnvironmentVariablesProvider(secretsSpecifier: .specific(["HERALD_ADMIN_TOKEN", "HERALD_LOG_URL"])),
         ]
         if let file { providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file))) }
         return ConfigReader(providers: providers)
