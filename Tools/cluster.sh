@@ -45,9 +45,17 @@ alive() {
 }
 
 # Starts `command…` in the background as `name` (its output in log/name.log), records its pid.
+# Descriptors other than 0–2 that the caller left open (a test's pipe, its sockets) are closed
+# first: a server that kept the write end of our caller's pipe would hold its read for ever.
 start() {
   local name=$1; shift
-  "$@" >"$dir/log/$name.log" 2>&1 &
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+    done
+    exec "$@"
+  ) </dev/null >"$dir/log/$name.log" 2>&1 &
   echo $! >"$dir/pids/$name.pid"
 }
 
