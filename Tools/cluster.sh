@@ -199,8 +199,7 @@ EOF
     "$root/Tools/cluster/haproxy-postgres.cfg" >"$dir/haproxy-postgres.cfg"
   say "HAProxy for PostgreSQL on 127.0.0.1:$PG_PROXY_PORT"
   start haproxy-postgres haproxy -db -f "$dir/haproxy-postgres.cfg"
-  wait_for "PostgreSQL through HAProxy" 30 env PGPASSWORD="$herald_password" PGCONNECT_TIMEOUT=2 \
-    psql -h 127.0.0.1 -p "$PG_PROXY_PORT" -U herald -d herald -Atc "SELECT NOT pg_is_in_recovery()" -v ON_ERROR_STOP=1
+  wait_for "the primary through HAProxy" 30 only_primary
 
   if [ "$partitions" -gt 0 ]; then
     local partition port
@@ -233,6 +232,16 @@ EOF
   echo "postgresql: 127.0.0.1:$PG_PROXY_PORT (user herald, database herald; password in $dir/cluster.env)"
 }
 
+# True when four connections in a row through HAProxy reach a primary: HAProxy counts every
+# server up until its first check, and would spread them over all three.
+only_primary() {
+  local i
+  for i in 1 2 3 4; do
+    [ "$(PGPASSWORD=$HERALD_PASSWORD PGCONNECT_TIMEOUT=2 psql -h 127.0.0.1 -p "$PG_PROXY_PORT" -U herald -d herald \
+      -XAtc "SELECT pg_is_in_recovery()")" = f ] || return 1
+  done
+}
+
 # True when a node is primary (its Patroni answers GET /primary with 200).
 primary() { [ "$(primary_name)" != none ]; }
 
@@ -250,29 +259,38 @@ sys.exit(0 if "sync_standby" in roles and len(roles) == 3 else 1)' && return 0
   return 1
 }
 
-# Sends `signal` to each recorded process still running, in the reverse order of `up`, and
-# waits for it; postmasters whose Patroni died before them are stopped too.
+# Stops each recorded process still running, in the reverse order of `up`, one tier at a time
+# (SIGTERM to the tier, then wait, SIGKILL after 30 s); postmasters whose Patroni died before
+# them are stopped too.
 down() {
   [ -d "$dir/pids" ] || die "no cluster in $dir"
-  local name pid node waited
-  for name in haproxy-herald p2 p1 haproxy-postgres pg3 pg2 pg1 etcd; do
-    pid=$(alive "$name") || continue
-    kill -TERM "$pid" 2>/dev/null || true
-    waited=0
-    while kill -0 "$pid" 2>/dev/null; do
-      sleep 0.1
-      waited=$((waited + 1))
-      [ $waited -lt 300 ] || { kill -KILL "$pid" 2>/dev/null || true; }
+  local tier name pid node waited
+  for tier in "haproxy-herald p1 p2 haproxy-postgres" "pg1 pg2 pg3" "etcd"; do
+    local stopping=()
+    for name in $tier; do
+      pid=$(alive "$name") || continue
+      kill -TERM "$pid" 2>/dev/null || true
+      stopping+=("$name:$pid")
     done
-    say "stopped $name ($pid)"
-    if [[ $name == pg? ]]; then
+    waited=0
+    for name in "${stopping[@]}"; do
+      pid=${name#*:}
+      while kill -0 "$pid" 2>/dev/null; do
+        sleep 0.1
+        waited=$((waited + 1))
+        [ $waited -lt 300 ] || { kill -KILL "$pid" 2>/dev/null || true; }
+      done
+      say "stopped ${name%%:*} ($pid)"
+    done
+    for node in $tier; do
+      [[ $node == pg? ]] || continue
       # A postmaster left by a Patroni that was killed: fast shutdown.
-      if pid=$(postmaster "$name"); then
-        setpriv --reuid=postgres --regid=postgres --init-groups "$pg_bin/pg_ctl" stop -D "$dir/$name/data" -m fast >/dev/null 2>&1 \
+      if pid=$(postmaster "$node"); then
+        setpriv --reuid=postgres --regid=postgres --init-groups "$pg_bin/pg_ctl" stop -D "$dir/$node/data" -m fast >/dev/null 2>&1 \
           || kill -KILL "$pid" 2>/dev/null || true
-        say "stopped $name's PostgreSQL ($pid)"
+        say "stopped $node's PostgreSQL ($pid)"
       fi
-    fi
+    done
   done
   echo "cluster down; its data stays in $dir"
 }

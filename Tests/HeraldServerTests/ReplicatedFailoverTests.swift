@@ -33,11 +33,11 @@ struct ReplicatedFailoverTests {
     /// Seconds since the reference date, as a plain number for gaps.
     static func now() -> Double { Date().timeIntervalSinceReferenceDate }
 
-    /// The stretch without any acknowledgement that spans `moment`: how long writes stopped.
-    static func outage(_ times: [Double], around moment: Double) -> Double {
-        let before = times.filter { $0 <= moment }.max() ?? moment
-        let after = times.filter { $0 > moment }.min() ?? .infinity
-        return after - before
+    /// How long after `moment` writes resumed: the first acknowledgement after the last
+    /// refusal that followed it (or after `moment`, when none was refused).
+    static func outage(_ acks: Acknowledgements, after moment: Double) -> Double {
+        let lastRefusal = acks.refusals.filter { $0 > moment }.max() ?? moment
+        return (acks.times.filter { $0 > lastRefusal }.min() ?? .infinity) - moment
     }
 
     /// One writer of the plain PostgreSQL load: psql runs of `batch` transactions, each
@@ -128,7 +128,9 @@ struct ReplicatedFailoverTests {
         "SIGKILL of the PostgreSQL primary under load: Herald's writes resume after Patroni's failover, every acknowledged event once, seqs gapless",
         .enabled(if: PatroniCluster.missing.isEmpty, "needs \(PatroniCluster.missing) (Tools/setup.sh installs them)"))
     func primaryKilledUnderLoad() async throws {
+        let started = Self.now()
         let cluster = try PatroniCluster(partitions: 1, herald: HeraldBinary.path)
+        let up = Self.now() - started
         defer { cluster.stop() }
         _ = try cluster.psql("CREATE TABLE acks (key bigint PRIMARY KEY)")
         let psql = Acknowledgements(), herald = Acknowledgements()
@@ -142,12 +144,12 @@ struct ReplicatedFailoverTests {
             }
             // Load first, then the kill, then load again on the new primary.
             defer { psql.stop(); herald.stop() }
-            try await Self.waitFor(seconds: 60) { herald.keys.count >= 100 && psql.keys.count >= 100 }
+            try await Self.waitFor(seconds: 60) { herald.keys.count >= 30 && psql.keys.count >= 50 }
             let node = try cluster.killPrimaryPostgres()
             let at = Self.now()
             killed.withLock { $0 = (node, at) }
             _ = try cluster.waitForPrimary(otherThan: node, seconds: 60)
-            try await Self.waitFor(seconds: 60) { herald.count(after: at) >= 100 && psql.count(after: at) >= 100 }
+            try await Self.waitFor(seconds: 60) { herald.count(after: at) >= 30 && psql.count(after: at) >= 50 }
             psql.stop()
             herald.stop()
             try await group.waitForAll()
@@ -183,12 +185,13 @@ struct ReplicatedFailoverTests {
         #expect(logged == seqs.sorted(), "PostgreSQL holds seqs \(logged.first ?? 0)…\(logged.last ?? 0) (\(logged.count)), Herald \(seqs.count)")
 
         let refusals = herald.refusals.filter { $0 > kill.at }
-        let outage = Self.outage(herald.times, around: kill.at)
-        let psqlOutage = Self.outage(psql.times, around: kill.at)
+        let outage = Self.outage(herald, after: kill.at)
+        let format = { (seconds: Double) in String(format: "%.1f s", seconds) }
         print(
-            "cluster failover after SIGKILL of \(kill.node)'s PostgreSQL: Herald's writes stopped \(String(format: "%.1f", outage)) s "
-                + "(503s for \(String(format: "%.1f", (refusals.max() ?? kill.at) - (refusals.min() ?? kill.at))) s), "
-                + "psql's \(String(format: "%.1f", psqlOutage)) s; acknowledged: \(herald.keys.count) events, \(psql.keys.count) rows")
+            "cluster up in \(format(up)); after SIGKILL of \(kill.node)'s PostgreSQL, Herald's writes resumed after "
+                + "\(format(outage)) (\(refusals.count) answers 503 or a broken connection, over "
+                + "\(format((refusals.max() ?? kill.at) - (refusals.min() ?? kill.at)))), psql's after \(format(Self.outage(psql, after: kill.at))); "
+                + "acknowledged: \(herald.keys.count) events, \(psql.keys.count) rows; test \(format(Self.now() - started))")
         #expect(outage < 60)
     }
 
