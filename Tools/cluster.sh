@@ -260,12 +260,18 @@ sys.exit(0 if "sync_standby" in roles and len(roles) == 3 else 1)' && return 0
 }
 
 # Stops each recorded process still running, in the reverse order of `up`, one tier at a time
-# (SIGTERM to the tier, then wait, SIGKILL after 30 s); postmasters whose Patroni died before
-# them are stopped too.
+# (SIGTERM to the tier, then wait, SIGKILL after 30 s): the proxies and Herald, the standbys,
+# the primary, etcd. Postmasters whose Patroni died before them are stopped too.
 down() {
   [ -d "$dir/pids" ] || die "no cluster in $dir"
-  local tier name pid node waited
-  for tier in "haproxy-herald p1 p2 haproxy-postgres" "pg1 pg2 pg3" "etcd"; do
+  local tier name pid node waited primary replicas=
+  # The standbys before the primary: a primary stopping beside them waits for one of them to
+  # receive its shutdown checkpoint, for ever while they stop too.
+  # shellcheck source=/dev/null
+  [ -f "$dir/cluster.env" ] && . "$dir/cluster.env"
+  primary=$(primary_name 2>/dev/null) || primary=none
+  for node in pg1 pg2 pg3; do [ "$node" = "$primary" ] || replicas+=" $node"; done
+  for tier in "haproxy-herald p1 p2 haproxy-postgres" "$replicas" "$primary" "etcd"; do
     local stopping=()
     for name in $tier; do
       pid=$(alive "$name") || continue
