@@ -16,6 +16,7 @@
 #   HERALD_CLUSTER_PARTITIONS  Herald partitions to start, 0 to 2 (default 2; 0: PostgreSQL only).
 #   HERALD_BIN                 the herald executable (default: herald on PATH, else .build/debug).
 #   HERALD_CLUSTER_PORT        first of 14 consecutive ports (default: free ports, chosen at up).
+#   HERALD_CLUSTER_STOP_SECONDS  how long down waits for a process before SIGKILL (default 30).
 # Needs Debian's etcd-server, patroni, postgresql-15 and haproxy (Tools/setup.sh). Run as root:
 # PostgreSQL and Patroni run as the postgres user, which owns their directories.
 set -euo pipefail
@@ -260,11 +261,12 @@ sys.exit(0 if "sync_standby" in roles and len(roles) == 3 else 1)' && return 0
 }
 
 # Stops each recorded process still running, in the reverse order of `up`, one tier at a time
-# (SIGTERM to the tier, then wait, SIGKILL after 30 s): the proxies and Herald, the standbys,
+# (SIGTERM to the tier, then wait, SIGKILL after HERALD_CLUSTER_STOP_SECONDS, default 30; a
+# Patroni busy with a rewind or a promotion can take that long): the proxies and Herald, the standbys,
 # the primary, etcd. Postmasters whose Patroni died before them are stopped too.
 down() {
   [ -d "$dir/pids" ] || die "no cluster in $dir"
-  local tier name pid node waited primary replicas=
+  local tier name pid node waited primary replicas= grace=${HERALD_CLUSTER_STOP_SECONDS:-30}
   # The standbys before the primary: a primary stopping beside them waits for one of them to
   # receive its shutdown checkpoint, for ever while they stop too.
   # shellcheck source=/dev/null
@@ -284,7 +286,7 @@ down() {
       while kill -0 "$pid" 2>/dev/null; do
         sleep 0.1
         waited=$((waited + 1))
-        [ $waited -lt 300 ] || { kill -KILL "$pid" 2>/dev/null || true; }
+        [ $waited -lt $((grace * 10)) ] || { kill -KILL "$pid" 2>/dev/null || true; }
       done
       say "stopped ${name%%:*} ($pid)"
     done
@@ -365,6 +367,6 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   status) status ;;
-  -h|--help|help) sed -n '2,20p' "$0" ;;
+  -h|--help|help) sed -n '2,21p' "$0" ;;
   *) echo "usage: Tools/cluster.sh up|down|status" >&2; exit 2 ;;
 esac

@@ -45,7 +45,7 @@ public final class PatroniCluster: @unchecked Sendable {
         if let herald { variables["HERALD_BIN"] = herald }
         let up = Self.script(["up"], variables)
         guard up.status == 0 else {
-            _ = Self.script(["down"], ["HERALD_CLUSTER_DIR": directory])
+            _ = Self.script(["down"], ["HERALD_CLUSTER_DIR": directory, "HERALD_CLUSTER_STOP_SECONDS": "5"])
             let logs = Self.tails(directory)
             try? FileManager.default.removeItem(atPath: directory)
             HangWatchdog.shared.end(directory)
@@ -69,7 +69,9 @@ public final class PatroniCluster: @unchecked Sendable {
             return running
         }
         guard wasRunning else { return }
-        _ = Self.script(["down"], ["HERALD_CLUSTER_DIR": directory])
+        // A Patroni still busy with the failover's rewind ignores SIGTERM for long: after 5 s
+        // it is killed, and its postmaster stopped by pg_ctl.
+        _ = Self.script(["down"], ["HERALD_CLUSTER_DIR": directory, "HERALD_CLUSTER_STOP_SECONDS": "5"])
         try? FileManager.default.removeItem(atPath: directory)
         HangWatchdog.shared.end(directory)
     }
