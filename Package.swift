@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald", "HeraldReplication",
+                "HeraldServer", "HeraldStore", "HeraldEvents", "HeraldIngest", "HeraldTestSupport", "herald",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -106,11 +106,13 @@ public enum LogAdmin {
                 "SELECT count(*) FROM herald_records WHERE log_id = \(logId) AND seq <= \(Int64(through))"
             )[0].decode(Int64.self)
             if !dryRun {
-                _ = try link.rows(
+                _ = try link.transaction { link in
+                    try link.rows(
                     """
                     WITH d AS (DELETE FROM herald_records WHERE log_id = \(logId) AND seq <= \(Int64(through)) RETURNING 1)
                     UPDATE herald_logs SET pruned_through = greatest(pruned_through, \(Int64(through))) WHERE log_id = \(logId)
                     """)
+                }
             }
             return PrunePlan(logId: logId, through: through, records: Int(count))
         } catch let error as ReplicationError {

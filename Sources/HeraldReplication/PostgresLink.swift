@@ -84,6 +84,29 @@ final class PostgresLink: Sendable {
         return (Array(result.rows), notices.take())
     }
 
+    /// Runs `body` inside `BEGIN` … `COMMIT` and returns its result with the notices the
+    /// server sent until the COMMIT's reply.
+    ///
+    /// Never a lone statement for a write: postgres-nio answers a query at its
+    /// CommandComplete, which the server sends *before* it commits an implicit transaction
+    /// (at the protocol's Sync), so a lone INSERT would be answered before it is durable, let
+    /// alone on the standby. An explicit COMMIT is committed, and waits for the synchronous
+    /// standby, before its CommandComplete. A failure rolls back (when it still can) and
+    /// throws.
+    func transaction<Result>(_ body: (PostgresLink) throws -> Result) throws -> (result: Result, notices: [String]) {
+        _ = notices.take()
+        _ = try connection.query("BEGIN", logger: quiet).wait()
+        let result: Result
+        do {
+            result = try body(self)
+        } catch {
+            _ = try? connection.query("ROLLBACK", logger: quiet).wait()
+            throw error
+        }
+        _ = try connection.query("COMMIT", logger: quiet).wait()
+        return (result, notices.take())
+    }
+
     /// Runs `query` and returns its rows (notices ignored).
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
         try run(query).rows

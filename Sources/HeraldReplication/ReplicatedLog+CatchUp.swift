@@ -71,7 +71,7 @@ extension ReplicatedLog {
         guard remote.first == nil, remote.last == 0, local.lastSeqInLog > 0 else { return }
         let base = local.firstReadableSeq - 1
         if base > 0 {
-            _ = try query(writer, "seeding the log") {
+            _ = try transaction(writer, "seeding the log") {
                 "UPDATE herald_logs SET pruned_through = \(Int64(base)) WHERE log_id = \(self.logId) AND epoch = \(self.epoch)"
             }
         }
@@ -82,7 +82,7 @@ extension ReplicatedLog {
             guard let last = records.last else { break }
             let seqs = records.map { Int64($0.seq) }
             let buffers = records.map { ByteBuffer(bytes: $0.encoded) }
-            _ = try query(writer, "seeding the log") {
+            _ = try transaction(writer, "seeding the log") {
                 """
                 INSERT INTO herald_records (log_id, seq, epoch, record)
                 SELECT \(self.logId), t.seq, \(self.epoch), t.record FROM unnest(\(seqs)::int8[], \(buffers)::bytea[]) AS t(seq, record)
@@ -170,10 +170,10 @@ extension ReplicatedLog {
         let tables = entries.map(\.table), keys = entries.map { ByteBuffer(string: $0.key) }
         let values = entries.map { ByteBuffer(bytes: $0.value) }
         let removedTables = removals.map(\.table), removedKeys = removals.map { ByteBuffer(string: $0.key) }
-        let result: (rows: [PostgresRow], notices: [String])
+        let result: (result: [PostgresRow], notices: [String])
         do {
             result = try writer.withLink { link in
-                try link.run(
+                try link.transaction { link in try link.rows(
                     """
                     WITH owner AS (SELECT log_id FROM herald_logs WHERE log_id = \(logId) AND epoch = \(epoch) FOR SHARE),
                     del AS (
@@ -184,15 +184,16 @@ extension ReplicatedLog {
                         SELECT owner.log_id, t.tbl, t.key, t.value FROM owner, unnest(\(tables)::text[], \(keys)::bytea[], \(values)::bytea[]) AS t(tbl, key, value)
                         ON CONFLICT (log_id, tbl, key) DO UPDATE SET value = EXCLUDED.value RETURNING 1)
                     SELECT (SELECT count(*) FROM owner), (SELECT count(*) FROM del), (SELECT count(*) FROM ins)
-                    """)
+                    """) }
             }
         } catch {
+            writer.discard()
             throw ReplicationError(.unavailable, "the replicated log is unavailable: \(PostgresLink.reason(error))")
         }
         guard result.notices.isEmpty else {
             throw ReplicationError(.outcomeUnknown, "the service table write is not confirmed (a notice came with it); retry")
         }
-        let counts = try result.rows.first?.decode((Int64, Int64, Int64).self)
+        let counts = try result.result.first?.decode((Int64, Int64, Int64).self)
         let owned = counts?.0 ?? 0
         if owned == 0 {
             try checkOwnership(epoch: epoch)

@@ -185,7 +185,7 @@ public final class ReplicatedLog: LogReplication {
 
     /// Takes the log id: a new epoch, this node its owner. Returns the epoch.
     private func claim() throws -> Int64 {
-        let rows = try query(writer, "taking the log id over") {
+        let rows = try transaction(writer, "taking the log id over") {
             """
             INSERT INTO herald_logs (log_id, epoch, owner, owner_seen_at) VALUES (\(self.logId), 1, \(self.node), now())
             ON CONFLICT (log_id) DO UPDATE SET epoch = herald_logs.epoch + 1, owner = EXCLUDED.owner, owner_seen_at = now()
@@ -204,12 +204,18 @@ public final class ReplicatedLog: LogReplication {
             return state.status
         }
         guard previous != .closed else { return }
-        if threadStarted.withLock({ $0 }) {
-            wake.signal()
-            stopped.wait()
-        }
+        // Closing the connections first ends a query the thread waits on (a heartbeat waiting
+        // for a standby that is gone), so that a shutdown never hangs on PostgreSQL.
         writer.close()
         reader.close()
+        if threadStarted.withLock({ $0 }) {
+            wake.signal()
+            if stopped.wait(timeout: .now() + 5) == .timedOut {
+                logger.warning("the replication thread did not stop within 5 s", metadata: ["log_id": "\(logId)"])
+            }
+            writer.close()
+            reader.close()
+        }
     }
 
     // MARK: Commit
@@ -235,7 +241,13 @@ public final class ReplicatedLog: LogReplication {
         let inserted: Int64
         do {
             let result = try writer.withLink { link in
-                try link.run(
+                // Checked again with the connection held: a heartbeat or barrier before it may
+                // have found the log unavailable meanwhile.
+                guard self.status == .writable else {
+                    throw ReplicationError(.unavailable, "the replicated log became unavailable; retry")
+                }
+                return try link.transaction { link in
+                    try link.rows(
                     """
                     WITH owner AS (
                         SELECT l.log_id FROM herald_logs l
@@ -248,6 +260,7 @@ public final class ReplicatedLog: LogReplication {
                         RETURNING seq)
                     SELECT (SELECT count(*) FROM ins) FROM pg_notify(\(Schema.channel), \(logId))
                     """)
+                }
             }
             if !result.notices.isEmpty {
                 recover(
@@ -256,7 +269,7 @@ public final class ReplicatedLog: LogReplication {
                 throw ReplicationError(
                     .outcomeUnknown, "the replicated log's commit is not confirmed (a notice came with it); not acknowledged, retry")
             }
-            inserted = try result.rows.first?.decode(Int64.self) ?? 0
+            inserted = try result.result.first?.decode(Int64.self) ?? 0
         } catch let error as ReplicationError {
             throw error
         } catch {
@@ -363,10 +376,12 @@ public final class ReplicatedLog: LogReplication {
         let epoch = self.epoch
         do {
             let result = try writer.withLink { link in
-                try link.run("UPDATE herald_logs SET owner_seen_at = now() WHERE log_id = \(self.logId) AND epoch = \(epoch) RETURNING epoch")
+                try link.transaction { link in
+                    try link.rows("UPDATE herald_logs SET owner_seen_at = now() WHERE log_id = \(self.logId) AND epoch = \(epoch) RETURNING epoch")
+                }
             }
             if !result.notices.isEmpty { recover("a heartbeat returned with a notice: \(result.notices.joined(separator: "; "))") }
-            if result.rows.isEmpty { try checkOwnership(epoch: epoch) }
+            if result.result.isEmpty { try checkOwnership(epoch: epoch) }
         } catch let error as ReplicationError where error.code == .fenced {
             return
         } catch {
@@ -382,18 +397,29 @@ public final class ReplicatedLog: LogReplication {
             // The barrier: a synchronous commit that returns without a notice is on the
             // standby, and so is every commit before it.
             let result = try writer.withLink { link in
-                try link.run("UPDATE herald_logs SET owner_seen_at = now() WHERE log_id = \(self.logId) AND epoch = \(epoch) RETURNING epoch")
+                try link.transaction { link in
+                    try link.rows("UPDATE herald_logs SET owner_seen_at = now() WHERE log_id = \(self.logId) AND epoch = \(epoch) RETURNING epoch")
+                }
             }
             guard result.notices.isEmpty else {
                 writer.discard()
                 return false
             }
-            if result.rows.isEmpty {
+            if result.result.isEmpty {
                 try checkOwnership(epoch: epoch)
                 return false
             }
             guard let store = storeSource.withLock({ $0 })?() else { return false }
             let applied = try catchUp(store)
+            // A failover that lost commits this store has (PostgreSQL ahead of LMDB is
+            // repaired; behind it cannot be): no more writes here, said loudly.
+            let local = try store.history.bounds().lastSeqInLog, remote = try remoteBounds().last
+            if local > remote {
+                fence(
+                    "the store at \(store.path) holds seqs up to \(local), past the last seq \(remote) of log id \(logId) in \(address) (a failover lost commits?); writes refused"
+                )
+                return false
+            }
             let recovered = state.withLock { state in
                 guard case .recovering = state.status else { return false }
                 state.status = .writable
@@ -410,6 +436,25 @@ public final class ReplicatedLog: LogReplication {
     }
 
     // MARK: Errors
+
+    /// ``query(_:_:_:)`` inside a transaction (every write: see ``PostgresLink/transaction(_:)``);
+    /// a notice with its commit throws ``ReplicationError/Code/outcomeUnknown``.
+    func transaction(_ slot: LinkSlot, _ doing: String, _ body: () -> PostgresQuery) throws -> [PostgresRow] {
+        let result: (result: [PostgresRow], notices: [String])
+        do {
+            result = try slot.withLink { link in try link.transaction { link in try link.rows(body()) } }
+        } catch let error as ReplicationError {
+            throw error
+        } catch {
+            slot.discard()
+            throw failure(error, doing: doing)
+        }
+        guard result.notices.isEmpty else {
+            throw ReplicationError(
+                .outcomeUnknown, "\(doing) in \(address), log id \(logId): the commit came with a notice (\(result.notices.joined(separator: "; ")))")
+        }
+        return result.result
+    }
 
     /// Runs `body`'s query on `slot`'s link, turning errors into ``ReplicationError``s.
     func query(_ slot: LinkSlot, _ doing: String, _ body: () -> PostgresQuery) throws -> [PostgresRow] {

@@ -6,9 +6,9 @@ import Glibc
 
 /// A PostgreSQL 15 primary and, optionally, one synchronous standby (Debian's
 /// `postgresql-15`), on free loopback ports in a temporary directory, for the replicated-log
-/// tests. The servers run as the `postgres` user (`initdb` and `postgres` refuse root),
-/// started with `setpriv`, which execs, so each process this starts is the postmaster
-/// itself; ``stop()`` (also called when the value dies, so a failing test leaves nothing
+/// tests. Run as root, the servers run as the `postgres` user (`initdb` and `postgres` refuse
+/// root), started with `setpriv`, which execs, so each process this starts is the postmaster
+/// itself (as another user, they run as that user); ``stop()`` (also called when the value dies, so a failing test leaves nothing
 /// running) kills exactly those and removes the directory.
 ///
 /// The database `herald` belongs to the role `herald`, password ``password``, over TCP with
@@ -33,11 +33,11 @@ public final class PostgresServers: @unchecked Sendable {
         primaryPort = try freePort()
         standbyPort = try freePort()
         do {
-            try Self.check(Self.run("/bin/chown", ["postgres:postgres", directory]), "chown")
-            try Self.asPostgres("initdb", ["-N", "-D", directory + "/primary", "-U", "postgres", "--auth-local=trust", "-E", "UTF8", "--locale=C"])
+            if getuid() == 0 { try Self.check(Self.run("/bin/chown", ["postgres:postgres", directory]), "chown") }
+            try Self.runAsPostgres("initdb", ["-N", "-D", directory + "/primary", "-U", "postgres", "--auth-local=trust", "-E", "UTF8", "--locale=C"])
             try """
                 local all all trust
-                host replication postgres 127.0.0.1/32 trust
+                host replication all 127.0.0.1/32 trust
                 host all postgres 127.0.0.1/32 trust
                 host all all 127.0.0.1/32 scram-sha-256
 
@@ -55,11 +55,11 @@ public final class PostgresServers: @unchecked Sendable {
 
                 """, to: directory + "/primary/postgresql.conf")
             try start("primary", port: primaryPort)
-            try psql(port: primaryPort, "CREATE ROLE herald LOGIN PASSWORD '\(Self.password)'")
+            try psql(port: primaryPort, database: "postgres", "CREATE ROLE herald LOGIN PASSWORD '\(Self.password)'")
             // Before naming the standby synchronous: CREATE DATABASE would wait for it for ever.
-            try psql(port: primaryPort, "CREATE DATABASE herald OWNER herald")
+            try psql(port: primaryPort, database: "postgres", "CREATE DATABASE herald OWNER herald")
             if standby {
-                try Self.asPostgres(
+                try Self.runAsPostgres(
                     "pg_basebackup", ["-h", "127.0.0.1", "-p", "\(primaryPort)", "-U", "postgres", "-D", directory + "/standby", "-c", "fast", "-R"])
                 try append("primary_conninfo = 'host=127.0.0.1 port=\(primaryPort) user=postgres application_name=standby'\n", to: directory + "/standby/postgresql.auto.conf")
                 try start("standby", port: standbyPort)
@@ -82,15 +82,14 @@ public final class PostgresServers: @unchecked Sendable {
         "postgres://herald:\(password)@127.0.0.1:\(port ?? primaryPort)/herald"
     }
 
-    /// Runs `sql` as `postgres` in the `herald` database on `port`; returns psql's output,
+    /// Runs `sql` as `postgres` in `database` on `port`; returns psql's output,
     /// unaligned, without headers, trimmed.
     @discardableResult
-    public func psql(port: Int? = nil, _ sql: String) throws -> String {
-        let result = try Self.run(
-            "/usr/bin/setpriv",
-            ["--reuid=postgres", "--regid=postgres", "--clear-groups", "--", "/usr/bin/psql", "-h", directory, "-p", "\(port ?? primaryPort)",
-             "-U", "postgres", "-d", sql.hasPrefix("CREATE DATABASE") || sql.hasPrefix("CREATE ROLE") ? "postgres" : "herald",
-             "-v", "ON_ERROR_STOP=1", "-XAtq", "-c", sql])
+    public func psql(port: Int? = nil, database: String = "herald", _ sql: String) throws -> String {
+        let (executable, arguments) = Self.postgresCommand(
+            "/usr/bin/psql",
+            ["-h", directory, "-p", "\(port ?? primaryPort)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-XAtq", "-c", sql])
+        let result = try Self.run(executable, arguments)
         try Self.check(result, "psql \(sql)")
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -135,11 +134,9 @@ public final class PostgresServers: @unchecked Sendable {
 
     private func start(_ name: String, port: Int) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = [
-            "--reuid=postgres", "--regid=postgres", "--clear-groups", "--", Self.binaries + "/postgres", "-D", directory + "/" + name,
-            "-p", "\(port)",
-        ]
+        let (executable, arguments) = Self.postgresCommand(Self.binaries + "/postgres", ["-D", directory + "/" + name, "-p", "\(port)"])
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         let log = FileHandle(forWritingAtPath: directory + "/\(name).log") ?? {
             FileManager.default.createFile(atPath: directory + "/\(name).log", contents: nil)
@@ -150,7 +147,7 @@ public final class PostgresServers: @unchecked Sendable {
         lock.withLock { processes[name] = process }
         try waitUntil("\(name) accepts connections on port \(port)") {
             guard process.isRunning else { return true }
-            return (try? self.psql(port: port, "SELECT 1")) == "1"
+            return (try? self.psql(port: port, database: "postgres", "SELECT 1")) == "1"
         }
         guard process.isRunning else {
             let text = (try? String(contentsOfFile: directory + "/\(name).log", encoding: .utf8)) ?? ""
@@ -173,8 +170,16 @@ public final class PostgresServers: @unchecked Sendable {
         try handle.write(contentsOf: Data(text.utf8))
     }
 
-    private static func asPostgres(_ tool: String, _ arguments: [String]) throws {
-        try check(run("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--clear-groups", "--", binaries + "/" + tool] + arguments), tool)
+    private static func runAsPostgres(_ tool: String, _ arguments: [String]) throws {
+        let (executable, all) = postgresCommand(binaries + "/" + tool, arguments)
+        try check(run(executable, all), tool)
+    }
+
+    /// `executable` with `arguments` as the `postgres` user when this runs as root (through
+    /// `setpriv`, which execs), else as they are.
+    private static func postgresCommand(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+        guard getuid() == 0 else { return (executable, arguments) }
+        return ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--clear-groups", "--", executable] + arguments)
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
