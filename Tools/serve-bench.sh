@@ -52,27 +52,7 @@ for _ in $(seq 100); do grep -q "listening on" "$work/serve.out" 2>/dev/null && 
 port=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/p' "$work/serve.out")
 [ -n "$port" ] || { echo "serve-bench.sh: the server did not start" >&2; exit 2; }
 
-cat > "$work/events.lua" <<'LUA'
--- One canonical notify event per request, unique per connection and request.
-local counter = 0
-local thread_id = 0
-function setup(thread) thread:set("id", thread_id); thread_id = thread_id + 1 end
-function init(args) counter = 0 end
-request = function()
-  counter = counter + 1
-  local body = string.format(
-    '{"type":"notify","account":"tg:%d","chat":"user:%d","kind":"message","id":%d,"date":1754385290,"title":"Alice","body":"hello %d"}',
-    id, counter % 50, counter, counter)
-  return wrk.format("POST", "/v1/events", {["Authorization"] = "Bearer bench", ["Content-Type"] = "application/x-ndjson"}, body)
-end
-done = function(summary, latency, requests)
-  io.write(string.format("non-2xx: %d\n", summary.errors.status))
-  for _, p in ipairs({50, 90, 99, 99.9}) do
-    io.write(string.format("p%s: %.2f ms\n", p, latency:percentile(p) / 1000))
-  end
-end
-LUA
-wrk -t 2 -c "$connections" -d "${seconds}s" --latency -s "$work/events.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
+wrk -t 2 -c "$connections" -d "${seconds}s" --latency -s "$root/Tools/serve-bench.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
 echo "store:    $(curl -s -H 'Authorization: Bearer bench' "http://127.0.0.1:$port/v1/stats" | head -c 200)"
 rate=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$work/wrk.out")
 library=$(echo "$baseline" | sed -n 's/.*: \([0-9]*\) events\/s.*/\1/p')

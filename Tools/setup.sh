@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Herald builds and tests with, when missing: LMDB (library and
 # mdb_stat/mdb_dump), libsodium, zlib, HAProxy for the test of `herald serve` behind it,
-# PostgreSQL 15 for the replicated log's tests, and Chromium with its WebDriver for the
+# PostgreSQL 15 for the replicated log's tests, for its cluster (Tools/cluster.sh and its
+# test) Patroni, etcd (server and etcdctl) and curl, and Chromium with its WebDriver for the
 # browser tests of the web console.
 # Run as root (or with sudo on PATH). Used by the README's quick start and by CI.
 set -euo pipefail
@@ -16,6 +17,11 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 # PostgreSQL 15 (server and psql): the replicated log's tests (Tests/HeraldTestSupport/PostgresServers.swift).
 [ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client-15)
+# Patroni with etcd, and curl: Tools/cluster.sh and its test (ReplicatedFailoverTests).
+command -v patroni >/dev/null 2>&1 || need+=(patroni)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "setup: installing ${need[*]}" >&2
 sudo=()

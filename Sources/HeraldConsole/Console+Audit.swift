@@ -44,7 +44,7 @@ extension Console {
                 return .unknownChat(chats: error.chats ?? [])
             }
         }
-        let what = Self.describe(target)
+        let what = target.description
         let report: Store.AuditReport
         switch outcome {
         case .unknownAccount:
@@ -135,14 +135,6 @@ extension Console {
         return page
     }
 
-    static func describe(_ target: AuditTrail.Target) -> String {
-        switch target {
-        case .notification(let id): "notification \(id)"
-        case .group(let id): "group \(id)"
-        case .object(let chat, nil): "chat \(chat)"
-        case .object(let chat, let id?): "object #\(id) of chat \(chat)"
-        }
-    }
 
     static func clip(_ text: String, _ count: Int) -> String {
         text.count <= count ? text : String(text.prefix(count - 1)) + "…"

@@ -16,6 +16,17 @@ public struct AuditTrail: Sendable {
         case notification(Int64)
         /// One group id.
         case group(Int64)
+
+        /// In words, as `herald audit` and the console title a trail: "notification 3",
+        /// "group 2", "chat user:5", "object #7 of chat user:5".
+        public var description: String {
+            switch self {
+            case .notification(let id): "notification \(id)"
+            case .group(let id): "group \(id)"
+            case .object(let chat, nil): "chat \(chat)"
+            case .object(let chat, let id?): "object #\(id) of chat \(chat)"
+            }
+        }
     }
 
     /// One event that touched the target, with what it did.

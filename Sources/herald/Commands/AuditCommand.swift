@@ -114,7 +114,7 @@ struct AuditCommand: ParsableCommand {
             for line in report.jsonLines(all: all) { Terminal.line(line) }
             return
         }
-        Terminal.line(Terminal.styled("audit of \(Self.describe(target)) in account \(account)", .bold) + Terminal.styled("  (store \(source.path))", .dim))
+        Terminal.line(Terminal.styled("audit of \(target.description) in account \(account)", .bold) + Terminal.styled("  (store \(source.path))", .dim))
         if let neverReceived { Terminal.line(neverReceived) }
         if !report.atBase.isEmpty {
             Terminal.line("")
@@ -177,14 +177,6 @@ struct AuditCommand: ParsableCommand {
         throw CLIFailure(exitCode: CLIFailure.usage, "account '\(account)' in \(path) never had \(what) \(id) (\(listed))")
     }
 
-    static func describe(_ target: AuditTrail.Target) -> String {
-        switch target {
-        case .notification(let id): "notification \(id)"
-        case .group(let id): "group \(id)"
-        case .object(let chat, nil): "chat \(chat)"
-        case .object(let chat, let id?): "object #\(id) of chat \(chat)"
-        }
-    }
 
     private static func colour(_ effect: AuditTrail.Effect) -> String {
         switch effect.kind {
