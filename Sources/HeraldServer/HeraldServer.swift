@@ -58,6 +58,13 @@ public final class HeraldServer: Sendable {
             try Self.openReplicatedLog($0, storePath: configuration.storePath, logger: configuration.logger)
         }
         storeOptions.replication = replicatedLog
+        if replicatedLog != nil, storeOptions.durability == .full {
+            // PostgreSQL holds every record before LMDB gets it, and a start catches the store
+            // up from it, so the local commit need only stay consistent through a machine
+            // crash, not durable: `MDB_NOMETASYNC` undoes at most the last commit then, with
+            // one fsync per group commit instead of two (schema/replicated-log.md).
+            storeOptions.durability = .noMetaSync
+        }
         do {
             host = try StoreHost(path: configuration.storePath, options: storeOptions, threads: configuration.storeThreads)
         } catch {
