@@ -200,12 +200,13 @@ extension Store {
         }
     }
 
-    /// ``auditReport(account:target:listingUnchanged:)`` from the index: the newest snapshot
-    /// before the first seq that changed the target, restored for `account` alone, then only
-    /// the account's events up to the last seq that changed it. `nil` when the index cannot
+    /// ``auditReport(account:target:listingUnchanged:)`` without `listingUnchanged`, from the
+    /// index, the same report a replay gives: the newest snapshot before the first seq that
+    /// changed the target, restored for `account` alone, then only the account's events up to
+    /// the last seq that changed it. `nil` when the index cannot
     /// answer (none, behind the log, no entry for the target, damaged, or a snapshot that
     /// already holds the target), so that the caller replays.
-    func indexedAuditReport(account: String, target: AuditTrail.Target) throws -> AuditReport? {
+    package func indexedAuditReport(account: String, target: AuditTrail.Target) throws -> AuditReport? {
         guard try auditIndexIsCurrent(), let window = try auditWindow(account: account, target: target) else { return nil }
         let configuration = Projection.Configuration(recordsChanges: true)
         var start: UInt64 = 0
@@ -221,7 +222,7 @@ extension Store {
         guard fold.trail.atBase.isEmpty else { return nil }
         let matched = try forEachIndexedRecord(seqs, account: account) { fold.add($0) }
         guard matched, !fold.trail.entries.isEmpty else { return nil }
-        return fold.report(baseSeq: 0, listsEveryUnchangedEvent: false)
+        return fold.report(baseSeq: 0, listingUnchanged: false)
     }
 
     /// ``projection(at:account:useSnapshots:)`` from the index: the newest snapshot at or
