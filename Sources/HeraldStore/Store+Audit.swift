@@ -71,7 +71,7 @@ extension Store {
     /// is the same: the index is only a shortcut, taken when it covers the log, is sound and
     /// has an entry for the target, and ``Options/usesAuditIndex`` switches it off.
     public func auditReport(account: String, target: AuditTrail.Target, listingUnchanged: Bool) throws -> AuditReport {
-        if !listingUnchanged, let report = try indexedAuditReport(account: account, target: target) { return report }
+        if !listingUnchanged, let report = try auditIndex.report(account: account, target: target) { return report }
         return try replayedAuditReport(account: account, target: target, listingUnchanged: listingUnchanged)
     }
 

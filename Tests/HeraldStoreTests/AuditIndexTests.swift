@@ -117,7 +117,7 @@ struct AuditIndexTests {
             }
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             let replay = try store.replayedAuditReport(account: account, target: target, listingUnchanged: false)
-            if let answered = try store.indexedAuditReport(account: account, target: target) {
+            if let answered = try store.auditIndex.report(account: account, target: target) {
                 indexed += 1
                 #expect(answered == replay, "the index's report is the replay's: \(account) \(target)")
             } else {
@@ -143,7 +143,7 @@ struct AuditIndexTests {
             let store = try Self.makeStore(at: dir.path, events: events)
             for (account, target) in Self.targets(events, store.projection) {
                 answers.append(try? store.auditReport(account: account, target: target, listingUnchanged: false))
-                if try store.indexedAuditReport(account: account, target: target) != nil { indexed += 1 }
+                if try store.auditIndex.report(account: account, target: target) != nil { indexed += 1 }
             }
         }
         #expect(indexed > answers.count / 2, "indexed \(indexed) of \(answers.count)")
@@ -153,7 +153,7 @@ struct AuditIndexTests {
         let targets = Self.targets(events, store.projection)
         #expect(targets.count == answers.count)
         for ((account, target), answer) in zip(targets, answers) {
-            #expect(try store.indexedAuditReport(account: account, target: target) == nil, "the index is off")
+            #expect(try store.auditIndex.report(account: account, target: target) == nil, "the index is off")
             let replayed = try? store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(replayed == answer, "\(account) \(target)")
         }
@@ -195,7 +195,7 @@ struct AuditIndexTests {
         for (account, target) in Self.targets(events, store.projection) where account != "tg:2" {
             guard let full = try? store.auditReport(account: account, target: target, listingUnchanged: true) else { continue }
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            if try store.indexedAuditReport(account: account, target: target) != nil { indexed += 1 }
+            if try store.auditIndex.report(account: account, target: target) != nil { indexed += 1 }
             #expect(Self.changing(fast) == Self.changing(full), "\(account) \(target)")
         }
         #expect(indexed > 50)
@@ -203,7 +203,7 @@ struct AuditIndexTests {
         try store.appendBatch([(Event(account: "tg:1", .notify(.init(chat: "user:1", kind: .call, id: 9_999, date: 1_800_000_000))), .library)])
         #expect(try store.auditIndex.catchUp(starting: true) == UInt64(events.count + 1))
         let fast = try store.auditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999), listingUnchanged: false)
-        #expect(try store.indexedAuditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999)) == fast && fast.lines.count == 1)
+        #expect(try store.auditIndex.report(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999)) == fast && fast.lines.count == 1)
     }
 
     @Test("a damaged, lost or stale index entry is never trusted: the audit replays and gives the same answer")
@@ -228,7 +228,7 @@ struct AuditIndexTests {
         try Self.flipLastByteOfEveryValue(targets, in: environment)
         do {
             let store = try Store(path: dir.path)
-            #expect(try store.indexedAuditReport(account: account, target: target) == nil, "a damaged window must not be used")
+            #expect(try store.auditIndex.report(account: account, target: target) == nil, "a damaged window must not be used")
             let report = try store.verify()
             #expect(!report.isClean && report.problems.allSatisfy { $0.location == .auditIndex })
             // Catching up does not merge into damaged buckets (their windows would be lost):
@@ -236,7 +236,7 @@ struct AuditIndexTests {
             try store.appendBatch([(Event(account: account, .notify(.init(chat: "user:1", kind: .call, id: 7_777, date: 1_800_000_000))), .library)])
             #expect(try store.auditIndex.catchUp() == UInt64(events.count + 1))
             #expect(try store.verify().isClean)
-            #expect(try store.indexedAuditReport(account: account, target: target) != nil)
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         try check("damaged windows")
         // Windows repaired by a rebuild, then one chunk of account seqs lost.
@@ -244,7 +244,7 @@ struct AuditIndexTests {
             let store = try Store(path: dir.path)
             try store.auditIndex.drop()
             try store.auditIndex.catchUp(starting: true)
-            #expect(try store.indexedAuditReport(account: account, target: target) != nil)
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         try environment.write { txn in
             try txn.withCursor(seqs) { cursor in
@@ -261,7 +261,7 @@ struct AuditIndexTests {
             try store.auditIndex.catchUp(starting: true)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 1_000)), .library)])
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            #expect(try store.indexedAuditReport(account: account, target: target) == nil)
+            #expect(try store.auditIndex.report(account: account, target: target) == nil)
             let full = try store.auditReport(account: account, target: target, listingUnchanged: true)
             #expect(Self.changing(fast) == Self.changing(full))
             try store.snapshot()
@@ -272,9 +272,9 @@ struct AuditIndexTests {
         do {
             let store = try Store(path: dir.path)
             #expect(try store.history.bounds().lastSeqInLog == 0)
-            #expect(try store.indexedAuditReport(account: account, target: target) == nil)
+            #expect(try store.auditIndex.report(account: account, target: target) == nil)
             #expect(try store.auditIndex.catchUp() == UInt64(events.count + 2))
-            #expect(try store.indexedAuditReport(account: account, target: target) != nil)
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         // Damaged chunks of account seqs: the next catch-up rebuilds rather than chaining past them.
         try Self.flipLastByteOfEveryValue(seqs, in: environment)
@@ -303,13 +303,13 @@ struct AuditIndexTests {
         #expect(try store.auditIndex.through() == 0, "an index of earlier rules must not answer")
         let account = events[0].account
         let target = AuditTrail.Target.object(chat: "user:1", objectId: nil)
-        #expect(try store.indexedAuditReport(account: account, target: target) == nil)
+        #expect(try store.auditIndex.report(account: account, target: target) == nil)
         // Ingest's catch-up (not asked to start one) rebuilds it under today's rules.
         #expect(try store.auditIndex.catchUp() == UInt64(events.count))
         #expect(try store.auditIndex.through() == UInt64(events.count))
         #expect(try store.verify().isClean)
         let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-        #expect(try store.indexedAuditReport(account: account, target: target) == fast)
+        #expect(try store.auditIndex.report(account: account, target: target) == fast)
         #expect(Self.changing(fast) == Self.changing(try store.auditReport(account: account, target: target, listingUnchanged: true)))
     }
 
