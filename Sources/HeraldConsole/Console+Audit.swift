@@ -57,13 +57,9 @@ extension Console {
             report = found
         }
         switch target {
-        case .notification(let id) where !report.hasNotification(id):
-            let nearest = Store.AuditReport.nearest(id, before: report.notificationIdsBeforeBase, ids: report.notificationIds)
-            return Self.unknownId("notification", id, account: account, nearest: nearest)
-        case .group(let id) where !report.hasGroup(id):
-            let nearest = Store.AuditReport.nearest(id, before: report.groupIdsBeforeBase, ids: report.groupIds)
-            return Self.unknownId("group", id, account: account, nearest: nearest)
-        default: break
+        case .notification(let id): if let nearest = report.nearestKnownIds { return Self.unknownId("notification", id, account: account, nearest: nearest) }
+        case .group(let id): if let nearest = report.nearestKnownIds { return Self.unknownId("group", id, account: account, nearest: nearest) }
+        case .object: break
         }
         var page = Page(title: "\(what) of \(account)")
         page.body.raw("<nav class=\"crumbs\"><a href=\"/console/\">Accounts</a> / <a href=\"\(HTML.accountURL(account))\">")

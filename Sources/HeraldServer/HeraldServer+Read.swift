@@ -109,7 +109,7 @@ extension HeraldServer {
         let all = query.get("all") == "true"
         let report = try await host.run { store -> Store.AuditReport? in
             guard store.account(account) != nil else { return nil }
-            return try store.auditReport(account: account, target: target)
+            return try store.auditReport(account: account, target: target, listingUnchanged: all)
         }
         guard let report else { throw Self.unknownAccount(account) }
         var bytes: [UInt8] = []

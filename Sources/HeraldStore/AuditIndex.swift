@@ -18,10 +18,11 @@ import LMDB
 /// print(try store.auditIndex.statistics().through)
 /// ```
 public struct AuditIndex: Sendable {
-    /// The store. Unlike the other subsystems, the index holds it: catching up replays the
-    /// history through the store's reader (archive and log, from its newest snapshot) up to
-    /// its high-water seq, and those belong to the store.
-    let store: Store
+    /// The history it indexes and reads: records (archive, then log), snapshots and bounds.
+    let history: StoreHistory
+    /// Its databases (`auditTargets`, `auditSeqs`; a catch-up writes `snapshots` and `meta`
+    /// too) and whether the store may be written.
+    let databases: AuxiliaryDatabases
 
     /// The `meta` key of the last seq the audit index covers.
     static let throughKey = Array("auditIndexThrough".utf8)
@@ -59,9 +60,9 @@ public struct AuditIndex: Sendable {
 
     /// The seq `meta` says the audit index covers, and whether it was built under today's rules.
     func stored() throws -> (through: UInt64, current: Bool) {
-        let meta = store.databases.meta
-        return try store.environment.storeRead { txn in
-            let through = try Store.metaNumber(Self.throughKey, txn, meta: meta, path: store.path)
+        let meta = databases.meta
+        return try history.environment.storeRead { txn in
+            let through = try Store.metaNumber(Self.throughKey, txn, meta: meta, path: history.path)
             let semantics = try txn.get(meta, key: Self.semanticsKey)
             return (through, semantics == Self.semantics)
         }
@@ -71,8 +72,8 @@ public struct AuditIndex: Sendable {
     /// (nothing was discarded or expired) and it runs without what-if group limits.
     var applies: Bool {
         get throws {
-            let complete = try store.history.facts().isComplete
-            let projection = store.options.projection
+            let complete = try history.facts().isComplete
+            let projection = history.options.projection
             return projection.groupCountMaxOverride == nil && projection.groupSizeMaxOverride == nil && complete
         }
     }
@@ -103,43 +104,43 @@ public struct AuditIndex: Sendable {
         do {
             return try catchUpOnce(starting: starting)
         } catch is Damaged {
-            store.logger.warning("audit index damaged: rebuilding it from the history", metadata: ["path": "\(store.path)"])
+            history.options.logger.warning("audit index damaged: rebuilding it from the history", metadata: ["path": "\(history.path)"])
             try drop()
             return try catchUpOnce(starting: true)
         }
     }
 
     private func catchUpOnce(starting: Bool) throws -> UInt64 {
-        try store.requireWritable()
+        try databases.access.require()
         guard try applies else { return 0 }
         var starting = starting
         let stored = try self.stored()
         if stored.through > 0 && !stored.current {
-            store.logger.notice("audit index built before SEMANTICS 1.2: rebuilding it", metadata: ["path": "\(store.path)"])
+            history.options.logger.notice("audit index built before SEMANTICS 1.2: rebuilding it", metadata: ["path": "\(history.path)"])
             try drop()
             starting = true
         }
         var through = try self.through()
         if through == 0, !starting { return 0 }  // no index, none asked for: ingest's usual case
-        let last = try store.history.bounds().highWaterSeq
+        let last = try history.bounds().highWaterSeq
         guard through < last else { return through }
-        let targets = try store.auxiliary(.auditTargets)
-        let seqsDatabase = try store.auxiliary(.auditSeqs)
-        let meta = store.databases.meta
+        let targets = try databases.open(.auditTargets)
+        let seqsDatabase = try databases.open(.auditSeqs)
+        let meta = databases.meta
         var projection = try self.projection(at: through)
         var tracker = AuditTargets(startingFrom: projection)
         // Spaced snapshots (Options.snapshotSpacing) are written here when the history has
         // none in a run of seqs (a bulk ingest takes one snapshot at its end): the first
         // record of each run ends a chunk, and the state after it is stored.
-        let spacing = store.options.snapshotSpacing
-        var snapshotRuns = Set(try store.snapshots.seqs().map { spacing > 0 ? $0 / spacing : 0 })
-        let snapshots = try store.auxiliary(.snapshots)
+        let spacing = history.options.snapshotSpacing
+        var snapshotRuns = Set(try history.snapshotSeqs().map { spacing > 0 ? $0 / spacing : 0 })
+        let snapshots = try databases.open(.snapshots)
         while through < last {
             var snapshotDue = false
             var entries = AuditIndexEntries()
             var chunkEnd = through
             var count = 0
-            try store.history.forEach(from: through + 1, through: last) { record in
+            try history.forEach(from: through + 1, through: last) { record in
                 entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
                 chunkEnd = record.seq
                 count += 1
@@ -153,7 +154,7 @@ public struct AuditIndex: Sendable {
             let end = chunkEnd
             let snapshot = snapshotDue ? SnapshotEnvelope(seq: end, payload: projection.snapshot()).encoded : nil
             if snapshotDue { snapshotRuns.insert(end / spacing) }
-            try store.environment.storeWrite { txn in
+            try history.environment.storeWrite { txn in
                 if let snapshot { try txn.put(snapshots, key: SeqKey(end).bytes, value: snapshot) }
                 try Self.writeWindows(entries.windows, into: targets, txn)
                 for (account, accountSeqs) in entries.seqs.sorted(by: { $0.key < $1.key }) {
@@ -206,10 +207,10 @@ public struct AuditIndex: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/lmdb`` when the databases cannot
     ///   be read.
     public func statistics() throws -> Statistics {
-        let targets = try store.existingAuxiliary(.auditTargets)
-        let seqs = try store.existingAuxiliary(.auditSeqs)
+        let targets = try databases.existing(.auditTargets)
+        let seqs = try databases.existing(.auditSeqs)
         let through = try self.through()
-        return try store.environment.storeRead { txn in
+        return try history.environment.storeRead { txn in
             Statistics(
                 through: through,
                 buckets: try targets.map { try txn.count($0) } ?? 0,
@@ -224,11 +225,11 @@ public struct AuditIndex: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/readOnly`` or
     ///   ``StoreError/Code/closed`` when the store cannot be written.
     public func drop() throws {
-        try store.requireWritable()
-        let targets = try store.existingAuxiliary(.auditTargets)
-        let seqs = try store.existingAuxiliary(.auditSeqs)
-        let meta = store.databases.meta
-        try store.environment.storeWrite { txn in try Self.drop(targets: targets, seqs: seqs, meta: meta, txn) }
+        try databases.access.require()
+        let targets = try databases.existing(.auditTargets)
+        let seqs = try databases.existing(.auditSeqs)
+        let meta = databases.meta
+        try history.environment.storeWrite { txn in try Self.drop(targets: targets, seqs: seqs, meta: meta, txn) }
     }
 
     /// Empties the index's databases and forgets its coverage, inside the caller's transaction.
@@ -261,10 +262,10 @@ public struct AuditIndex: Sendable {
         let configuration = Projection.Configuration(recordsChanges: true)
         var start: UInt64 = 0
         var projection = Projection(configuration: configuration)
-        if seq > 0, let found = try store.newestValidSnapshot(in: 0...seq, configuration: configuration) {
+        if seq > 0, let found = try history.newestValidSnapshot(in: 0...seq, configuration: configuration) {
             (start, projection) = found
         }
-        try store.history.forEach(from: start + 1, through: seq) { record in
+        try history.forEach(from: start + 1, through: seq) { record in
             projection.replay(record.event, seq: record.seq)
             return true
         }
@@ -275,5 +276,5 @@ public struct AuditIndex: Sendable {
 
 extension Store {
     /// The audit index (``AuditIndex``).
-    public var auditIndex: AuditIndex { AuditIndex(store: self) }
+    public var auditIndex: AuditIndex { AuditIndex(history: history, databases: auxiliaryDatabases) }
 }

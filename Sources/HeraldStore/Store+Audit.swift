@@ -27,43 +27,30 @@ extension Store {
     /// the target's chat, so that an empty timeline always means a chat or an account whose
     /// events never touched the target.
     public func audit(account: String, target: AuditTrail.Target) throws -> [AuditLine] {
-        try auditReport(account: account, target: target).lines
+        try auditReport(account: account, target: target, listingUnchanged: true).lines
     }
 
     /// An audit with what it needs to answer the question: the timeline, the target as it
-    /// stood where the history starts (when it starts at a snapshot), and the notification
-    /// and group ids the account ever had, to tell an unknown id from an untouched one.
+    /// stood where the history starts (when it starts at a snapshot), and, for a notification
+    /// or group id the account never had, the ids nearest it that it had.
     public struct AuditReport: Hashable, Sendable {
-        /// The events that touched the target, in log order.
+        /// The events that touched the target, in log order: those that changed it, and with
+        /// `listingUnchanged` those that only named it too.
         public var lines: [AuditLine]
         /// The seq of the snapshot the history starts from (0: it starts at seq 1).
         public var baseSeq: UInt64
         /// The target as it stood in that snapshot (`AuditTrail.atBase`).
         public var atBase: [AuditTrail.Effect]
-        /// Notification ids the account gave out: every id below `nextNotificationId` at the
-        /// base (ids are never reused), and those created since, ascending.
-        package var notificationIdsBeforeBase: Int64
-        package var notificationIds: [Int64]
-        /// Group ids likewise.
-        package var groupIdsBeforeBase: Int64
-        package var groupIds: [Int64]
-        /// Whether ``lines`` holds every event that named the target without changing it
-        /// (effect `noEffect`), so that they can be counted; false when the audit index
-        /// answered, which reads only the events from the target's first change to its last.
-        public var listsEveryUnchangedEvent = true
+        /// When the target is a notification or group id the account never had: up to 8 ids
+        /// of that kind it had, nearest the target's, ascending (maybe none). `nil` otherwise.
+        public var nearestKnownIds: [Int64]?
 
-        /// Whether the account ever had notification `id`.
-        public func hasNotification(_ id: Int64) -> Bool {
-            id > 0 && (id < notificationIdsBeforeBase || notificationIds.contains(id))
-        }
-
-        /// Whether the account ever had group `id`.
-        public func hasGroup(_ id: Int64) -> Bool {
-            id > 0 && (id < groupIdsBeforeBase || groupIds.contains(id))
-        }
+        /// Whether the target is a notification or group id the account never had (ids are
+        /// never reused, so an unknown id is not merely an untouched one).
+        public var isUnknownId: Bool { nearestKnownIds != nil }
 
         /// Up to `count` known ids nearest `id`, ascending, from `1..<before` and `ids`.
-        package static func nearest(_ id: Int64, before: Int64, ids: [Int64], count: Int = 8) -> [Int64] {
+        static func nearest(_ id: Int64, before: Int64, ids: [Int64], count: Int = 8) -> [Int64] {
             var candidates = Set(ids.sorted { abs($0 - id) < abs($1 - id) }.prefix(count))
             if before > 1 {
                 let low = max(1, min(id, before - 1) - Int64(count / 2))
@@ -75,23 +62,21 @@ extension Store {
 
     /// The audit of ``audit(account:target:)`` with its context (``AuditReport``).
     ///
-    /// With `listingUnchanged` false, only the events that changed the target are needed, so
-    /// the audit index (``AuditIndex/catchUp(starting:)``) may answer: the account's state is restored
-    /// from the newest snapshot before the target's first change and only the account's
-    /// events up to its last change are replayed, which costs about the events of that
-    /// window instead of the whole history. The lines that changed the target are those of the
-    /// full replay; events that only named it may be missing
-    /// (``AuditReport/listsEveryUnchangedEvent`` is then false). When the index cannot answer
-    /// (none, behind the log, damaged, or no entry for the target: an unknown id, an object
-    /// never received), the history is replayed as with `listingUnchanged`.
+    /// With `listingUnchanged`, every event that named the target is listed, from a replay of
+    /// the account's history. Without it, only the events that changed the target are, and
+    /// the audit index (``AuditIndex/catchUp(starting:)``) may answer instead of the replay:
+    /// the account's state is restored from the newest snapshot before the target's first
+    /// change and only the account's events up to its last change are read, which costs
+    /// about the events of that window instead of the whole history. Either way the report
+    /// is the same: the index is only a shortcut, taken when it covers the log, is sound and
+    /// has an entry for the target, and ``Options/usesAuditIndex`` switches it off.
     public func auditReport(account: String, target: AuditTrail.Target, listingUnchanged: Bool) throws -> AuditReport {
-        if !listingUnchanged, let report = try indexedAuditReport(account: account, target: target) { return report }
-        return try auditReport(account: account, target: target)
+        if !listingUnchanged, let report = try auditIndex.report(account: account, target: target) { return report }
+        return try replayedAuditReport(account: account, target: target, listingUnchanged: listingUnchanged)
     }
 
-    /// The audit of ``audit(account:target:)`` with its context (``AuditReport``), from a
-    /// replay of the history: every event that named the target is listed.
-    public func auditReport(account: String, target: AuditTrail.Target) throws -> AuditReport {
+    /// ``auditReport(account:target:listingUnchanged:)`` from a replay of the history.
+    package func replayedAuditReport(account: String, target: AuditTrail.Target, listingUnchanged: Bool) throws -> AuditReport {
         let (start, initial) = try replayStart(through: .max, configuration: .init(recordsChanges: true), fromSnapshot: false)
         var fold = AuditFold(account: account, target: target, startingFrom: initial, at: start)
         var named = initial.accounts.contains { $0.isSameName(as: account) }
@@ -108,7 +93,7 @@ extension Store {
             let chats = fold.projection.account(account)?.chats.map(\.chat) ?? []
             throw StoreError.unknownChat(path: path, account: account, chat: chat!, chats: chats)
         }
-        return fold.report(baseSeq: start, listsEveryUnchangedEvent: true)
+        return fold.report(baseSeq: start, listingUnchanged: listingUnchanged)
     }
 }
 
@@ -143,13 +128,21 @@ struct AuditFold {
         if trail.entries.count > before { records[record.seq] = record }
     }
 
-    /// The report of what was folded, the history starting at `baseSeq`.
-    func report(baseSeq: UInt64, listsEveryUnchangedEvent: Bool) -> Store.AuditReport {
-        Store.AuditReport(
-            lines: trail.entries.map { Store.AuditLine(record: records[$0.seq]!, effects: $0.effects) },
-            baseSeq: baseSeq, atBase: trail.atBase,
-            notificationIdsBeforeBase: state?.nextNotificationId ?? 1, notificationIds: notificationIds.sorted(),
-            groupIdsBeforeBase: state?.nextGroupId ?? 1, groupIds: groupIds.sorted(),
-            listsEveryUnchangedEvent: listsEveryUnchangedEvent)
+    /// The report of what was folded, the history starting at `baseSeq`: the lines that
+    /// changed the target (all of them with `listingUnchanged`), and the ids nearest an
+    /// unknown target id among those the account gave out.
+    func report(baseSeq: UInt64, listingUnchanged: Bool) -> Store.AuditReport {
+        let lines = trail.entries.map { Store.AuditLine(record: records[$0.seq]!, effects: $0.effects) }
+        func nearest(_ id: Int64, before: Int64, _ ids: Set<Int64>) -> [Int64]? {
+            id > 0 && (id < before || ids.contains(id)) ? nil : Store.AuditReport.nearest(id, before: before, ids: ids.sorted())
+        }
+        let nearestKnownIds: [Int64]? = switch trail.target {
+        case .notification(let id): nearest(id, before: state?.nextNotificationId ?? 1, notificationIds)
+        case .group(let id): nearest(id, before: state?.nextGroupId ?? 1, groupIds)
+        case .object: nil
+        }
+        return Store.AuditReport(
+            lines: listingUnchanged ? lines : lines.filter(\.changesTarget), baseSeq: baseSeq, atBase: trail.atBase,
+            nearestKnownIds: nearestKnownIds)
     }
 }

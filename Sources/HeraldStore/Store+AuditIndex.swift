@@ -2,16 +2,17 @@ import HeraldEvents
 import HeraldProjection
 import LMDB
 
-// The store's reads through the audit index (``AuditIndex``): audits and `projection(at:account:)`
-// of one account, `verify`'s check of the index and a purge's removal of an account from it.
+// The reads of the audit index (``AuditIndex``): audits and `projection(at:account:)` of one
+// account, `verify`'s check of the index and a purge's removal of an account from it. Records
+// are read through ``StoreHistory``.
 
-extension Store {
+extension AuditIndex {
     /// What `verify` finds wrong with the audit index: it is rebuilt in memory from the
     /// history through ``AuditIndex/through()`` and compared, entry by entry, with what is stored.
     /// Empty when there is no index.
-    func auditIndexProblems() throws -> [VerifyReport.Problem] {
-        let through = try auditIndex.through()
-        guard through > 0, let targets = try existingAuxiliary(.auditTargets), let seqsDatabase = try existingAuxiliary(.auditSeqs) else {
+    func problems() throws -> [VerifyReport.Problem] {
+        let through = try self.through()
+        guard through > 0, let targets = try databases.existing(.auditTargets), let seqsDatabase = try databases.existing(.auditSeqs) else {
             return []
         }
         var problems: [VerifyReport.Problem] = []
@@ -22,18 +23,18 @@ extension Store {
         var projection = Projection(configuration: .init(recordsChanges: true))
         var tracker = AuditTargets()
         var entries = AuditIndexEntries()
-        try self.history.forEach(from: 1, through: through) { record in
+        try history.forEach(from: 1, through: through) { record in
             entries.add(record, outcome: projection.apply(record.event, seq: record.seq), tracker: &tracker)
             return true
         }
         let (windows, seqs) = (entries.windows, entries.seqs)
         var stored = 0
-        try environment.storeRead { txn in
+        try history.environment.storeRead { txn in
             try txn.withCursor(targets) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
                     let key = Array(current.key)
-                    if let windowsStored = AuditIndex.decodeBucket(key: key, value: current.value) {
+                    if let windowsStored = Self.decodeBucket(key: key, value: current.value) {
                         var account: UInt64 = 0
                         var scope: UInt64 = 0
                         for i in 0..<8 { account = account << 8 | UInt64(key[i]) }
@@ -58,7 +59,7 @@ extension Store {
             problems.append(.init(.auditIndex, seq: through, "\(windows.count - stored) target window\(windows.count - stored == 1 ? " is" : "s are") missing \(advice)"))
         }
         for (account, expected) in seqs.sorted(by: { $0.key < $1.key }) {
-            let found = try indexedSeqs(of: account.name, after: 0, through: through)
+            let found = try self.seqs(of: account.name, after: 0, through: through)
             if found != expected {
                 let seq = zip(found ?? [], expected).first { $0 != $1 }?.1 ?? expected[min((found ?? []).count, expected.count - 1)]
                 problems.append(.init(
@@ -67,7 +68,7 @@ extension Store {
                         : "account \(account.name)'s seqs differ from the log's from seq \(seq) on \(advice)"))
             }
         }
-        let chunks = try environment.storeRead { txn in try txn.count(seqsDatabase) }
+        let chunks = try history.environment.storeRead { txn in try txn.count(seqsDatabase) }
         if seqs.isEmpty && chunks > 0 {
             problems.append(.init(.auditIndex, seq: through, "\(chunks) seq chunk\(chunks == 1 ? "" : "s") of accounts no record names \(advice)"))
         }
@@ -77,15 +78,15 @@ extension Store {
     /// Removes `account`'s entries from the audit index inside a purge's transaction (the
     /// other accounts' stay valid: accounts never influence each other). Entries of another
     /// account whose name has the same 64-bit hash go too; its audits then replay its history.
-    /// `databases` are the index's existing databases (``auditIndexDatabases()``, opened
+    /// `databases` are the index's existing databases (``existingDatabases()``, opened
     /// before the transaction).
-    static func removeFromAuditIndex(account: String, _ databases: [Database], _ txn: borrowing Transaction) throws {
-        let hash = AuditIndex.accountHash(account)
+    static func remove(account: String, _ databases: [Database], _ txn: borrowing Transaction) throws {
+        let hash = accountHash(account)
         for database in databases {
             let keys: [[UInt8]] = try txn.withCursor(database) { cursor in
                 var keys: [[UInt8]] = []
-                var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-                while let current = entry, current.key.count >= 8, AuditIndex.hashPrefix(current.key) == hash {
+                var entry = try cursor.seek(atLeast: Self.seqsKey(accountHash: hash, first: 0))
+                while let current = entry, current.key.count >= 8, Self.hashPrefix(current.key) == hash {
                     keys.append(Array(current.key))
                     entry = try cursor.next()
                 }
@@ -96,28 +97,28 @@ extension Store {
     }
 
     /// The audit index's databases that exist.
-    func auditIndexDatabases() throws -> [Database] {
-        [try existingAuxiliary(.auditTargets), try existingAuxiliary(.auditSeqs)].compactMap { $0 }
+    func existingDatabases() throws -> [Database] {
+        [try databases.existing(.auditTargets), try databases.existing(.auditSeqs)].compactMap { $0 }
     }
 
     /// Whether the index covers the whole log and may answer for this store.
-    private func auditIndexIsCurrent() throws -> Bool {
-        guard options.usesAuditIndex, try auditIndex.applies, snapshotsFitConfiguration else { return false }
-        let through = try auditIndex.through()
+    private func isCurrent() throws -> Bool {
+        guard history.options.usesAuditIndex, try applies else { return false }
+        let through = try self.through()
         let last = try history.bounds().highWaterSeq
         return through > 0 && through >= last
     }
 
     /// The first and last seq that changed `target` of `account`, from the index; `nil`
     /// when the index has no sound entry for it.
-    func auditWindow(account: String, target: AuditTrail.Target) throws -> (first: UInt64, last: UInt64)? {
-        guard let database = try existingAuxiliary(.auditTargets) else { return nil }
-        let slot = AuditIndex.slot(account: AuditIndex.accountHash(account), AuditTargets.Key(target))
-        let key = AuditIndex.bucketKey(slot)
-        return try environment.storeRead { txn in
+    func window(account: String, target: AuditTrail.Target) throws -> (first: UInt64, last: UInt64)? {
+        guard let database = try databases.existing(.auditTargets) else { return nil }
+        let slot = Self.slot(account: Self.accountHash(account), AuditTargets.Key(target))
+        let key = Self.bucketKey(slot)
+        return try history.environment.storeRead { txn in
             try key.withUnsafeBytes { bytes in
                 guard let value = try txn.get(database, key: bytes),
-                    let entry = AuditIndex.decodeBucket(key: key, value: value)?.first(where: { $0.id == slot.id })
+                    let entry = Self.decodeBucket(key: key, value: value)?.first(where: { $0.id == slot.id })
                 else { return nil }
                 return (entry.first, entry.last)
             }
@@ -126,17 +127,17 @@ extension Store {
 
     /// `account`'s seqs in `after+1...through`, from the index; `nil` when its chunks are
     /// damaged or do not link up (a lost chunk), so that the caller replays instead.
-    func indexedSeqs(of account: String, after: UInt64, through: UInt64) throws -> [UInt64]? {
-        guard let database = try existingAuxiliary(.auditSeqs) else { return nil }
-        let hash = AuditIndex.accountHash(account)
+    func seqs(of account: String, after: UInt64, through: UInt64) throws -> [UInt64]? {
+        guard let database = try databases.existing(.auditSeqs) else { return nil }
+        let hash = Self.accountHash(account)
         let name = Array(account.utf8)
-        return try environment.storeRead { txn -> [UInt64]? in
+        return try history.environment.storeRead { txn -> [UInt64]? in
             try txn.withCursor(database) { cursor -> [UInt64]? in
                 var found: [UInt64] = []
                 var previousLast: UInt64 = 0
-                var entry = try cursor.seek(atLeast: AuditIndex.seqsKey(accountHash: hash, first: 0))
-                while let current = entry, current.key.count == 16, AuditIndex.hashPrefix(current.key) == hash {
-                    guard let chunk = AuditIndex.decodeChunk(key: current.key, value: current.value) else { return nil }
+                var entry = try cursor.seek(atLeast: Self.seqsKey(accountHash: hash, first: 0))
+                while let current = entry, current.key.count == 16, Self.hashPrefix(current.key) == hash {
+                    guard let chunk = Self.decodeChunk(key: current.key, value: current.value) else { return nil }
                     if chunk.account == name {
                         guard chunk.previousLast == previousLast else { return nil }
                         previousLast = chunk.seqs[chunk.seqs.count - 1]
@@ -152,15 +153,66 @@ extension Store {
         }
     }
 
-    /// Records read by ``forEachIndexedRecord(_:account:_:)`` between releases of the mapped pages.
+    /// ``auditReport(account:target:listingUnchanged:)`` without `listingUnchanged`, from the
+    /// index, the same report a replay gives: the newest snapshot before the first seq that
+    /// changed the target, restored for `account` alone, then only the account's events up to
+    /// the last seq that changed it. `nil` when the index cannot
+    /// answer (none, behind the log, no entry for the target, damaged, or a snapshot that
+    /// already holds the target), so that the caller replays.
+    package func report(account: String, target: AuditTrail.Target) throws -> Store.AuditReport? {
+        guard try isCurrent(), let window = try window(account: account, target: target) else { return nil }
+        let configuration = Projection.Configuration(recordsChanges: true)
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if let found = try history.newestValidSnapshot(in: 0...(window.first - 1), configuration: configuration, onlyAccount: account) {
+            (start, projection) = found
+            history.environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
+        }
+        guard let seqs = try self.seqs(of: account, after: start, through: window.last), seqs.last == window.last else { return nil }
+        var fold = AuditFold(account: account, target: target, startingFrom: projection, at: 0)
+        // The target did not exist before its first change: were it in the snapshot, the
+        // trail would start from it, which the replay from seq 1 does not.
+        guard fold.trail.atBase.isEmpty else { return nil }
+        let matched = try history.forEach(seqs: seqs, account: account) { fold.add($0) }
+        guard matched, !fold.trail.entries.isEmpty else { return nil }
+        return fold.report(baseSeq: 0, listingUnchanged: false)
+    }
+
+    /// ``Store/projection(at:account:useSnapshots:)`` from the index: the newest snapshot at or
+    /// before `seq` restored for `account` alone, then the account's events after it. `nil`
+    /// when the index cannot answer.
+    func projection(at seq: UInt64, account: String) throws -> Projection? {
+        guard try isCurrent() else { return nil }
+        let configuration = history.options.projection
+        var start: UInt64 = 0
+        var projection = Projection(configuration: configuration)
+        if let found = try history.newestValidSnapshot(in: 0...seq, configuration: configuration, onlyAccount: account) {
+            (start, projection) = found
+            history.environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
+        }
+        guard let seqs = try self.seqs(of: account, after: start, through: seq) else { return nil }
+        let matched = try history.forEach(seqs: seqs, account: account) { record in
+            projection.replay(record.event, seq: record.seq)
+        }
+        guard matched else { return nil }
+        // Its seq is the full replay's: the last record at or before `seq`, of any account.
+        if let last = try history.lastRecordSeq(atOrBelow: seq), last > start { projection.advance(to: last) }
+        projection.settleView()
+        return projection
+    }
+}
+
+// The reads of records by seq the audit index answers with.
+extension StoreHistory {
+    /// Records read by ``forEach(seqs:account:_:)`` between releases of the mapped pages.
     static let releaseEvery = 512
 
     /// Calls `body` with the record of each of `seqs` (ascending), read from the archive or
     /// the log, checked and decoded; returns false (having called `body` for some) when one is
     /// missing or is not an event of `account`: the index does not match the log.
-    func forEachIndexedRecord(_ seqs: [UInt64], account: String, _ body: (LogRecord) throws -> Void) throws -> Bool {
+    func forEach(seqs: [UInt64], account: String, _ body: (LogRecord) throws -> Void) throws -> Bool {
         let name = Array(account.utf8)
-        let base = try history.facts().base
+        let base = try facts().base
         func visit(_ seq: UInt64, _ bytes: UnsafeRawBufferPointer?, _ location: String) throws -> Bool {
             guard let bytes else { return false }
             do {
@@ -168,7 +220,7 @@ extension Store {
             } catch let damage as LogRecord.Damage {
                 throw StoreError.damagedRecord(path: location, seq: seq, reason: damage.reason)
             }
-            try body(try Self.decodeRecord(seq: seq, bytes: bytes, in: location))
+            try body(try Store.decodeRecord(seq: seq, bytes: bytes, in: location))
             visited()
             return true
         }
@@ -193,63 +245,16 @@ extension Store {
         }
         return try environment.storeRead { txn in
             for seq in seqs[split...] {
-                let found = try SeqKey(seq).withBytes { key in try txn.get(databases.log, key: key).map { try visit(seq, $0, path) } }
+                let found = try SeqKey(seq).withBytes { key in try txn.get(log, key: key).map { try visit(seq, $0, path) } }
                 guard found == true else { return false }
             }
             return true
         }
     }
 
-    /// ``auditReport(account:target:listingUnchanged:)`` from the index: the newest snapshot
-    /// before the first seq that changed the target, restored for `account` alone, then only
-    /// the account's events up to the last seq that changed it. `nil` when the index cannot
-    /// answer (none, behind the log, no entry for the target, damaged, or a snapshot that
-    /// already holds the target), so that the caller replays.
-    func indexedAuditReport(account: String, target: AuditTrail.Target) throws -> AuditReport? {
-        guard try auditIndexIsCurrent(), let window = try auditWindow(account: account, target: target) else { return nil }
-        let configuration = Projection.Configuration(recordsChanges: true)
-        var start: UInt64 = 0
-        var projection = Projection(configuration: configuration)
-        if let found = try newestValidSnapshot(in: 0...(window.first - 1), configuration: configuration, onlyAccount: account) {
-            (start, projection) = found
-            environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
-        }
-        guard let seqs = try indexedSeqs(of: account, after: start, through: window.last), seqs.last == window.last else { return nil }
-        var fold = AuditFold(account: account, target: target, startingFrom: projection, at: 0)
-        // The target did not exist before its first change: were it in the snapshot, the
-        // trail would start from it, which the replay from seq 1 does not.
-        guard fold.trail.atBase.isEmpty else { return nil }
-        let matched = try forEachIndexedRecord(seqs, account: account) { fold.add($0) }
-        guard matched, !fold.trail.entries.isEmpty else { return nil }
-        return fold.report(baseSeq: 0, listsEveryUnchangedEvent: false)
-    }
-
-    /// ``projection(at:account:useSnapshots:)`` from the index: the newest snapshot at or
-    /// before `seq` restored for `account` alone, then the account's events after it. `nil`
-    /// when the index cannot answer.
-    func indexedProjection(at seq: UInt64, account: String) throws -> Projection? {
-        guard try auditIndexIsCurrent() else { return nil }
-        let configuration = options.projection
-        var start: UInt64 = 0
-        var projection = Projection(configuration: configuration)
-        if let found = try newestValidSnapshot(in: 0...seq, configuration: configuration, onlyAccount: account) {
-            (start, projection) = found
-            environment.releaseMappedPages()  // the snapshot's pages, read once for its checksum
-        }
-        guard let seqs = try indexedSeqs(of: account, after: start, through: seq) else { return nil }
-        let matched = try forEachIndexedRecord(seqs, account: account) { record in
-            projection.replay(record.event, seq: record.seq)
-        }
-        guard matched else { return nil }
-        // Its seq is the full replay's: the last record at or before `seq`, of any account.
-        if let last = try lastRecordSeq(atOrBelow: seq), last > start { projection.advance(to: last) }
-        projection.settleView()
-        return projection
-    }
-
     /// The seq of the last record (log or archive) at or before `seq`; `nil` when none.
     func lastRecordSeq(atOrBelow seq: UInt64) throws -> UInt64? {
-        if let inLog = try Self.lastKey(atOrBelow: seq, of: databases.log, in: environment) { return inLog }
+        if let inLog = try Self.lastKey(atOrBelow: seq, of: log, in: environment) { return inLog }
         guard let archive = try archive() else { return nil }
         return try Self.lastKey(atOrBelow: seq, of: archive.log, in: archive.environment)
     }

@@ -77,6 +77,20 @@ extension Store {
     /// ``StoreHistory/archiveIsLeftover()``.
     func archiveIsLeftover() throws -> Bool { try history.archiveIsLeftover() }
 
+    /// ``StoreHistory/loadSnapshot(seq:configuration:onlyAccount:)``.
+    func loadSnapshot(
+        seq: UInt64, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> Result<Projection, SnapshotEnvelope.Damage> {
+        try history.loadSnapshot(seq: seq, configuration: configuration, onlyAccount: onlyAccount)
+    }
+
+    /// ``StoreHistory/newestValidSnapshot(in:configuration:onlyAccount:)``.
+    func newestValidSnapshot(
+        in range: ClosedRange<UInt64>, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> (seq: UInt64, projection: Projection)? {
+        try history.newestValidSnapshot(in: range, configuration: configuration, onlyAccount: onlyAccount)
+    }
+
     /// ``StoreHistory/highWaterSeq(below:)``.
     func highWaterSeq(below seq: UInt64) throws -> UInt64 { try history.highWaterSeq(below: seq) }
 

@@ -64,7 +64,7 @@ extension Store {
     /// When the audit index covers the log (``AuditIndex/catchUp(starting:)``), the snapshot is restored
     /// for the account alone and only the account's records after it are read.
     public func projection(at seq: UInt64, account: String, useSnapshots: Bool = true) throws -> Projection {
-        if useSnapshots, snapshotsFitConfiguration, let projection = try indexedProjection(at: seq, account: account) { return projection }
+        if useSnapshots, let projection = try auditIndex.projection(at: seq, account: account) { return projection }
         let (start, initial) = try replayStart(through: seq, configuration: options.projection, fromSnapshot: useSnapshots)
         var projection = initial
         try history.forEachRecordOrSkip(includingArchive: true, from: start + 1, through: seq, account: account) { seq, record in

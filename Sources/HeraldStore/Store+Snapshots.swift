@@ -45,30 +45,6 @@ extension Store {
         }
     }
 
-    /// Reads and checks the snapshot stored under `seq`: envelope, checksum, payload.
-    /// With `configuration`, the projection runs with it instead of the store's; with
-    /// `onlyAccount`, it holds that account alone and the others are not decoded.
-    func loadSnapshot(
-        seq: UInt64, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
-    ) throws -> Result<Projection, SnapshotEnvelope.Damage> {
-        guard let database = try existingAuxiliary(.snapshots) else {
-            return .failure(.init(reason: "no snapshot database"))
-        }
-        let configuration = configuration ?? options.projection
-        // The snapshot at the start of the kept history stands for records that are gone:
-        // written before SEMANTICS 1.2, it is carried into 1.2 rather than refused.
-        let former = try seq > 0 && seq == history.facts().origin
-        return try environment.storeRead { txn in
-            try SeqKey(seq).withBytes { key in
-                guard let bytes = try txn.get(database, key: key) else {
-                    return .failure(.init(reason: "no snapshot at seq \(seq)"))
-                }
-                return Self.decodeSnapshot(
-                    bytes, seq: seq, configuration: configuration, onlyAccount: onlyAccount, readingFormerFormats: former)
-            }
-        }
-    }
-
     /// Checks an envelope and restores its projection without copying the payload.
     static func decodeSnapshot(
         _ bytes: UnsafeRawBufferPointer, seq: UInt64, configuration: Projection.Configuration, onlyAccount: String? = nil,
@@ -89,20 +65,4 @@ extension Store {
         }
     }
 
-    /// The newest snapshot with seq in `range` that passes every check; each one skipped is
-    /// logged as a warning. `nil` when none is usable.
-    func newestValidSnapshot(
-        in range: ClosedRange<UInt64>, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
-    ) throws -> (seq: UInt64, projection: Projection)? {
-        for seq in try snapshots.seqs().reversed() where range.contains(seq) {
-            switch try loadSnapshot(seq: seq, configuration: configuration, onlyAccount: onlyAccount) {
-            case .success(let projection):
-                return (seq, projection)
-            case .failure(let damage):
-                logger.warning(
-                    "skipping unusable snapshot", metadata: ["path": "\(path)", "seq": "\(seq)", "reason": "\(damage.reason)"])
-            }
-        }
-        return nil
-    }
 }

@@ -55,7 +55,7 @@ extension Store {
         run.finish()
         // The audit index is checked against a rebuild when the records it derives from are sound.
         if run.report.problems.allSatisfy({ $0.location == .snapshot }) {
-            run.report.problems += try auditIndexProblems()
+            run.report.problems += try auditIndex.problems()
         }
         run.report.notes += Self.pagesPastLastCommit(in: path + "/data.mdb", highWater: run.report.highWater)
         run.report.notes += try exportedRanges().map { range in

@@ -1,4 +1,5 @@
 import Dispatch
+import HeraldProjection
 import LMDB
 import Synchronization
 
@@ -211,4 +212,54 @@ public struct HistoryBounds: Sendable, Hashable {
 
     /// The first seq of the readable history: one after ``droppedThrough``, else 1.
     public var firstReadableSeq: UInt64 { (droppedThrough ?? 0) + 1 }
+}
+
+// The snapshots a replay starts from: the state after a seq of this history.
+extension StoreHistory {
+    /// The seqs of the stored snapshots, oldest first (``Snapshots/seqs()``).
+    func snapshotSeqs() throws -> [UInt64] {
+        guard let database = try auxiliaryHandles.open(.snapshots, create: false, in: environment) else { return [] }
+        return try environment.storeRead { txn in try Store.snapshotSeqs(database, txn) }
+    }
+
+    /// Reads and checks the snapshot stored under `seq`: envelope, checksum, payload.
+    /// With `configuration`, the projection runs with it instead of the store's; with
+    /// `onlyAccount`, it holds that account alone and the others are not decoded.
+    func loadSnapshot(
+        seq: UInt64, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> Result<Projection, SnapshotEnvelope.Damage> {
+        guard let database = try auxiliaryHandles.open(.snapshots, create: false, in: environment) else {
+            return .failure(.init(reason: "no snapshot database"))
+        }
+        let configuration = configuration ?? options.projection
+        // The snapshot at the start of the kept history stands for records that are gone:
+        // written before SEMANTICS 1.2, it is carried into 1.2 rather than refused.
+        let former = try seq > 0 && seq == facts().origin
+        return try environment.storeRead { txn in
+            try SeqKey(seq).withBytes { key in
+                guard let bytes = try txn.get(database, key: key) else {
+                    return .failure(.init(reason: "no snapshot at seq \(seq)"))
+                }
+                return Store.decodeSnapshot(
+                    bytes, seq: seq, configuration: configuration, onlyAccount: onlyAccount, readingFormerFormats: former)
+            }
+        }
+    }
+
+    /// The newest snapshot with seq in `range` that passes every check; each one skipped is
+    /// logged as a warning. `nil` when none is usable.
+    func newestValidSnapshot(
+        in range: ClosedRange<UInt64>, configuration: Projection.Configuration? = nil, onlyAccount: String? = nil
+    ) throws -> (seq: UInt64, projection: Projection)? {
+        for seq in try snapshotSeqs().reversed() where range.contains(seq) {
+            switch try loadSnapshot(seq: seq, configuration: configuration, onlyAccount: onlyAccount) {
+            case .success(let projection):
+                return (seq, projection)
+            case .failure(let damage):
+                options.logger.warning(
+                    "skipping unusable snapshot", metadata: ["path": "\(path)", "seq": "\(seq)", "reason": "\(damage.reason)"])
+            }
+        }
+        return nil
+    }
 }

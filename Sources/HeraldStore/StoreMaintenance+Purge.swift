@@ -160,10 +160,10 @@ extension Store {
         report.gaps = Self.ranges(of: Set(logSeqs + archivedSeqs).sorted())
         let gaps = try auxiliary(.gaps)
         let snapshots = try auxiliary(.snapshots)
-        let auditIndex = try auditIndexDatabases()
+        let auditIndex = try self.auditIndex.existingDatabases()
         try environment.storeWrite { txn in
             // The account's audit index entries go with its records (the others' stay valid).
-            try Self.removeFromAuditIndex(account: account, auditIndex, txn)
+            try AuditIndex.remove(account: account, auditIndex, txn)
             for range in report.gaps {
                 try txn.put(gaps, key: SeqKey(range.lowerBound).bytes, value: SeqKey(range.upperBound).bytes)
             }

@@ -111,26 +111,52 @@ struct AuditIndexTests {
         for (account, target) in Self.targets(events, store.projection) {
             let full: Store.AuditReport
             do {
-                full = try store.auditReport(account: account, target: target)
+                full = try store.auditReport(account: account, target: target, listingUnchanged: true)
             } catch StoreError.Code.unknownChat {
                 continue
             }
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            if fast.listsEveryUnchangedEvent { replayed += 1 } else { indexed += 1 }
-            #expect(Self.changing(fast) == Self.changing(full), "\(account) \(target)")
-            #expect(fast.atBase == full.atBase && fast.baseSeq == full.baseSeq)
-            let known: Bool
-            switch target {
-            case .notification(let id): known = full.hasNotification(id)
-            case .group(let id): known = full.hasGroup(id)
-            case .object: known = true
+            let replay = try store.replayedAuditReport(account: account, target: target, listingUnchanged: false)
+            if let answered = try store.auditIndex.report(account: account, target: target) {
+                indexed += 1
+                #expect(answered == replay, "the index's report is the replay's: \(account) \(target)")
+            } else {
+                replayed += 1
             }
-            if case .notification(let id) = target { #expect(fast.hasNotification(id) == known, "\(account) \(target)") }
-            if case .group(let id) = target { #expect(fast.hasGroup(id) == known, "\(account) \(target)") }
+            #expect(fast == replay, "\(account) \(target)")
+            #expect(fast.lines == Self.changing(full), "\(account) \(target)")
+            #expect(fast.atBase == full.atBase && fast.baseSeq == full.baseSeq && fast.nearestKnownIds == full.nearestKnownIds)
         }
         // Most targets were answered from the index (the rest: never changed, or present in
         // the snapshot before their first change after a revoke reused their id).
         #expect(indexed > 3 * replayed, "indexed \(indexed), replayed \(replayed)")
+    }
+
+    @Test("auditReport gives the same report with the audit index on and off (--no-index), for every target of a seeded history")
+    func sameReportWithAndWithoutIndex() throws {
+        let dir = TemporaryDirectory()
+        let events = Self.events(count: 1_500, seed: 41)
+        // In order, not keyed by a name: "café" and "cafe\u{301}" are equal Swift strings.
+        var answers: [Store.AuditReport?] = []
+        var indexed = 0
+        do {
+            let store = try Self.makeStore(at: dir.path, events: events)
+            for (account, target) in Self.targets(events, store.projection) {
+                answers.append(try? store.auditReport(account: account, target: target, listingUnchanged: false))
+                if try store.auditIndex.report(account: account, target: target) != nil { indexed += 1 }
+            }
+        }
+        #expect(indexed > answers.count / 2, "indexed \(indexed) of \(answers.count)")
+        var options = Store.Options()
+        options.usesAuditIndex = false
+        let store = try Store(path: dir.path, options: options)
+        let targets = Self.targets(events, store.projection)
+        #expect(targets.count == answers.count)
+        for ((account, target), answer) in zip(targets, answers) {
+            #expect(try store.auditIndex.report(account: account, target: target) == nil, "the index is off")
+            let replayed = try? store.auditReport(account: account, target: target, listingUnchanged: false)
+            #expect(replayed == answer, "\(account) \(target)")
+        }
     }
 
     @Test("state --at SEQ of one account from the index equals the full replay's, seq included")
@@ -167,9 +193,9 @@ struct AuditIndexTests {
         #expect(throws: StoreError.self) { _ = try store.auditReport(account: "tg:2", target: .group(1), listingUnchanged: false) }
         var indexed = 0
         for (account, target) in Self.targets(events, store.projection) where account != "tg:2" {
-            guard let full = try? store.auditReport(account: account, target: target) else { continue }
+            guard let full = try? store.auditReport(account: account, target: target, listingUnchanged: true) else { continue }
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            if !fast.listsEveryUnchangedEvent { indexed += 1 }
+            if try store.auditIndex.report(account: account, target: target) != nil { indexed += 1 }
             #expect(Self.changing(fast) == Self.changing(full), "\(account) \(target)")
         }
         #expect(indexed > 50)
@@ -177,7 +203,7 @@ struct AuditIndexTests {
         try store.appendBatch([(Event(account: "tg:1", .notify(.init(chat: "user:1", kind: .call, id: 9_999, date: 1_800_000_000))), .library)])
         #expect(try store.auditIndex.catchUp(starting: true) == UInt64(events.count + 1))
         let fast = try store.auditReport(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999), listingUnchanged: false)
-        #expect(!fast.listsEveryUnchangedEvent && fast.lines.count == 1)
+        #expect(try store.auditIndex.report(account: "tg:1", target: .object(chat: "user:1", objectId: 9_999)) == fast && fast.lines.count == 1)
     }
 
     @Test("a damaged, lost or stale index entry is never trusted: the audit replays and gives the same answer")
@@ -189,7 +215,7 @@ struct AuditIndexTests {
         let target = AuditTrail.Target.object(chat: "user:1", objectId: nil)
         func check(_ what: String) throws {
             let store = try Store(path: dir.path)
-            let full = try store.auditReport(account: account, target: target)
+            let full = try store.auditReport(account: account, target: target, listingUnchanged: true)
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
             #expect(Self.changing(fast) == Self.changing(full), "\(what)")
         }
@@ -202,8 +228,7 @@ struct AuditIndexTests {
         try Self.flipLastByteOfEveryValue(targets, in: environment)
         do {
             let store = try Store(path: dir.path)
-            let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            #expect(fast.listsEveryUnchangedEvent, "a damaged window must not be used")
+            #expect(try store.auditIndex.report(account: account, target: target) == nil, "a damaged window must not be used")
             let report = try store.verify()
             #expect(!report.isClean && report.problems.allSatisfy { $0.location == .auditIndex })
             // Catching up does not merge into damaged buckets (their windows would be lost):
@@ -211,7 +236,7 @@ struct AuditIndexTests {
             try store.appendBatch([(Event(account: account, .notify(.init(chat: "user:1", kind: .call, id: 7_777, date: 1_800_000_000))), .library)])
             #expect(try store.auditIndex.catchUp() == UInt64(events.count + 1))
             #expect(try store.verify().isClean)
-            #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         try check("damaged windows")
         // Windows repaired by a rebuild, then one chunk of account seqs lost.
@@ -219,7 +244,7 @@ struct AuditIndexTests {
             let store = try Store(path: dir.path)
             try store.auditIndex.drop()
             try store.auditIndex.catchUp(starting: true)
-            #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         try environment.write { txn in
             try txn.withCursor(seqs) { cursor in
@@ -236,8 +261,8 @@ struct AuditIndexTests {
             try store.auditIndex.catchUp(starting: true)
             try store.appendBatch([(Event(account: account, .read(chat: "user:1", maxId: 1_000)), .library)])
             let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-            #expect(fast.listsEveryUnchangedEvent)
-            let full = try store.auditReport(account: account, target: target)
+            #expect(try store.auditIndex.report(account: account, target: target) == nil)
+            let full = try store.auditReport(account: account, target: target, listingUnchanged: true)
             #expect(Self.changing(fast) == Self.changing(full))
             try store.snapshot()
         }
@@ -247,9 +272,9 @@ struct AuditIndexTests {
         do {
             let store = try Store(path: dir.path)
             #expect(try store.history.bounds().lastSeqInLog == 0)
-            #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
+            #expect(try store.auditIndex.report(account: account, target: target) == nil)
             #expect(try store.auditIndex.catchUp() == UInt64(events.count + 2))
-            #expect(!(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent))
+            #expect(try store.auditIndex.report(account: account, target: target) != nil)
         }
         // Damaged chunks of account seqs: the next catch-up rebuilds rather than chaining past them.
         try Self.flipLastByteOfEveryValue(seqs, in: environment)
@@ -278,14 +303,14 @@ struct AuditIndexTests {
         #expect(try store.auditIndex.through() == 0, "an index of earlier rules must not answer")
         let account = events[0].account
         let target = AuditTrail.Target.object(chat: "user:1", objectId: nil)
-        #expect(try store.auditReport(account: account, target: target, listingUnchanged: false).listsEveryUnchangedEvent)
+        #expect(try store.auditIndex.report(account: account, target: target) == nil)
         // Ingest's catch-up (not asked to start one) rebuilds it under today's rules.
         #expect(try store.auditIndex.catchUp() == UInt64(events.count))
         #expect(try store.auditIndex.through() == UInt64(events.count))
         #expect(try store.verify().isClean)
         let fast = try store.auditReport(account: account, target: target, listingUnchanged: false)
-        #expect(!fast.listsEveryUnchangedEvent)
-        #expect(Self.changing(fast) == Self.changing(try store.auditReport(account: account, target: target)))
+        #expect(try store.auditIndex.report(account: account, target: target) == fast)
+        #expect(Self.changing(fast) == Self.changing(try store.auditReport(account: account, target: target, listingUnchanged: true)))
     }
 
     static func flipLastByteOfEveryValue(_ database: Database, in environment: Environment) throws {

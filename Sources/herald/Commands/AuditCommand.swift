@@ -25,8 +25,8 @@ struct AuditCommand: ParsableCommand {
             With the audit index (herald index; herald ingest keeps it), an audit without
             --all reads only the account's events from the snapshot before the target's
             first change to its last change, instead of the whole history; the lines are
-            the same, and the footer then does not count the events that merely named it.
-            --no-index replays everything.
+            the same. The footer counts the events that merely named it only with
+            --no-index, which replays everything.
 
             After `herald compact --discard-history` the audit starts from the base
             snapshot, with the target as it stood there ("present at the base (seq N) as
@@ -88,7 +88,9 @@ struct AuditCommand: ParsableCommand {
         }
         let report: Store.AuditReport
         do {
-            report = try source.auditReport(account: account, target: target, listingUnchanged: all)
+            // A replay (--no-index) lists every event at no extra cost, so that those that only
+            // named the target can be counted.
+            report = try source.auditReport(account: account, target: target, listingUnchanged: all || noIndex)
         } catch StoreError.Code.unknownAccount {
             // As `state --account` does: an account no event names (a mistyped name, a purged
             // account) is a usage error that lists the accounts, not an empty timeline that
@@ -122,12 +124,12 @@ struct AuditCommand: ParsableCommand {
             for effect in report.atBase { Terminal.line("    • " + effect.text) }
         }
         if lines.isEmpty && report.atBase.isEmpty && neverReceived == nil {
-            Terminal.line(hidden > 0 ? "no event changed it" : "no event touched it")
+            Terminal.line(hidden > 0 || !(all || noIndex) ? "no event changed it" : "no event touched it")
         }
         defer {
-            if !report.listsEveryUnchangedEvent && !all {
-                // Answered from the audit index, which reads only the events from the target's
-                // first change to its last: those that merely named it are not counted.
+            if !all && !noIndex {
+                // Only the events that changed the target were asked for (the audit index may
+                // answer, reading the target's first change to its last): the rest are not counted.
                 Terminal.line("")
                 Terminal.line(Terminal.styled("(events that named it without changing it are not shown; --all lists them)", .dim))
             } else if hidden > 0 && !all {
@@ -162,17 +164,12 @@ struct AuditCommand: ParsableCommand {
     /// A notification or group id the account never had is a usage error (exit 1), like an
     /// unknown chat, listing the nearest ids it had.
     static func requireKnownId(_ target: AuditTrail.Target, _ report: Store.AuditReport, account: String, path: String) throws {
-        let (what, id, known, before, ids): (String, Int64, Bool, Int64, [Int64])
-        switch target {
-        case .notification(let wanted):
-            (what, id, known, before, ids) = ("notification", wanted, report.hasNotification(wanted), report.notificationIdsBeforeBase, report.notificationIds)
-        case .group(let wanted):
-            (what, id, known, before, ids) = ("group", wanted, report.hasGroup(wanted), report.groupIdsBeforeBase, report.groupIds)
-        case .object:
-            return
+        guard let nearest = report.nearestKnownIds else { return }
+        let (what, id): (String, Int64) = switch target {
+        case .notification(let id): ("notification", id)
+        case .group(let id): ("group", id)
+        case .object: ("object", 0)
         }
-        guard !known else { return }
-        let nearest = Store.AuditReport.nearest(id, before: before, ids: ids)
         let listed = nearest.isEmpty ? "it has none" : "nearest it had: " + nearest.map { "\($0)" }.joined(separator: ", ")
         throw CLIFailure(exitCode: CLIFailure.usage, "account '\(account)' in \(path) never had \(what) \(id) (\(listed))")
     }
