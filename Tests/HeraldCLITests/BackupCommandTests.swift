@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeraldTestSupport
 
-@Suite("herald backup", .testThreads)
+@Suite("herald backup", .serverThreads)
 struct BackupCommandTests {
     @Test("backup writes a verified copy that reads as the store; --json reports its figures")
     func backupAndRestore() throws {

@@ -7,7 +7,7 @@ import Testing
 /// The rebuild's decoder (`LogRecord.decodeEvent(_:interner:)`), which decodes an event
 /// whose names its interner has met with the names it keeps, against
 /// `decodeEvent(_:names:)`: the same events and ids, and damage reported the same way.
-@Suite("Decoding with interned names", .testThreads)
+@Suite("Decoding with interned names")
 struct InternedDecodingTests {
     /// The stored bytes of `event` with a valid checksum.
     static func record(_ event: Event) -> [UInt8] {

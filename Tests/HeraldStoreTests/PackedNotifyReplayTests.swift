@@ -7,7 +7,7 @@ import Testing
 /// The rebuild's batches (`ReplayBatch` filled from stored records), which keep a `notify`
 /// whose names the run has met as bytes and replay it through `PackedNotify`, against
 /// replaying the events themselves: the same state, and damage reported the same way.
-@Suite("Packed notify replay", .testThreads)
+@Suite("Packed notify replay")
 struct PackedNotifyReplayTests {
     static let texts: [String?] = [nil, "", "hi", "Alice", "üñî©ødé ✓", "a body long enough to need an allocation of its own"]
 

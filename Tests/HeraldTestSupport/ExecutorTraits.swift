@@ -1,16 +1,23 @@
 import Testing
 
-/// Runs each test of a suite in a task that prefers a ``ThreadExecutor``, not the cooperative
-/// pool.
+/// Runs each test of a suite in a task that prefers ``ThreadExecutor/servers``, not the
+/// cooperative pool: for the suites that start servers or child processes, and only those.
 ///
 /// Swift Testing runs every test, synchronous ones included, on the cooperative pool (one
-/// thread per core, two on the CI machine). Two long CPU-bound tests (a damage trial, a
-/// reference model run in a debug build) then hold it for minutes, and everything else that
-/// runs there waits: the unstructured tasks inside AsyncHTTPClient and swift-service-lifecycle
-/// (a request's deadline, a server's cancellation), so servers under test answered late or
-/// did not stop. Every suite therefore names its executor: ``serverThreads`` for the server
-/// tests, whose bodies, clients and servers must answer promptly, and ``testThreads`` for the
-/// rest. The pool is left to short jobs.
+/// thread per core, two on the CI machine), at most twice as many test cases at once as there
+/// are cores. Ordinary tests run there and need no trait: each holds a thread for seconds at
+/// most (the CPU-bound ones are sized for a debug build, their long runs behind environment
+/// variables such as `HERALD_FUZZ_CASES` and `HERALD_AUDIT_TARGETS`, and the suites of several
+/// such cases are `.serialized`), so whatever else waits for the pool waits that long at most.
+/// Servers under test answer without it (`CooperativePoolTests`); stopping one needs a pool
+/// thread for a moment (Hummingbird's date cache ends through an unstructured task).
+///
+/// The suites that start servers or child processes are the exception. Their bodies block for
+/// as long as a child runs (`waitUntilExit`, reading its pipes; `herald` commands, `herald
+/// serve`, HAProxy, PostgreSQL, a browser), which on two pool threads would hold up every
+/// other test, and they drive in-process servers (``LiveServer``, on the same executor)
+/// through many requests, which must not wait behind other tests' work. The executor grows,
+/// so a body that blocks never holds up a server's answer.
 public struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
     let executor: ThreadExecutor
 
@@ -28,8 +35,7 @@ public struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == ExecutorTrait {
-    /// Each test runs on ``ThreadExecutor/servers``: for tests that talk to servers.
+    /// Each test runs on ``ThreadExecutor/servers``: for suites that start servers or child
+    /// processes (see ``ExecutorTrait``).
     public static var serverThreads: Self { ExecutorTrait(executor: .servers) }
-    /// Each test runs on ``ThreadExecutor/tests``.
-    public static var testThreads: Self { ExecutorTrait(executor: .tests) }
 }
