@@ -164,7 +164,16 @@ public final class HeraldServer: Sendable {
         )
         var failure: (any Error)?
         do {
-            try await app.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+            // Without signals (an embedder, a test) only cancellation stops it: then the
+            // application runs without an outer service group, whose graceful shutdown the
+            // application's own group would await through ServiceLifecycle's waiter, which
+            // ends in an unstructured task: stopping would wait for a free thread of the
+            // cooperative pool.
+            if gracefulShutdownSignals.isEmpty {
+                try await app.run()
+            } else {
+                try await app.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+            }
         } catch {
             failure = error
         }

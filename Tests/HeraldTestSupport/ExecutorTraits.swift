@@ -9,8 +9,7 @@ import Testing
 /// most (the CPU-bound ones are sized for a debug build, their long runs behind environment
 /// variables such as `HERALD_FUZZ_CASES` and `HERALD_AUDIT_TARGETS`, and the suites of several
 /// such cases are `.serialized`), so whatever else waits for the pool waits that long at most.
-/// Servers under test answer without it (`CooperativePoolTests`); stopping one needs a pool
-/// thread for a moment (Hummingbird's date cache ends through an unstructured task).
+/// Servers under test answer and stop without it (`CooperativePoolTests`).
 ///
 /// The suites that start servers or child processes are the exception. Their bodies block for
 /// as long as a child runs (`waitUntilExit`, reading its pipes; `herald` commands, `herald
