@@ -217,7 +217,7 @@ struct ReplicatedLogTests {
             bySeq[seq] = String(line)
         }
         // Gapless, each acknowledged event at its seq, once.
-        #expect(bySeq.keys.sorted() == Array(1...UInt64(bySeq.count)))
+        #expect(bySeq.keys.sorted() == (0..<UInt64(bySeq.count)).map { $0 + 1 })
         for (seq, id) in acked {
             let line = bySeq[seq] ?? ""
             #expect(line.contains("\"id\":\(id),") || line.contains("\"id\":\(id)}"), "acknowledged seq \(seq) (id \(id)) lost")

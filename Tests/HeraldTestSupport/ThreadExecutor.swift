@@ -14,10 +14,16 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every stored property below `condition` is read and written only with
     // `condition` locked.
 
-    /// The executor of the suites that start servers or child processes
-    /// (``ExecutorTrait/serverThreads``): their bodies, HTTP clients and in-process servers. Starts with four threads and grows to 64, so that a
-    /// body that blocks (on a child process) never holds up a server's answer.
+    /// The executor of the suites that start servers (``ExecutorTrait/serverThreads``): their
+    /// bodies, HTTP clients and in-process servers. Starts with four threads and grows to 64,
+    /// so that a body that blocks (on a child process) never holds up a server's answer.
     public static let servers = ThreadExecutor(threads: 4, growingTo: 64, name: "test.server")
+
+    /// The executor of the suites that run `herald` commands and wait for them
+    /// (``ExecutorTrait/processThreads``): four threads, two per core here, so that tests
+    /// waiting on a child leave the processor to others without running dozens of children
+    /// at once.
+    public static let processes = ThreadExecutor(threads: 4, name: "test.process")
 
     private let name: String
     private let maximum: Int
