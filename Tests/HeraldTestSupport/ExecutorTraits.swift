@@ -17,7 +17,7 @@ import Testing
 /// other test, and they drive servers through many requests and timed waits, which must not
 /// queue behind the other tests' work. ``serverThreads`` grows, so that a body that blocks
 /// never holds up a server's answer; ``processThreads``, for suites that only run `herald`
-/// commands, has four threads, so that at most four such children run at once.
+/// commands, has two threads, so that at most two such children run at once.
 public struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
     let executor: ThreadExecutor
 

@@ -20,10 +20,11 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     public static let servers = ThreadExecutor(threads: 4, growingTo: 64, name: "test.server")
 
     /// The executor of the suites that run `herald` commands and wait for them
-    /// (``ExecutorTrait/processThreads``): four threads, two per core here, so that tests
-    /// waiting on a child leave the processor to others without running dozens of children
-    /// at once.
-    public static let processes = ThreadExecutor(threads: 4, name: "test.process")
+    /// (``ExecutorTrait/processThreads``): two threads, so that tests waiting on a child do
+    /// not hold the cooperative pool, and with the pool's two no more than four test bodies
+    /// compete for the processor (as many as before ordinary tests left this executor's kind;
+    /// more starved the PostgreSQL failover tests' child processes).
+    public static let processes = ThreadExecutor(threads: 2, name: "test.process")
 
     private let name: String
     private let maximum: Int
