@@ -44,10 +44,6 @@ extension Projection {
     /// their state lacks what 1.2 keeps, so a store rebuilds from its log instead.
     public static let snapshotFormatVersion: UInt32 = 3
 
-    /// Snapshot payloads at least this long restore their accounts in two halves, when the
-    /// caller gives a ``HalvesRunner``.
-    static let splitRestoreMinimum = 1 << 20
-
     /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
     /// identical bytes; ``init(snapshot:configuration:)-([UInt8],_)`` restores an equal projection.
     public func snapshot() -> [UInt8] {
@@ -98,15 +94,13 @@ extension Projection {
     /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
     /// holds that account alone (none when the snapshot has no such account), as
     /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded.
-    /// With `runHalves`, large payloads restore their accounts in two halves that it may run
-    /// on two threads at once; the result is the same as in one run.
     ///
     /// With `readingFormerFormats`, formats 1 and 2 (SEMANTICS 1.1) are read too, their state
     /// carried into 1.2 as ``Account/init(decodingFormer:configuration:)`` says: only for a
     /// snapshot that nothing else can stand for (the start of a store's kept history).
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
-        onlyAccount: String? = nil, readingFormerFormats: Bool = false, inHalves runHalves: HalvesRunner? = nil
+        onlyAccount: String? = nil, readingFormerFormats: Bool = false
     ) throws(SnapshotError) {
         guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
         let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
@@ -146,69 +140,16 @@ extension Projection {
             if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
         }
         guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
-        let accounts = try Self.restoreAccounts(
-            entries.map(\.bytes), of: body, configuration: configuration, former: former, inHalves: runHalves)
-        for (entry, account) in zip(entries, accounts) { projection.accountsByName[entry.name] = account }
+        for entry in entries {
+            var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[entry.bytes]), base: entry.bytes.lowerBound)
+            projection.accountsByName[entry.name] =
+                former
+                ? try Account(decodingFormer: &decoder, configuration: configuration)
+                : try Account(decoding: &decoder, configuration: configuration)
+            guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
+        }
         self = projection
     }
-
-    /// Decodes the accounts whose encodings are at `ranges` of `body`, in order: in two
-    /// halves run by `runHalves`, each taking about half of the bytes, when there is enough
-    /// to share. Accounts are independent, so the result does not depend on the split; of
-    /// two errors, the one of the earlier account is thrown, as in one run.
-    private static func restoreAccounts(
-        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool,
-        inHalves runHalves: HalvesRunner?
-    ) throws(SnapshotError) -> [Account] {
-        let total = ranges.reduce(0) { $0 + $1.count }
-        guard let runHalves, ranges.count >= 2, total >= splitRestoreMinimum else {
-            return try decodeAccounts(ranges[...], of: body, configuration: configuration, former: former).get()
-        }
-        var split = 0
-        var bytes = 0
-        while split < ranges.count - 1 && bytes < total / 2 {
-            bytes += ranges[split].count
-            split += 1
-        }
-        let halves = [ranges[..<split], ranges[split...]]
-        var results: [Result<[Account], SnapshotError>] = Array(repeating: .success([]), count: 2)
-        results.withUnsafeMutableBufferPointer { slots in
-            let shared = SharedRestore(body: body, slots: slots)
-            runHalves { half in
-                shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration, former: former)
-            }
-        }
-        return try results[0].get() + results[1].get()
-    }
-
-    /// Decodes the accounts at `ranges` of `body`, each of which must end where its range does.
-    private static func decodeAccounts(
-        _ ranges: ArraySlice<Range<Int>>, of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool
-    ) -> Result<[Account], SnapshotError> {
-        var accounts: [Account] = []
-        accounts.reserveCapacity(ranges.count)
-        for range in ranges {
-            var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[range]), base: range.lowerBound)
-            do throws(SnapshotError) {
-                accounts.append(
-                    former
-                        ? try Account(decodingFormer: &decoder, configuration: configuration)
-                        : try Account(decoding: &decoder, configuration: configuration))
-                guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return .success(accounts)
-    }
-}
-
-/// What the two halves of ``Projection/restoreAccounts(_:of:configuration:former:inHalves:)`` share.
-private struct SharedRestore: @unchecked Sendable {
-    // @unchecked: `body` is only read, and stays valid until the runner returns; each half
-    // writes only its own slot of `slots`, which the caller reads after that.
-    let body: UnsafeRawBufferPointer
-    let slots: UnsafeMutableBufferPointer<Result<[Account], SnapshotError>>
 }
 
 /// The checksum that ends every snapshot: 64-bit FNV-1a, which detects any one changed byte.

@@ -56,8 +56,7 @@ extension Store {
             return .success(
                 try Projection(
                     snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
-                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats,
-                    inHalves: onTwoThreads))
+                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {
