@@ -65,28 +65,13 @@ extension CanonicalJSONDecoder {
         var text: [UInt8] = []
         text.reserveCapacity(32)
         index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                if text.withUnsafeBytes({ Self.firstInvalidUTF8($0) }) != nil {
-                    // Offsets inside the decoded text do not map back; name the string.
-                    throw Malformed(offset: start, reason: "invalid UTF-8 in string")
-                }
-                return text
-            case UInt8(ascii: "\\"):
-                if let reason = JSONEscape.decode(bytes, at: &index, into: &text) {
-                    throw Malformed(offset: index, reason: reason)
-                }
-            case 0..<0x20:
-                throw fail("control character in string")
-            default:
-                text.append(byte)
-                index += 1
-            }
+        if let reason = JSONEscape.decodeString(bytes, at: &index, into: &text) { throw fail(reason) }
+        index += 1
+        if text.withUnsafeBytes({ Self.firstInvalidUTF8($0) }) != nil {
+            // Offsets inside the decoded text do not map back; name the string.
+            throw Malformed(offset: start, reason: "invalid UTF-8 in string")
         }
-        throw fail("unterminated string")
+        return text
     }
 
     /// Checks that `text` is well-formed UTF-8; `offset` locates it in the document.

@@ -198,12 +198,7 @@ struct CanonicalJSONDecoder {
 
     /// Consumes `literal` (`true`, `false`, `null`) at the cursor.
     mutating func expectLiteral(_ literal: StaticString) throws(Malformed) {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { throw fail("invalid literal") }
-        let pointer = literal.utf8Start
-        for offset in 0..<count where bytes[index + offset] != pointer[offset] {
-            throw fail("invalid literal")
-        }
-        index += count
+        guard JSONEscape.hasLiteral(literal, in: bytes, at: index) else { throw fail("invalid literal") }
+        index += literal.utf8CodeUnitCount
     }
 }

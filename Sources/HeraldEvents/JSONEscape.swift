@@ -1,6 +1,36 @@
-/// Decoding of JSON string escapes (RFC 8259 §7), shared by Herald's two JSON readers: the
-/// strict canonical-event decoder here and the tolerant payload parser of HeraldIngest.
+/// Decoding of JSON strings and literals (RFC 8259 §7), shared by Herald's two JSON readers:
+/// the strict canonical-event decoder and the tolerant ``JSONParser``.
 package enum JSONEscape {
+    /// Decodes the rest of a string, from `index` (inside it) to its closing quote, into
+    /// `text`, leaving `index` on the quote. Returns `nil`, or why the string is invalid
+    /// (`index` then on the fault): a raw control character, a bad escape, no closing quote.
+    package static func decodeString(_ bytes: UnsafeRawBufferPointer, at index: inout Int, into text: inout [UInt8]) -> String? {
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                return nil
+            case UInt8(ascii: "\\"):
+                if let reason = decode(bytes, at: &index, into: &text) { return reason }
+            case 0..<0x20:
+                return "control character in string"
+            default:
+                text.append(byte)
+                index += 1
+            }
+        }
+        return "unterminated string"
+    }
+
+    /// Whether `bytes` hold `literal` (`true`, `false`, `null`) at `index`.
+    package static func hasLiteral(_ literal: StaticString, in bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        let start = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != start[offset] { return false }
+        return true
+    }
+
     /// Decodes the escape whose backslash is at `index`, appends its UTF-8 to `text` and
     /// moves `index` past it. Returns `nil`, or why the escape is invalid (`index` then still
     /// on the backslash). A `\uD8xx` high surrogate must be followed by its `\uDCxx` low half.

@@ -18,7 +18,7 @@ struct HeraldAdapter {
     static func decode(_ bytes: UnsafeRawBufferPointer, context: IngestContext) throws(IngestError) -> IngestResult {
         let event: Event
         do {
-            event = try Event(json: bytes.starts(with: Ingest.byteOrderMark) ? UnsafeRawBufferPointer(rebasing: bytes[Ingest.byteOrderMark.count...]) : bytes)
+            event = try Event(json: bytes.starts(with: JSONParser.byteOrderMark) ? UnsafeRawBufferPointer(rebasing: bytes[JSONParser.byteOrderMark.count...]) : bytes)
         } catch {
             throw IngestError(format: .herald, error)
         }

@@ -1,3 +1,5 @@
+import HeraldEvents
+
 extension Ingest {
     /// Guesses a payload's format from its shape; `nil` when nothing matches.
     ///

@@ -25,9 +25,6 @@ import HeraldEvents
 package enum Ingest {
     /// The largest payload accepted, in bytes. Real pushes are at most a few KiB.
     package static let maxPayloadBytes = 8 << 20
-    /// The UTF-8 byte-order mark some editors put at the start of a file; every reader of
-    /// payloads skips it.
-    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Decodes one payload (the bytes of one line or one document) into canonical events.
     ///

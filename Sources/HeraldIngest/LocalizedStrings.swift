@@ -1,3 +1,5 @@
+import HeraldEvents
+
 /// A strings table an app ships for its localized push alerts (`herald ingest --strings`).
 ///
 /// APNs alerts may carry a key and arguments instead of text (`loc-key` / `loc-args`,
@@ -119,7 +121,7 @@ public struct LocalizedStrings: Sendable, Hashable {
             }
             return String(decoding: units, as: UTF16.self)
         }
-        let body = bytes.starts(with: Ingest.byteOrderMark) ? bytes.dropFirst(3) : bytes[...]
+        let body = bytes.starts(with: JSONParser.byteOrderMark) ? bytes.dropFirst(3) : bytes[...]
         return String(decoding: body, as: UTF8.self)
     }
 }

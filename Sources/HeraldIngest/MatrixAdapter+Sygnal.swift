@@ -1,3 +1,5 @@
+import HeraldEvents
+
 /// The flat forms Sygnal (matrix-org/sygnal) gives a push gateway notification on its way to a
 /// device, read back into the notification object ``MatrixAdapter`` maps.
 extension MatrixAdapter {

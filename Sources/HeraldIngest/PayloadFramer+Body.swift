@@ -1,3 +1,5 @@
+import HeraldEvents
+
 extension PayloadFramer {
     /// Why a body could not be cut into payloads: the part at fault (`body`, or `[2]` for an
     /// array's third element) and what was wrong.
@@ -27,7 +29,7 @@ extension PayloadFramer {
     ///
     /// - Throws: ``BodyError`` for an array that is not valid JSON or holds a scalar.
     package static func payloads(inBody body: [UInt8], wholeDocument: Bool) throws(BodyError) -> [Framed] {
-        let start = body.starts(with: Ingest.byteOrderMark) ? Ingest.byteOrderMark.count : 0
+        let start = body.starts(with: JSONParser.byteOrderMark) ? JSONParser.byteOrderMark.count : 0
         let trimmed = body[start...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if trimmed.first == UInt8(ascii: "[") { return try elements(of: body) }
         if wholeDocument { return trimmed.isEmpty ? [] : [(trimmed, 1)] }

@@ -1,3 +1,5 @@
+import HeraldEvents
+
 /// Splits input lines into payloads: one payload per line (JSONL, base64 bodies), except for
 /// pretty-printed JSON documents, so `herald ingest payload.json` works on such files too. A
 /// pure value over bytes: feed it each line, take what it returns. ``IngestSession`` and the
@@ -199,7 +201,7 @@ package struct PayloadFramer: Sendable {
     /// copying it: its only other byte must be a bracket.
     private static func shape(of line: ArraySlice<UInt8>) -> Shape {
         var rest = line
-        if rest.starts(with: Ingest.byteOrderMark) { rest = rest.dropFirst(Ingest.byteOrderMark.count) }
+        if rest.starts(with: JSONParser.byteOrderMark) { rest = rest.dropFirst(JSONParser.byteOrderMark.count) }
         var content = rest.lazy.filter { !isBlank($0) }.makeIterator()
         guard let first = content.next(), content.next() == nil else { return .other }
         switch first {

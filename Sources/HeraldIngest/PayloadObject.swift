@@ -1,3 +1,5 @@
+import HeraldEvents
+
 /// A JSON object of a payload together with its path, so every read can name its field.
 ///
 /// Readers are lenient in the ways real payloads need (numbers as strings, ids as comma

@@ -65,7 +65,7 @@ extension Account {
     /// account for ``settleView(_:)``).
     @inline(__always)
     mutating func replay(
-        _ payload: Event.Payload, names: InternedNames = .none, chatIds: inout InternedIndexes, _ scratch: inout EventScratch
+        _ payload: Event.Payload, names: InternedNames, chatIds: inout InternedIndexes, _ scratch: inout EventScratch
     ) -> Bool {
         let wasStale = viewIsStale
         _ = apply(payload, computeUpdates: false, names: names, chatIds: &chatIds, &scratch)

@@ -46,11 +46,6 @@ struct AccountTable: Sendable {
         return i
     }
 
-    /// Runs `body` with the account states, by index, to mutate in place (not to add or remove).
-    mutating func withStates<R>(_ body: (UnsafeMutableBufferPointer<Account>) -> R) -> R {
-        states.withUnsafeMutableBufferPointer { body($0) }
-    }
-
     /// Runs `body` on the account at `index` in place.
     @inline(__always)
     mutating func modify<R>(at index: Int, _ body: (inout Account) -> R) -> R {

@@ -55,12 +55,6 @@ package struct NameInterner: Sendable {
         }
     }
 
-    /// The names of ids this interner gave, as first interned.
-    package func names(ids: InternedNames) -> (account: String, chat: String?) {
-        let account = Int(ids.account)
-        return (accounts.names[account], ids.chat < 0 ? nil : chats[account].names[Int(ids.chat)])
-    }
-
     /// ``names(account:chat:)`` for names interned before, interning nothing: their ids and
     /// the names themselves (as first interned), or `nil` when either is new. A decoder that
     /// interned them from an event it decoded takes the names from here instead of making

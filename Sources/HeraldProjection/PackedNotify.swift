@@ -2,7 +2,8 @@ import HeraldEvents
 
 /// What ``Account/notify(_:chat:)`` reads of a `notify` event: its fields, and a way to put
 /// its title and texts into the account's ``TextArena``. An ``Event/Notify`` is one; a
-/// ``PackedNotify``, whose title and texts are bytes a decoder laid out, is the other.
+/// ``PackedNotify``, a batch's record whose title and texts are bytes a decoder laid out, is
+/// the other.
 protocol NotifyContent {
     var kind: NotificationKind { get }
     var id: Int64 { get }
@@ -26,43 +27,47 @@ extension Event.Notify: NotifyContent {
     }
 }
 
-/// A `notify` event's fields with its title and texts as bytes in a buffer that someone else
-/// owns (a rebuild's batch of decoded records): the title's UTF-8 followed by the canonical
-/// packing of the body, sender and thread (``PackedTexts``), the layout a ``TextArena`` slot
-/// keeps, so that replaying it copies them into the arena at once, making no `String` and no
+/// A `notify` record of a ``ReplayBatch`` (its ``ReplayBatch/Entry``) read in the batch's
+/// bytes: its names, then its title's UTF-8 followed by the canonical packing of the body,
+/// sender and thread (``PackedTexts``), the layout a ``TextArena`` slot keeps, so that
+/// replaying it copies them into the arena at once, making no `String` and no
 /// ``PackedTexts``. The bytes must stay valid and unchanged while the value is used.
-package struct PackedNotify: NotifyContent {
-    package var kind: NotificationKind
-    package var id: Int64
-    package var date: Int64
-    package var silent: Bool
-    package var partial: Bool
-    package var unreadOnly: Bool
-    /// The title's bytes then the packed texts' bytes.
-    package var textBytes: UnsafeRawBufferPointer
-    /// How many of ``textBytes`` are the title's; `.max` for no title (and none of them).
-    package var titleLength: UInt32
+struct PackedNotify: NotifyContent {
+    let entry: ReplayBatch.Entry
+    /// The batch's bytes, where ``ReplayBatch/Entry/start`` counts from.
+    let bytes: UnsafeRawPointer
 
-    /// A notify of these fields, whose title and packed texts are `textBytes`.
-    package init(
-        kind: NotificationKind, id: Int64, date: Int64, silent: Bool, partial: Bool, unreadOnly: Bool,
-        textBytes: UnsafeRawBufferPointer, titleLength: UInt32
-    ) {
-        self.unreadOnly = unreadOnly
-        self.kind = kind
-        self.id = id
-        self.date = date
-        self.silent = silent
-        self.partial = partial
-        self.textBytes = textBytes
-        self.titleLength = titleLength
+    var kind: NotificationKind { entry.kind.unsafelyUnwrapped }
+    var id: Int64 { entry.id }
+    var date: Int64 { entry.date }
+    var silent: Bool { entry.silent }
+    var partial: Bool { entry.partial }
+    var unreadOnly: Bool { entry.unreadOnly }
+
+    /// The account's name, UTF-8.
+    var account: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: (bytes + Int(entry.start)).assumingMemoryBound(to: UInt8.self), count: Int(entry.accountLength))
     }
 
-    /// The number of title bytes in ``textBytes``.
-    private var titleCount: Int { titleLength == .max ? 0 : Int(titleLength) }
+    /// The chat's name, UTF-8.
+    var chat: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(
+            start: (bytes + Int(entry.start) + Int(entry.accountLength)).assumingMemoryBound(to: UInt8.self),
+            count: Int(entry.chatLength))
+    }
+
+    /// The number of title bytes; 0 for no title.
+    private var titleCount: Int { entry.titleLength == .max ? 0 : Int(entry.titleLength) }
+
+    /// The title's bytes then the packed texts' bytes.
+    private var textBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: bytes + Int(entry.start) + Int(entry.accountLength) + Int(entry.chatLength),
+            count: titleCount + Int(entry.textsLength))
+    }
 
     var title: String? {
-        guard titleLength != .max else { return nil }
+        guard entry.titleLength != .max else { return nil }
         return String(decoding: UnsafeRawBufferPointer(rebasing: textBytes[..<titleCount]), as: UTF8.self)
     }
 
@@ -72,6 +77,6 @@ package struct PackedNotify: NotifyContent {
 
     @inline(__always)
     func storeTexts(into arena: inout TextArena) -> UInt32 {
-        arena.store(titleAndPackedTexts: textBytes, titleLength: titleLength)
+        arena.store(titleAndPackedTexts: textBytes, titleLength: entry.titleLength)
     }
 }

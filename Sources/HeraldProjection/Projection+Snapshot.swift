@@ -44,10 +44,6 @@ extension Projection {
     /// their state lacks what 1.2 keeps, so a store rebuilds from its log instead.
     public static let snapshotFormatVersion: UInt32 = 3
 
-    /// Snapshot payloads at least this long restore their accounts in two halves, when the
-    /// caller gives a ``HalvesRunner``.
-    static let splitRestoreMinimum = 1 << 20
-
     /// The projection as compact bytes (`schema/snapshot-format.md`). Equal projections give
     /// identical bytes; ``init(snapshot:configuration:)-([UInt8],_)`` restores an equal projection.
     public func snapshot() -> [UInt8] {
@@ -94,121 +90,140 @@ extension Projection {
     }
 
     /// ``init(snapshot:configuration:)`` for a caller that has already checked a checksum
-    /// covering exactly these bytes (the store's CRC-32C envelope): with `checksumVerified`,
-    /// the payload's own checksum is not computed again. With `onlyAccount`, the projection
-    /// holds that account alone (none when the snapshot has no such account), as
-    /// ``removeAccount(_:)`` of every other would leave it, and the others are not decoded.
-    /// With `runHalves`, large payloads restore their accounts in two halves that it may run
-    /// on two threads at once; the result is the same as in one run.
-    ///
-    /// With `readingFormerFormats`, formats 1 and 2 (SEMANTICS 1.1) are read too, their state
-    /// carried into 1.2 as ``Account/init(decodingFormer:configuration:)`` says: only for a
-    /// snapshot that nothing else can stand for (the start of a store's kept history).
+    /// covering exactly these bytes (the store's CRC-32C envelope), as
+    /// ``SnapshotAccounts/init(snapshot:configuration:checksumVerified:onlyAccount:readingFormerFormats:)``
+    /// reads them, its accounts decoded in one run.
     package init(
         snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
-        onlyAccount: String? = nil, readingFormerFormats: Bool = false, inHalves runHalves: HalvesRunner? = nil
+        onlyAccount: String? = nil, readingFormerFormats: Bool = false
     ) throws(SnapshotError) {
-        guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
-        let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
-        let former = readingFormerFormats && (version == 1 || version == 2)
-        guard version == Self.snapshotFormatVersion || former else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
-        let bodyEnd = buffer.count - 8
-        let body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
-        if !checksumVerified {
-            var stored: UInt64 = 0
-            for i in bodyEnd..<buffer.count { stored = stored << 8 | UInt64(buffer[i]) }
-            guard SnapshotChecksum.fnv1a64(body) == stored else { throw SnapshotError(.checksumMismatch, offset: bodyEnd) }
-        }
-        var decoder = SnapshotDecoder(body)
-        _ = try decoder.run { reader throws(ByteReader.Malformed) in try reader.uint32BigEndian() }
-        var projection = Projection(configuration: configuration)
-        projection.seq = try decoder.run { reader throws(ByteReader.Malformed) in try reader.varint() }
-        let count = try decoder.count()
-        var previous: String?
-        var entries: [(name: String, bytes: Range<Int>)] = []
-        for _ in 0..<count {
-            let name = try decoder.string()
-            guard !name.isEmpty else { throw decoder.malformed("empty account name") }
-            if let previous, !Projection.byteOrder(previous, name) {
-                throw decoder.malformed("accounts not in ascending order")
-            }
-            previous = name
-            if version == 1 {
-                // Format 1 has no lengths: each account follows its name.
-                let account = try Account(decodingFormer: &decoder, configuration: configuration)
-                if onlyAccount.map(name.isSameName(as:)) ?? true { projection.accountsByName[name] = account }
-                continue
-            }
-            let length = try decoder.count()
-            let start = decoder.offset
-            try decoder.skip(length)
-            // With `onlyAccount`, the others are skipped by their lengths, never decoded.
-            if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
-        }
-        guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
-        let accounts = try Self.restoreAccounts(
-            entries.map(\.bytes), of: body, configuration: configuration, former: former, inHalves: runHalves)
-        for (entry, account) in zip(entries, accounts) { projection.accountsByName[entry.name] = account }
-        self = projection
+        let accounts = try SnapshotAccounts(
+            snapshot: buffer, configuration: configuration, checksumVerified: checksumVerified, onlyAccount: onlyAccount,
+            readingFormerFormats: readingFormerFormats)
+        self = accounts.projection([try accounts.decode(0..<accounts.count).get()])
     }
 
-    /// Decodes the accounts whose encodings are at `ranges` of `body`, in order: in two
-    /// halves run by `runHalves`, each taking about half of the bytes, when there is enough
-    /// to share. Accounts are independent, so the result does not depend on the split; of
-    /// two errors, the one of the earlier account is thrown, as in one run.
-    private static func restoreAccounts(
-        _ ranges: [Range<Int>], of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool,
-        inHalves runHalves: HalvesRunner?
-    ) throws(SnapshotError) -> [Account] {
-        let total = ranges.reduce(0) { $0 + $1.count }
-        guard let runHalves, ranges.count >= 2, total >= splitRestoreMinimum else {
-            return try decodeAccounts(ranges[...], of: body, configuration: configuration, former: former).get()
-        }
-        var split = 0
-        var bytes = 0
-        while split < ranges.count - 1 && bytes < total / 2 {
-            bytes += ranges[split].count
-            split += 1
-        }
-        let halves = [ranges[..<split], ranges[split...]]
-        var results: [Result<[Account], SnapshotError>] = Array(repeating: .success([]), count: 2)
-        results.withUnsafeMutableBufferPointer { slots in
-            let shared = SharedRestore(body: body, slots: slots)
-            runHalves { half in
-                shared.slots[half] = decodeAccounts(halves[half], of: shared.body, configuration: configuration, former: former)
+    /// A snapshot whose accounts are found but not yet decoded: accounts are independent, so
+    /// a caller may decode them in parts (``decode(_:)``), on threads of its own, and join the
+    /// parts in order (``projection(_:)``) into the projection one run gives. The snapshot's
+    /// bytes must stay valid and unchanged while the value is used.
+    package struct SnapshotAccounts: @unchecked Sendable {
+        // @unchecked: `body` is only read.
+        /// The projection without the accounts still to decode (format 1, which has no
+        /// lengths, decodes its accounts as they are found).
+        private var base: Projection
+        private let body: UnsafeRawBufferPointer
+        private let former: Bool
+        /// Each account still to decode: its name and where its encoding lies in `body`.
+        private var entries: [(name: String, bytes: Range<Int>)] = []
+
+        /// Checks the snapshot's version, checksum and list of accounts. With
+        /// `checksumVerified` the payload's own checksum is not computed again. With
+        /// `onlyAccount`, the projection holds that account alone (none when the snapshot has
+        /// no such account), as ``Projection/removeAccount(_:)`` of every other would leave it,
+        /// and the others are not decoded. With `readingFormerFormats`, formats 1 and 2
+        /// (SEMANTICS 1.1) are read too, their state carried into 1.2 as
+        /// ``Account/init(decodingFormer:configuration:)`` says: only for a snapshot that
+        /// nothing else can stand for (the start of a store's kept history).
+        package init(
+            snapshot buffer: UnsafeRawBufferPointer, configuration: Configuration, checksumVerified: Bool,
+            onlyAccount: String?, readingFormerFormats: Bool
+        ) throws(SnapshotError) {
+            guard buffer.count >= 12 else { throw SnapshotError(.truncated, offset: buffer.count) }
+            let version = UInt32(buffer[0]) << 24 | UInt32(buffer[1]) << 16 | UInt32(buffer[2]) << 8 | UInt32(buffer[3])
+            former = readingFormerFormats && (version == 1 || version == 2)
+            guard version == snapshotFormatVersion || former else { throw SnapshotError(.unsupportedVersion(version), offset: 0) }
+            let bodyEnd = buffer.count - 8
+            body = UnsafeRawBufferPointer(rebasing: buffer[0..<bodyEnd])
+            if !checksumVerified {
+                var stored: UInt64 = 0
+                for i in bodyEnd..<buffer.count { stored = stored << 8 | UInt64(buffer[i]) }
+                guard SnapshotChecksum.fnv1a64(body) == stored else { throw SnapshotError(.checksumMismatch, offset: bodyEnd) }
             }
+            var decoder = SnapshotDecoder(body)
+            _ = try decoder.run { reader throws(ByteReader.Malformed) in try reader.uint32BigEndian() }
+            base = Projection(configuration: configuration)
+            base.seq = try decoder.run { reader throws(ByteReader.Malformed) in try reader.varint() }
+            let count = try decoder.count()
+            var previous: String?
+            for _ in 0..<count {
+                let name = try decoder.string()
+                guard !name.isEmpty else { throw decoder.malformed("empty account name") }
+                if let previous, !Projection.byteOrder(previous, name) {
+                    throw decoder.malformed("accounts not in ascending order")
+                }
+                previous = name
+                if version == 1 {
+                    // Format 1 has no lengths: each account follows its name.
+                    let account = try Account(decodingFormer: &decoder, configuration: configuration)
+                    if onlyAccount.map(name.isSameName(as:)) ?? true { base.accountsByName[name] = account }
+                    continue
+                }
+                let length = try decoder.count()
+                let start = decoder.offset
+                try decoder.skip(length)
+                // With `onlyAccount`, the others are skipped by their lengths, never decoded.
+                if onlyAccount.map(name.isSameName(as:)) ?? true { entries.append((name, start..<(start + length))) }
+            }
+            guard decoder.isAtEnd else { throw decoder.malformed("trailing bytes") }
         }
-        return try results[0].get() + results[1].get()
+
+        /// How many accounts are still to decode.
+        package var count: Int { entries.count }
+
+        /// Where to cut the accounts still to decode into two runs of about half of their
+        /// bytes each; `nil` when they take fewer than `minimumBytes` or are fewer than two.
+        package func halfway(minimumBytes: Int) -> Int? {
+            let total = entries.reduce(0) { $0 + $1.bytes.count }
+            guard entries.count >= 2, total >= minimumBytes else { return nil }
+            var split = 0
+            var bytes = 0
+            while split < entries.count - 1 && bytes < total / 2 {
+                bytes += entries[split].bytes.count
+                split += 1
+            }
+            return split
+        }
+
+        /// Decodes the accounts at `indexes` (of those still to decode), each of which must end
+        /// where its length says.
+        package func decode(_ indexes: Range<Int>) -> Result<DecodedAccounts, SnapshotError> {
+            var accounts: [Account] = []
+            accounts.reserveCapacity(indexes.count)
+            for entry in entries[indexes] {
+                var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[entry.bytes]), base: entry.bytes.lowerBound)
+                do throws(SnapshotError) {
+                    accounts.append(
+                        former
+                            ? try Account(decodingFormer: &decoder, configuration: base.configuration)
+                            : try Account(decoding: &decoder, configuration: base.configuration))
+                    guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return .success(DecodedAccounts(indexes: indexes, accounts: accounts))
+        }
+
+        /// The projection, given every account still to decode in `parts`, in order.
+        package func projection(_ parts: [DecodedAccounts]) -> Projection {
+            var projection = base
+            var next = 0
+            for part in parts {
+                precondition(part.indexes.lowerBound == next, "the parts of a snapshot's accounts join in order")
+                for (index, account) in zip(part.indexes, part.accounts) { projection.accountsByName[entries[index].name] = account }
+                next = part.indexes.upperBound
+            }
+            precondition(next == entries.count, "every account of the snapshot is decoded")
+            return projection
+        }
     }
 
-    /// Decodes the accounts at `ranges` of `body`, each of which must end where its range does.
-    private static func decodeAccounts(
-        _ ranges: ArraySlice<Range<Int>>, of body: UnsafeRawBufferPointer, configuration: Configuration, former: Bool
-    ) -> Result<[Account], SnapshotError> {
-        var accounts: [Account] = []
-        accounts.reserveCapacity(ranges.count)
-        for range in ranges {
-            var decoder = SnapshotDecoder(UnsafeRawBufferPointer(rebasing: body[range]), base: range.lowerBound)
-            do throws(SnapshotError) {
-                accounts.append(
-                    former
-                        ? try Account(decodingFormer: &decoder, configuration: configuration)
-                        : try Account(decoding: &decoder, configuration: configuration))
-                guard decoder.isAtEnd else { throw decoder.malformed("account shorter than its length") }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return .success(accounts)
+    /// Accounts of a snapshot decoded by ``SnapshotAccounts/decode(_:)``.
+    package struct DecodedAccounts: Sendable {
+        fileprivate let indexes: Range<Int>
+        fileprivate let accounts: [Account]
     }
-}
-
-/// What the two halves of ``Projection/restoreAccounts(_:of:configuration:former:inHalves:)`` share.
-private struct SharedRestore: @unchecked Sendable {
-    // @unchecked: `body` is only read, and stays valid until the runner returns; each half
-    // writes only its own slot of `slots`, which the caller reads after that.
-    let body: UnsafeRawBufferPointer
-    let slots: UnsafeMutableBufferPointer<Result<[Account], SnapshotError>>
 }
 
 /// The checksum that ends every snapshot: 64-bit FNV-1a, which detects any one changed byte.

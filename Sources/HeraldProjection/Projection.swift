@@ -8,9 +8,8 @@
 // - `Account*`: one account's state and the rules of SEMANTICS §4–§9.
 // - `Chat`, `NotificationGroup`: interned chats and groups holding live notifications.
 // - `HeraldNotification`, `Update`, `Change`, `AccountState`: public values.
-// - `ReplayBatch`, `Projection+Replay`: replays of a batch, the one input built for speed
-//   (possibly in two halves of the accounts that the store may run on two threads; the
-//   module starts none).
+// - `ReplayBatch`, `PackedNotify`, `Projection+Replay`: replays of a batch, the one input
+//   built for speed.
 // - `Projection+JSON`, `Projection+Snapshot`, `Projection+Invariants`: aspects.
 
 import HeraldEvents

@@ -3,19 +3,15 @@ import HeraldEvents
 /// Events with their seqs, in log order, for ``Projection/replay(_:)``: the one input built
 /// for speed. It holds whatever a fast replay needs besides the events themselves: names
 /// interned ahead (``append(_:seq:)`` interns each event's account and chat, so that the
-/// replay finds them by index), and for the store, `notify` texts kept as bytes, events lent
-/// in place and a way to replay in two halves.
+/// replay finds them by index), and for the store, `notify` records kept as bytes
+/// (``PackedNotify``).
 ///
 /// ```swift
 /// var batch = ReplayBatch()
 /// for (offset, event) in events.enumerated() { batch.append(event, seq: UInt64(offset + 1)) }
 /// projection.replay(batch)
 /// ```
-public struct ReplayBatch: @unchecked Sendable {
-    // @unchecked: every stored property is a value but `lent`, whose events the store keeps
-    // alive and unchanged while the batch is used (see ``init(lending:eventAt:through:inHalves:)``),
-    // and `runHalves`, which the store gives only to batches replayed on its own thread.
-
+public struct ReplayBatch: Sendable {
     /// One record. Plain data, so that emptying the batch frees nothing per record.
     struct Entry {
         var seq: UInt64
@@ -44,12 +40,6 @@ public struct ReplayBatch: @unchecked Sendable {
     /// The packed notifies' bytes (``Entry/start``); all of it initialized, `used` of it taken.
     private(set) var bytes: [UInt8] = []
     private var used = 0
-    /// Events lent in place instead of ``entries`` (``init(lending:eventAt:through:inHalves:)``).
-    private(set) var lent: LentEvents?
-    /// The seq of the last lent event.
-    private(set) var lentThrough: UInt64 = 0
-    /// Runs the two halves of a replay of lent events; `nil`: one run on the caller's thread.
-    private(set) var runHalves: Projection.HalvesRunner?
     /// Interns the names of the events ``append(_:seq:)`` adds; kept by ``removeAll()``, so
     /// that a batch reused for a run of replays gives the same ids throughout.
     private var interner: NameInterner?
@@ -63,7 +53,7 @@ public struct ReplayBatch: @unchecked Sendable {
     }
 
     /// How many events the batch holds.
-    public var count: Int { lent?.count ?? entries.count }
+    public var count: Int { entries.count }
 
     /// How many records the batch keeps as packed notifies, not as events.
     var packedCount: Int { entries.count - events.count }
@@ -72,14 +62,10 @@ public struct ReplayBatch: @unchecked Sendable {
     public var isEmpty: Bool { count == 0 }
 
     /// The seq of the last event; `nil` when empty.
-    public var lastSeq: UInt64? {
-        if lent != nil { return lentThrough }
-        return entries.last?.seq
-    }
+    public var lastSeq: UInt64? { entries.last?.seq }
 
     /// Adds `event` with seq `seq`, which must be greater than the last one's.
     public mutating func append(_ event: Event, seq: UInt64) {
-        precondition(lent == nil, "a batch of lent events takes no more")
         if interner == nil { interner = NameInterner(token: .random(in: 1...UInt64.max)) }
         append(event, seq: seq, names: interner!.names(of: event))
     }
@@ -137,29 +123,12 @@ public struct ReplayBatch: @unchecked Sendable {
             titleLength: notify.title == nil ? .max : UInt32(titleCount), textsLength: UInt32(textsCount)))
     }
 
-    /// The events held at byte `offset` of each element of `elements` (records that hold an
-    /// event among other fields), lent in place, the last with seq `seq` and the others with
-    /// smaller, increasing ones. The caller keeps `elements` alive and unchanged while the
-    /// batch is used. With `runHalves`, a large batch naming several accounts is replayed in
-    /// two halves of its accounts that `runHalves` may run on two threads at once.
-    package init<Element>(
-        lending elements: UnsafeBufferPointer<Element>, eventAt offset: Int, through seq: UInt64,
-        inHalves runHalves: Projection.HalvesRunner? = nil
-    ) {
-        lent = LentEvents(elements, eventAt: offset)
-        lentThrough = seq
-        self.runHalves = runHalves
-    }
-
     /// Removes every event, keeping (at least) room for `capacity` of them.
     package mutating func empty(reservingCapacity capacity: Int) {
         entries.removeAll(keepingCapacity: true)
         entries.reserveCapacity(capacity)
         events.removeAll(keepingCapacity: true)
         used = 0
-        lent = nil
-        lentThrough = 0
-        runHalves = nil
         // A batch of unusually large records leaves no large buffer behind.
         if bytes.count > 1 << 22 { bytes = [] }
     }
@@ -169,30 +138,5 @@ public struct ReplayBatch: @unchecked Sendable {
         var grown = [UInt8](repeating: 0, count: max(needed, 2 * bytes.count, 64 * 1024))
         grown.replaceSubrange(0..<used, with: bytes[..<used])
         bytes = grown
-    }
-}
-
-/// Events lent in place inside the elements of a contiguous buffer (the elements may be
-/// records that hold an event among other fields), so that the two threads of a batch
-/// replay can read them at once without copying them out.
-struct LentEvents: @unchecked Sendable {
-    // @unchecked: the events are only read, and the owner keeps them alive and unchanged for
-    // as long as the value is used.
-    private let base: UnsafeRawPointer?
-    private let stride: Int
-    /// How many events.
-    let count: Int
-
-    /// The events held at byte `offset` of each element of `elements`.
-    init<Element>(_ elements: UnsafeBufferPointer<Element>, eventAt offset: Int) {
-        base = elements.baseAddress.map { UnsafeRawPointer($0) + offset }
-        stride = MemoryLayout<Element>.stride
-        count = elements.count
-    }
-
-    /// Event `index`, in place.
-    @inline(__always)
-    subscript(index: Int) -> UnsafePointer<Event> {
-        (base.unsafelyUnwrapped + index * stride).assumingMemoryBound(to: Event.self)
     }
 }

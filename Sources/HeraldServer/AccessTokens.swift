@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldEvents
 import HeraldConsole
 import Hummingbird
 import Synchronization
@@ -45,11 +46,29 @@ public enum Scope: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A token's stored form: never the token itself, only its SHA-256.
-struct TokenRecord: Codable, Sendable, Hashable {
+struct TokenRecord: ServiceDocument, Sendable, Hashable {
     var name: String
     var scopes: [String]
     /// Milliseconds since the epoch.
     var createdAt: Int64
+
+    init(name: String, scopes: [String], createdAt: Int64) {
+        self.name = name
+        self.scopes = scopes
+        self.createdAt = createdAt
+    }
+
+    init?(_ fields: [String: JSONValue]) {
+        guard let name = fields["name"]?.string, let list = fields["scopes"]?.array, let createdAt = fields["createdAt"]?.integer
+        else { return nil }
+        let scopes = list.compactMap(\.string)
+        guard scopes.count == list.count else { return nil }
+        self.init(name: name, scopes: scopes, createdAt: createdAt)
+    }
+
+    var fields: [String: JSONValue] {
+        ["name": .string(name), "scopes": .array(scopes.map { .string($0) }), "createdAt": .int(createdAt)]
+    }
 }
 
 /// Checks bearer tokens against the hashes in the service tables (cached in memory, so a

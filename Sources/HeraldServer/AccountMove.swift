@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldEvents
 import HeraldStore
 import NIOCore
 import NIOHTTP1
@@ -96,7 +97,7 @@ public struct AccountMove: Sendable {
         }
         // 2. Fence, then the last pass: nothing of the account is acknowledged after it.
         let fencedAt = ContinuousClock.now
-        try await expectOK(call(source, sourceToken, .POST, "/v1/admin/accounts/\(escaped)/fence", body: try JSONEncoder().encode(["movedTo": target])), "fence")
+        try await expectOK(call(source, sourceToken, .POST, "/v1/admin/accounts/\(escaped)/fence", body: Data(JSONValue.object(["movedTo": .string(target)]).bytes)), "fence")
         progress("fenced on the source")
         do {
             let copied = try await copy(after: &after)
@@ -123,7 +124,7 @@ public struct AccountMove: Sendable {
         if purgeSource {
             let purged = try await call(source, sourceToken, .POST, "/v1/admin/accounts/\(escaped)/purge")
             try expectOK(purged, "purge")
-            report.purged = (try JSONSerialization.jsonObject(with: purged.body) as? [String: Any])?["recordsRemoved"] as? Int ?? 0
+            report.purged = (try? JSONParser.parse(Array(purged.body)))?.object?["recordsRemoved"]?.integer.map { Int($0) } ?? 0
             progress("purged \(report.purged) records from the source")
         }
         return report
@@ -162,8 +163,8 @@ public struct AccountMove: Sendable {
 
     /// The pushkeys and subscriptions in a `…/registrations` body.
     private static func registrationCounts(_ body: Data) throws -> (pushkeys: Int, subscriptions: Int) {
-        let document = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
-        return ((document["pushkeys"] as? [String: Any])?.count ?? 0, (document["subscriptions"] as? [String: Any])?.count ?? 0)
+        let document = try JSONParser.parse(Array(body)).object ?? [:]
+        return (document["pushkeys"]?.object?.count ?? 0, document["subscriptions"]?.object?.count ?? 0)
     }
 
     /// Both instances' state of the account, seqs left out, must be equal.
@@ -173,20 +174,20 @@ public struct AccountMove: Sendable {
         let after = try await call(target, targetToken, .GET, path)
         try expectOK(before, "state on the source")
         try expectOK(after, "state on the target")
-        let left = Self.withoutSeqs(try JSONSerialization.jsonObject(with: before.body))
-        let right = Self.withoutSeqs(try JSONSerialization.jsonObject(with: after.body))
-        guard NSDictionary(dictionary: left as? [String: Any] ?? [:]).isEqual(to: right as? [String: Any] ?? [:]) else {
+        let left = Self.withoutSeqs(try JSONParser.parse(Array(before.body)))
+        let right = Self.withoutSeqs(try JSONParser.parse(Array(after.body)))
+        guard left == right else {
             throw ServerError(.conflict, field: "state", "the account's state differs between \(source) and \(target) after the copy; the source is unfenced, and the target's copy should be purged")
         }
     }
 
     /// A JSON value with every `seq` member removed (seqs are per instance).
-    public static func withoutSeqs(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            return object.filter { $0.key != "seq" }.mapValues(withoutSeqs)
+    package static func withoutSeqs(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members): .object(members.filter { $0.key != "seq" }.mapValues(withoutSeqs))
+        case .array(let elements): .array(elements.map(withoutSeqs))
+        default: value
         }
-        if let array = value as? [Any] { return array.map(withoutSeqs) }
-        return value
     }
 
     private var escaped: String { account.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? account }

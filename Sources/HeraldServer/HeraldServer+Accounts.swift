@@ -38,11 +38,10 @@ extension HeraldServer {
             let account = try Self.pathAccount(context)
             let body = try await self.body(of: request)
             var batch: [(Event, Source)] = []
-            let decoder = JSONDecoder()
             for (index, line) in body.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {
                 let parsed: ExportLine
                 do {
-                    parsed = try ExportLine(line, decoder: decoder)
+                    parsed = try ExportLine(line)
                 } catch let error as EventError {
                     throw ServerError.badRequest(field: "line \(index + 1): \(error.field)", error.reason)
                 }
@@ -53,7 +52,7 @@ extension HeraldServer {
             }
             let events = batch
             let reply: @Sendable ([UInt64]) -> StoredReply = { seqs in
-                StoredReply(.object(["imported": .int(Int64(seqs.count)), "lastSeq": .uint(seqs.last ?? 0)]))
+                StoredReply(.object(["imported": .int(Int64(seqs.count)), "lastSeq": .int(seqs.last ?? 0)]))
             }
             return try await self.idempotency.answer(
                 request, endpoint: "/v1/admin/accounts/import", body: body, digests: Set(events.compactMap { $0.1.digest }),
@@ -77,7 +76,7 @@ extension HeraldServer {
             try await self.host.setFenced(fenced)
             let last = try await self.host.run { store in store.lastSeq }
             self.logger.notice("account fenced", metadata: ["account": "\(account)", "movedTo": "\(movedTo ?? "")"])
-            return JSONBody.object(["fenced": .string(account), "lastSeq": .uint(last)]).response()
+            return JSONValue.object(["fenced": .string(account), "lastSeq": .int(last)]).response()
         }
         admin.delete("accounts/:account/fence") { request, context in
             let account = try Self.pathAccount(context)
@@ -87,7 +86,7 @@ extension HeraldServer {
             }
             try await self.host.setFenced(fenced)
             self.logger.notice("account fence lifted", metadata: ["account": "\(account)"])
-            return JSONBody.object(["unfenced": .string(account)]).response()
+            return JSONValue.object(["unfenced": .string(account)]).response()
         }
         // The account's pushkeys and Web Push subscriptions (keys included), to copy them.
         admin.get("accounts/:account/registrations") { request, context in
@@ -96,12 +95,12 @@ extension HeraldServer {
             registrations.telegramKeys = try await self.host.run { store in
                 try store.keyring.all().filter { $0.account.isSameName(as: account) }.map { try AccountRegistrations.TelegramKeyForm($0) }
             }
-            return Response.json(Array(try JSONEncoder().encode(registrations)))
+            return registrations.json.response()
         }
         admin.post("accounts/:account/registrations") { request, context in
             let account = try Self.pathAccount(context)
             let body = try await self.body(of: request)
-            guard let registrations = try? JSONDecoder().decode(AccountRegistrations.self, from: Data(body)) else {
+            guard case .object(let fields)? = try? JSONParser.parse(body), let registrations = AccountRegistrations(fields) else {
                 throw ServerError.badRequest(field: "body", "expected the form of GET …/registrations")
             }
             try registrations.check(account: account)
@@ -110,7 +109,7 @@ extension HeraldServer {
             try await self.host.run { store in
                 for key in keys { _ = try Self.addKey(key, rebind: false, to: store) }
             }
-            return JSONBody.object([
+            return JSONValue.object([
                 "pushkeys": .int(Int64(registrations.pushkeys.count)), "subscriptions": .int(Int64(registrations.subscriptions.count)),
                 "telegramKeys": .int(Int64(keys.count)),
             ]).response()
@@ -129,7 +128,7 @@ extension HeraldServer {
                 try await self.host.tables { tables in try AccountRegistrations(account: account, in: tables).remove(from: tables) }
                 self.logger.notice("account purged", metadata: ["account": "\(account)", "records": "\(report.recordsRemoved)"])
             }
-            return JSONBody.object([
+            return JSONValue.object([
                 "account": .string(account), "dryRun": .bool(dryRun),
                 "recordsRemoved": .int(Int64(report.recordsRemoved + report.archivedRecordsRemoved)),
             ]).response()
@@ -153,16 +152,56 @@ extension HeraldServer {
 }
 
 /// One account's pushkeys and Web Push subscriptions, as `GET …/registrations` sends them.
-struct AccountRegistrations: Codable, Sendable {
+struct AccountRegistrations: Sendable {
     var pushkeys: [String: Registration] = [:]
     var subscriptions: [String: WebPushSubscription] = [:]
     /// The Telegram auth keys bound to the account (absent from older senders).
     var telegramKeys: [TelegramKeyForm]?
 
+    /// The form `GET …/registrations` sends: each table's members as the service tables
+    /// store them (`schema/serve-tables.md`), by key.
+    var json: JSONValue {
+        var fields: [String: JSONValue] = [
+            "pushkeys": .object(pushkeys.mapValues { .object($0.fields) }),
+            "subscriptions": .object(subscriptions.mapValues { .object($0.fields) }),
+        ]
+        if let telegramKeys {
+            fields["telegramKeys"] = .array(telegramKeys.map { .object(["account": .string($0.account), "key": .string($0.key)]) })
+        }
+        return .object(fields)
+    }
+
+    /// The registrations of the form ``json`` writes; `nil` when it is not that form.
+    init?(_ fields: [String: JSONValue]) {
+        func table<Value: ServiceDocument>(_ name: String) -> [String: Value]? {
+            guard let members = fields[name]?.object else { return fields[name] == nil ? [:] : nil }
+            let values = members.compactMapValues { $0.object.flatMap(Value.init) }
+            return values.count == members.count ? values : nil
+        }
+        guard let pushkeys: [String: Registration] = table("pushkeys"),
+            let subscriptions: [String: WebPushSubscription] = table("subscriptions")
+        else { return nil }
+        self.pushkeys = pushkeys
+        self.subscriptions = subscriptions
+        if let list = fields["telegramKeys"], !list.isNull {
+            let keys = (list.array ?? []).compactMap { item -> TelegramKeyForm? in
+                guard let account = item.object?["account"]?.string, let key = item.object?["key"]?.string else { return nil }
+                return TelegramKeyForm(account: account, key: key)
+            }
+            guard keys.count == list.array?.count else { return nil }
+            telegramKeys = keys
+        }
+    }
+
     /// A Telegram auth key as a move carries it: the key, base64url, and its account.
-    struct TelegramKeyForm: Codable, Sendable {
+    struct TelegramKeyForm: Sendable {
         var account: String
         var key: String
+
+        init(account: String, key: String) {
+            self.account = account
+            self.key = key
+        }
 
         init(_ stored: StoredKey) throws {
             account = stored.account

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import HeraldStore
 import Hummingbird
 
@@ -27,7 +28,7 @@ extension HeraldServer {
                 try tokens.create(name: name, scopes: scopes, now: Int64(Date().timeIntervalSince1970 * 1000))
             }
             self.logger.info("token created", metadata: ["name": "\(name)", "scopes": "\(scopes.map(\.description))"])
-            return JSONBody.object([
+            return JSONValue.object([
                 "name": .string(name), "scopes": .array(scopes.map { .string($0.description) }), "token": .string(token),
             ]).response(status: .created)
         }
@@ -35,21 +36,21 @@ extension HeraldServer {
             let name = try context.parameters.require("name")
             let removed = try await self.host.tables { [tokens = self.tokens] _ in try tokens.revoke(name: name) }
             guard removed > 0 else { throw ServerError.notFound(field: "name", "no stored token is named \"\(name)\"") }
-            return JSONBody.object(["revoked": .int(Int64(removed))]).response()
+            return JSONValue.object(["revoked": .int(Int64(removed))]).response()
         }
         admin.post("snapshot") { request, context in
             let seq = try await self.host.run { store in try store.snapshot() }
             self.logger.info("snapshot taken", metadata: ["seq": "\(seq)"])
-            return JSONBody.object(["seq": .uint(seq)]).response()
+            return JSONValue.object(["seq": .int(seq)]).response()
         }
         addMaintenanceRoutes(to: admin)
         addBackupRoute(to: admin)
     }
 
     /// The request body as a JSON object (400 naming `body` otherwise).
-    func jsonObject(_ request: Request) async throws -> [String: JSONBody] {
+    func jsonObject(_ request: Request) async throws -> [String: JSONValue] {
         let bytes = try await body(of: request)
-        guard let value = try? JSONDecoder().decode(JSONBody.self, from: Data(bytes)), case .object(let object) = value else {
+        guard let value = try? JSONParser.parse(bytes), case .object(let object) = value else {
             throw ServerError.badRequest(field: "body", "expected a JSON object")
         }
         return object

@@ -48,7 +48,7 @@ extension HeraldServer {
         {
             throw ServerError.badRequest(field: "events[\(index)].account", "is \(other), but X-Herald-Account routed the request as \(routed)")
         }
-        let recovered: @Sendable ([UInt64]) -> StoredReply = { seqs in StoredReply(.object(["seqs": .array(seqs.map { .uint($0) })])) }
+        let recovered: @Sendable ([UInt64]) -> StoredReply = { seqs in StoredReply(.object(["seqs": .array(seqs.map { .int($0) })])) }
         return try await idempotency.answer(
             request, endpoint: "/v1/events", body: body, digests: plan.digests, expected: plan.batch.count,
             recovered: recovered
@@ -91,15 +91,15 @@ extension HeraldServer {
         plan.format = formatName
         let finalPlan = plan
         let reply: @Sendable ([UInt64], [UInt64]) -> StoredReply = { seqs, quarantined in
-            let rejected: [JSONBody] = finalPlan.rejected.enumerated().map { index, rejection in
-                var entry: [String: JSONBody] = ["line": .int(Int64(rejection.line)), "reason": .string(rejection.reason)]
+            let rejected: [JSONValue] = finalPlan.rejected.enumerated().map { index, rejection in
+                var entry: [String: JSONValue] = ["line": .int(Int64(rejection.line)), "reason": .string(rejection.reason)]
                 if !rejection.field.isEmpty { entry["field"] = .string(rejection.field) }
-                if index < quarantined.count { entry["quarantine"] = .uint(quarantined[index]) }
+                if index < quarantined.count { entry["quarantine"] = .int(quarantined[index]) }
                 return .object(entry)
             }
-            var document: [String: JSONBody] = ["seqs": .array(seqs.map { .uint($0) }), "rejected": .array(rejected)]
+            var document: [String: JSONValue] = ["seqs": .array(seqs.map { .int($0) }), "rejected": .array(rejected)]
             guard finalPlan.batch.isEmpty, let first = finalPlan.rejected.first else { return StoredReply(.object(document)) }
-            var error: [String: JSONBody] = ["reason": .string(first.reason), "line": .int(Int64(first.line))]
+            var error: [String: JSONValue] = ["reason": .string(first.reason), "line": .int(Int64(first.line))]
             if !first.field.isEmpty { error["field"] = .string(first.field) }
             document["error"] = .object(error)
             return StoredReply(status: .unprocessableContent, .object(document))

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import HeraldStore
 import Hummingbird
 
@@ -47,15 +48,15 @@ extension HeraldServer {
             let discard = request.uri.queryParameters.get("discard_history") == "true"
             let report = try await self.maintain(discardingHistory: discard)
             let compaction = report.compaction
-            var fields: [String: JSONBody] = [
-                "base": .uint(compaction.base), "previousBase": .uint(compaction.previousBase),
+            var fields: [String: JSONValue] = [
+                "base": .int(compaction.base), "previousBase": .int(compaction.previousBase),
                 "recordsRemoved": .int(Int64(compaction.recordsRemoved)), "recordsArchived": .int(Int64(compaction.recordsArchived)),
                 "historyDiscarded": .bool(compaction.historyDiscarded),
-                "snapshotsRemoved": .array(compaction.snapshotsRemoved.map { .uint($0) }),
+                "snapshotsRemoved": .array(compaction.snapshotsRemoved.map { .int($0) }),
                 "bytesBefore": .int(Int64(compaction.bytesBefore)), "bytesAfter": .int(Int64(compaction.bytesAfter)),
             ]
             if let retention = report.retention { fields["retention"] = Self.json(retention) }
-            return JSONBody.object(fields).response()
+            return JSONValue.object(fields).response()
         }
         admin.post("expire-archive") { request, context in
             guard let retention = self.configuration.retention else {
@@ -64,20 +65,20 @@ extension HeraldServer {
             }
             guard request.uri.queryParameters.get("dry_run") == "true" else {
                 let report = try await self.maintain()
-                return JSONBody.object(["retention": report.retention.map(Self.json) ?? .null]).response()
+                return JSONValue.object(["retention": report.retention.map(Self.json) ?? .null]).response()
             }
             let options = self.configuration.storeOptions
             let plan = try await self.host.run { store in
                 try StoreMaintenance(path: store.path, options: options).expireArchive(retention: retention, dryRun: true)
             }
-            return JSONBody.object(["retention": Self.json(plan)]).response()
+            return JSONValue.object(["retention": Self.json(plan)]).response()
         }
     }
 
     /// A retention report as JSON (`schema/serve-tables.md`).
-    static func json(_ report: RetentionReport) -> JSONBody {
-        var fields: [String: JSONBody] = [
-            "dryRun": .bool(report.dryRun), "previousOrigin": .uint(report.previousOrigin), "origin": .uint(report.origin),
+    static func json(_ report: RetentionReport) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "dryRun": .bool(report.dryRun), "previousOrigin": .int(report.previousOrigin), "origin": .int(report.origin),
             "recordsExpired": .int(Int64(report.recordsExpired)),
             "archiveBytesBefore": .int(Int64(report.archiveBytesBefore)), "archiveBytesAfter": .int(Int64(report.archiveBytesAfter)),
         ]

@@ -31,12 +31,12 @@ extension HeraldServer {
             if case .string(let id)? = document["app_id"] { appId = id }
             let registration = Registration(account: account, appId: appId)
             try await self.host.tables { try $0.put(.pushkeys, pushkey, registration) }
-            return JSONBody.object(["pushkey": .string(pushkey), "account": .string(account)]).response(status: .created)
+            return JSONValue.object(["pushkey": .string(pushkey), "account": .string(account)]).response(status: .created)
         }
         admin.get("pushkeys") { request, context in
             let all = try await self.host.tables { try $0.all(.pushkeys, as: Registration.self) }
-            return JSONBody.object(["pushkeys": .array(all.map { entry in
-                var item: [String: JSONBody] = ["pushkey": .string(entry.key), "account": .string(entry.value.account)]
+            return JSONValue.object(["pushkeys": .array(all.map { entry in
+                var item: [String: JSONValue] = ["pushkey": .string(entry.key), "account": .string(entry.value.account)]
                 if let appId = entry.value.appId { item["app_id"] = .string(appId) }
                 return .object(item)
             })]).response()
@@ -47,7 +47,7 @@ extension HeraldServer {
             guard try await self.host.tables({ try $0.remove(.pushkeys, pushkey) }) else {
                 throw ServerError.notFound(field: "pushkey", "not registered")
             }
-            return JSONBody.object(["removed": .string(pushkey)]).response()
+            return JSONValue.object(["removed": .string(pushkey)]).response()
         }
     }
 
@@ -59,7 +59,7 @@ extension HeraldServer {
     /// registered pushkey of it is over its rate limit, before anything is stored).
     func matrixNotify(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Self.maxMatrixNotifyBytes)
-        guard let document = try? JSONDecoder().decode(JSONBody.self, from: Data(body)),
+        guard let document = try? JSONParser.parse(body),
             case .object(let root) = document, case .object(let notification)? = root["notification"]
         else {
             throw ServerError.badRequest(field: "notification", "expected {\"notification\": {…}}")
@@ -110,6 +110,6 @@ extension HeraldServer {
             metrics.rejectedPushkeys.increment(by: Int64(rejected.count))
             logger.info("matrix notify: unregistered pushkeys", metadata: ["count": "\(rejected.count)"])
         }
-        return JSONBody.object(["rejected": .array(rejected.map { .string($0) })]).response()
+        return JSONValue.object(["rejected": .array(rejected.map { .string($0) })]).response()
     }
 }

@@ -1,3 +1,4 @@
+import HeraldEvents
 import HeraldIngest
 import HeraldReplication
 import HeraldStore
@@ -37,12 +38,12 @@ extension HeraldServer {
             let added = try await self.host.run { [rebind] store in try Self.addKey(stored, rebind: rebind, to: store) }
             // Kept with the replicated log too, so that a replacement node has it.
             try await self.host.tables { try $0.replication?.writeService(put: [Self.replicatedKey(stored)]) }
-            return JSONBody.object(["id": .int(key.keyId), "account": .string(account), "added": .bool(added)])
+            return JSONValue.object(["id": .int(key.keyId), "account": .string(account), "added": .bool(added)])
                 .response(status: added ? .created : .ok)
         }
         admin.get("keys") { request, context in
             let keys = try await self.host.run { store in try store.keyring.all() }
-            return JSONBody.object(["keys": .array(keys.map { key in
+            return JSONValue.object(["keys": .array(keys.map { key in
                 .object(["id": .int(key.id), "account": .string(key.account)])
             })]).response()
         }
@@ -54,7 +55,7 @@ extension HeraldServer {
             guard try await self.host.run({ store in try store.keyring.remove(id: id) }) else {
                 throw ServerError.notFound(field: "id", "no Telegram key \(id)")
             }
-            return JSONBody.object(["removed": .int(id)]).response()
+            return JSONValue.object(["removed": .int(id)]).response()
         }
     }
 

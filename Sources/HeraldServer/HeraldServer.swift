@@ -17,6 +17,7 @@
 
 import Foundation
 import HeraldConsole
+import HeraldEvents
 import HeraldReplication
 import HeraldStore
 import Hummingbird
@@ -103,11 +104,11 @@ public final class HeraldServer: Sendable {
         let router = Router()
         router.add(middleware: ErrorMiddleware(logger: logger))
         if let replicatedLog { router.add(middleware: ReplicationGate(log: replicatedLog)) }
-        router.get("/healthz") { _, _ in JSONBody.object(["status": .string("ok")]).response() }
+        router.get("/healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
         router.get("/readyz") { _, _ in
             self.host.isOpen && self.replicatedLog?.isReady ?? true
-                ? JSONBody.object(["status": .string("ready")]).response()
-                : JSONBody.object(["status": .string("unavailable")]).response(status: .serviceUnavailable)
+                ? JSONValue.object(["status": .string("ready")]).response()
+                : JSONValue.object(["status": .string("unavailable")]).response(status: .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in try await self.metricsResponse() }
         // Grouped by who may call them: each group's middleware checks the bearer token and

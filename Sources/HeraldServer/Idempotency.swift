@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldEvents
 import HeraldStore
 import HTTPTypes
 import Hummingbird
@@ -7,7 +8,7 @@ import Synchronization
 
 /// An `Idempotency-Key` as stored: the request it was first used with and, once answered,
 /// the answer.
-struct IdempotencyEntry: Codable, Sendable, Hashable {
+struct IdempotencyEntry: ServiceDocument, Sendable, Hashable {
     /// SHA-256 (hex) of the method, path, query and body of the first request.
     var request: String
     /// The store's last seq before the request appended anything: its records, if a crash
@@ -17,6 +18,34 @@ struct IdempotencyEntry: Codable, Sendable, Hashable {
     var reply: StoredReply?
     /// Milliseconds since the epoch.
     var createdAt: Int64
+
+    init(request: String, seqBefore: UInt64, reply: StoredReply?, createdAt: Int64) {
+        self.request = request
+        self.seqBefore = seqBefore
+        self.reply = reply
+        self.createdAt = createdAt
+    }
+
+    init?(_ fields: [String: JSONValue]) {
+        guard let request = fields["request"]?.string, let seqBefore = fields["seqBefore"]?.unsigned,
+            let createdAt = fields["createdAt"]?.integer
+        else { return nil }
+        var reply: StoredReply?
+        if let stored = fields["reply"], !stored.isNull {
+            // The body is kept as an array of byte values (the form 0.4 wrote).
+            guard let status = stored.object?["status"]?.integer, let list = stored.object?["body"]?.array else { return nil }
+            let body = list.compactMap { $0.integer.flatMap(UInt8.init(exactly:)) }
+            guard body.count == list.count, let code = Int(exactly: status) else { return nil }
+            reply = StoredReply(status: code, body: body)
+        }
+        self.init(request: request, seqBefore: seqBefore, reply: reply, createdAt: createdAt)
+    }
+
+    var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = ["request": .string(request), "seqBefore": .int(seqBefore), "createdAt": .int(createdAt)]
+        if let reply { fields["reply"] = .object(["status": .int(reply.status), "body": .array(reply.body.map { .int($0) })]) }
+        return fields
+    }
 }
 
 /// `Idempotency-Key` handling for the mutating endpoints: a retried request (same key, same
@@ -158,14 +187,14 @@ extension StoredReply {
     }
 
     /// A reply with a JSON document.
-    init(status: HTTPResponse.Status = .ok, _ document: JSONBody) {
+    init(status: HTTPResponse.Status = .ok, _ document: JSONValue) {
         self.init(status: status.code, body: document.bytes)
     }
 
     /// The reply a ``ServerError`` makes.
     init(_ error: ServerError) {
-        var body: [String: JSONBody] = error.details
-        var inner: [String: JSONBody] = ["reason": .string(error.reason)]
+        var body: [String: JSONValue] = error.details
+        var inner: [String: JSONValue] = ["reason": .string(error.reason)]
         if !error.field.isEmpty { inner["field"] = .string(error.field) }
         body["error"] = .object(inner)
         self.init(status: error.status, .object(body))

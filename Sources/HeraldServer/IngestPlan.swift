@@ -64,7 +64,7 @@ struct IngestPlan: Sendable {
 }
 
 /// What a mutating request answered: kept under its idempotency key.
-struct StoredReply: Codable, Sendable, Hashable {
+struct StoredReply: Sendable, Hashable {
     var status: Int
     var body: [UInt8]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import Logging
 
 /// A swift-log handler writing one JSON object per line to stderr: `ts`, `level`, `label`,
@@ -17,17 +18,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var document: [String: String] = [
-            "ts": ISO8601DateFormatter().string(from: Date()),
-            "level": event.level.rawValue,
-            "label": label,
-            "message": event.message.description,
+        var document: [String: JSONValue] = [
+            "ts": .string(ISO8601DateFormatter().string(from: Date())),
+            "level": .string(event.level.rawValue),
+            "label": .string(label),
+            "message": .string(event.message.description),
         ]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { document[key] = "\(value)" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(document) else { return }
-        line.append(0x0A)
-        FileHandle.standardError.write(line)
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { document[key] = .string("\(value)") }
+        FileHandle.standardError.write(Data(JSONValue.object(document).bytes + [0x0A]))
     }
 }

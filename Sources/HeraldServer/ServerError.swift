@@ -14,7 +14,7 @@ public struct ServerError: HTTPResponseError, CustomStringConvertible, Sendable 
     /// What is wrong, and where it helps, what to do.
     public var reason: String
     /// Extra members of the JSON body (e.g. the rejected lines of an ingest).
-    var details: [String: JSONBody] = [:]
+    var details: [String: JSONValue] = [:]
     /// Extra response headers (e.g. `WWW-Authenticate`).
     var headers: HTTPFields = [:]
 
@@ -35,78 +35,17 @@ public struct ServerError: HTTPResponseError, CustomStringConvertible, Sendable 
     public var description: String { field.isEmpty ? "\(status.code) \(reason)" : "\(status.code) \(field): \(reason)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var error: [String: JSONBody] = ["reason": .string(reason)]
+        var error: [String: JSONValue] = ["reason": .string(reason)]
         if !field.isEmpty { error["field"] = .string(field) }
         var body = details
         body["error"] = .object(error)
-        var response = JSONBody.object(body).response(status: status)
+        var response = JSONValue.object(body).response(status: status)
         for field in headers { response.headers.append(field) }
         return response
     }
 }
 
-/// A small JSON value for response bodies, written with sorted keys so answers are stable.
-indirect enum JSONBody: Sendable, Hashable, Codable {
-    case string(String)
-    case int(Int64)
-    case uint(UInt64)
-    case bool(Bool)
-    case null
-    case array([JSONBody])
-    case object([String: JSONBody])
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .uint(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .int(value) }
-        else if let value = try? container.decode(UInt64.self) { self = .uint(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONBody].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONBody].self)) }
-    }
-
-    /// The document as bytes (keys sorted), written by hand: no `JSONEncoder` per response.
-    var bytes: [UInt8] {
-        var writer = JSONWriter()
-        write(to: &writer)
-        return writer.bytes
-    }
-
-    private func write(to writer: inout JSONWriter) {
-        switch self {
-        case .string(let value): writer.string(value)
-        case .int(let value): writer.int(value)
-        case .uint(let value): writer.int(value)
-        case .bool(let value): writer.bool(value)
-        case .null: writer.null()
-        case .array(let values):
-            writer.arrayStart()
-            for value in values { value.write(to: &writer) }
-            writer.arrayEnd()
-        case .object(let members):
-            writer.objectStart()
-            for key in members.keys.sorted() {
-                writer.key(key)
-                members[key]!.write(to: &writer)
-            }
-            writer.objectEnd()
-        }
-    }
-
+extension JSONValue {
     /// A response with this document as its body.
     func response(status: HTTPResponse.Status = .ok) -> Response {
         Response.json(bytes, status: status)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEvents
 import HeraldReplication
 import LMDB
 
@@ -50,15 +51,15 @@ final class ServiceTables: Sendable {
     private func database(_ table: Table) -> Database { databases[table.rawValue]! }
 
     /// The value stored under `key`, decoded.
-    func get<Value: Decodable>(_ table: Table, _ key: String, as type: Value.Type) throws -> Value? {
+    func get<Value: ServiceDocument>(_ table: Table, _ key: String, as type: Value.Type) throws -> Value? {
         let bytes = try environment.read { txn in try txn.get(database(table), key: Array(key.utf8)) }
         guard let bytes else { return nil }
-        return try JSONDecoder().decode(Value.self, from: Data(bytes))
+        return try Self.decode(Value.self, bytes, table: table, key: key)
     }
 
     /// Stores `value` under `key` (replacing), durably.
-    func put(_ table: Table, _ key: String, _ value: some Encodable) throws {
-        let bytes = Array(try JSONEncoder().encode(value))
+    func put(_ table: Table, _ key: String, _ value: some ServiceDocument) throws {
+        let bytes = JSONValue.object(value.fields).bytes
         try replication?.writeService(put: [ServiceEntry(table: table.rawValue, key: key, value: bytes)])
         try environment.write { txn in try txn.put(database(table), key: Array(key.utf8), value: bytes) }
     }
@@ -71,7 +72,7 @@ final class ServiceTables: Sendable {
     }
 
     /// Every entry of `table`, in key order.
-    func all<Value: Decodable>(_ table: Table, as type: Value.Type) throws -> [(key: String, value: Value)] {
+    func all<Value: ServiceDocument>(_ table: Table, as type: Value.Type) throws -> [(key: String, value: Value)] {
         let raw: [([UInt8], [UInt8])] = try environment.read { txn in
             try txn.withCursor(database(table)) { cursor in
                 var entries: [([UInt8], [UInt8])] = []
@@ -83,13 +84,23 @@ final class ServiceTables: Sendable {
                 return entries
             }
         }
-        let decoder = JSONDecoder()
-        return try raw.map { (String(decoding: $0.0, as: UTF8.self), try decoder.decode(Value.self, from: Data($0.1))) }
+        return try raw.map {
+            let key = String(decoding: $0.0, as: UTF8.self)
+            return (key, try Self.decode(Value.self, $0.1, table: table, key: key))
+        }
+    }
+
+    /// The document `bytes` stored under `key` in `table`, read with the tolerant reader.
+    private static func decode<Value: ServiceDocument>(_ type: Value.Type, _ bytes: [UInt8], table: Table, key: String) throws -> Value {
+        guard case .object(let fields)? = try? JSONParser.parse(bytes), let value = Value(fields) else {
+            throw ServerError(.internalServerError, field: "serve/\(table.rawValue)", "the value of \(key) is damaged (schema/serve-tables.md)")
+        }
+        return value
     }
 
     /// Removes the entries of `table` whose value `isExpired` says so (undecodable ones stay),
     /// in one write; returns how many.
-    func removeAll<Value: Decodable>(_ table: Table, as type: Value.Type, where isExpired: (Value) -> Bool) throws -> Int {
+    func removeAll<Value: ServiceDocument>(_ table: Table, as type: Value.Type, where isExpired: (Value) -> Bool) throws -> Int {
         let expired = try all(table, as: type).filter { isExpired($0.value) }.map(\.key)
         guard !expired.isEmpty else { return 0 }
         try replication?.writeService(put: [], remove: expired.map { (table.rawValue, $0) })
@@ -136,18 +147,62 @@ final class ServiceTables: Sendable {
     }
 }
 
+/// A value of the service tables: a JSON object of the fields `schema/serve-tables.md`
+/// lists, read with the tolerant ``JSONParser`` (so members it does not know are skipped and
+/// the documents earlier versions wrote read the same) and written with ``JSONWriter``, keys
+/// sorted.
+protocol ServiceDocument {
+    /// The value of the object `fields`; `nil` when a member it needs is missing or not of
+    /// its type.
+    init?(_ fields: [String: JSONValue])
+    /// The object's members; an optional field that is `nil` is left out.
+    var fields: [String: JSONValue] { get }
+}
+
 /// An account whose appends an instance refuses: it is being moved, or was moved, to
 /// another instance (`herald move-account`).
-struct Fence: Codable, Sendable, Hashable {
+struct Fence: ServiceDocument, Sendable, Hashable {
     /// Where it went, as the mover named it (a URL), when known.
     var movedTo: String?
     /// Milliseconds since the epoch.
     var since: Int64
+
+    init(movedTo: String?, since: Int64) {
+        self.movedTo = movedTo
+        self.since = since
+    }
+
+    init?(_ fields: [String: JSONValue]) {
+        guard let since = fields["since"]?.integer else { return nil }
+        self.init(movedTo: fields["movedTo"]?.string, since: since)
+    }
+
+    var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = ["since": .int(since)]
+        if let movedTo { fields["movedTo"] = .string(movedTo) }
+        return fields
+    }
 }
 
 /// What a Matrix pushkey or a subscription is registered to.
-struct Registration: Codable, Sendable, Hashable {
+struct Registration: ServiceDocument, Sendable, Hashable {
     var account: String
     /// The Matrix `app_id` the pushkey was registered with, when given.
     var appId: String?
+
+    init(account: String, appId: String?) {
+        self.account = account
+        self.appId = appId
+    }
+
+    init?(_ fields: [String: JSONValue]) {
+        guard let account = fields["account"]?.string else { return nil }
+        self.init(account: account, appId: fields["appId"]?.string)
+    }
+
+    var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = ["account": .string(account)]
+        if let appId { fields["appId"] = .string(appId) }
+        return fields
+    }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import HeraldEvents
 
 /// VAPID (RFC 8292): the check that a push to a subscription bound to an application
 /// server key was sent by the holder of that key.
@@ -53,11 +54,9 @@ enum VAPID {
         guard let origin = Self.origin(audience: audience), audiences.contains(origin) else {
             throw refusal(.unauthorized, "aud \"\(audience)\" is not this endpoint's origin (\(audiences.joined(separator: " or ")))")
         }
-        let expiry: Int64
-        switch claims["exp"] {
-        case .int(let value)?: expiry = value
-        case .uint(let value)?: expiry = Int64(clamping: value)
-        default: throw refusal(.unauthorized, "the token has no exp claim (a number of seconds since the epoch)")
+        // An integer; one past Int64 is clamped to its largest (and then refused as too far ahead).
+        guard case .number? = claims["exp"], let expiry = claims["exp"]?.integer ?? claims["exp"]?.unsigned.map({ _ in .max }) else {
+            throw refusal(.unauthorized, "the token has no exp claim (a number of seconds since the epoch)")
         }
         guard expiry > now else { throw refusal(.unauthorized, "the token expired at \(expiry), \(now - expiry) s ago") }
         guard expiry <= now + maxLifetimeSeconds + clockSkewSeconds else {
@@ -118,15 +117,15 @@ enum VAPID {
     }
 
     /// The claims of `token` once its ES256 signature verifies under `publicKey`.
-    private static func verifiedClaims(_ token: String, publicKey: P256.Signing.PublicKey) throws(ServerError) -> [String: JSONBody] {
+    private static func verifiedClaims(_ token: String, publicKey: P256.Signing.PublicKey) throws(ServerError) -> [String: JSONValue] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = base64urlDecode(String(parts[0])), let claimBytes = base64urlDecode(String(parts[1])),
             let signatureBytes = base64urlDecode(String(parts[2]))
         else {
             throw refusal(.unauthorized, "t is not a JWT (three base64url parts separated by dots)")
         }
-        guard case .object(let header)? = try? JSONDecoder().decode(JSONBody.self, from: Data(headerBytes)),
-            case .object(let claims)? = try? JSONDecoder().decode(JSONBody.self, from: Data(claimBytes))
+        guard case .object(let header)? = try? JSONParser.parse(headerBytes),
+            case .object(let claims)? = try? JSONParser.parse(claimBytes)
         else {
             throw refusal(.unauthorized, "the JWT's header or claims are not JSON objects")
         }

@@ -50,9 +50,4 @@ final class DecodingInterner: @unchecked Sendable {
     func knownIds(account: UnsafeBufferPointer<UInt8>, chat: UnsafeBufferPointer<UInt8>) -> InternedNames? {
         Self.lend(interner) { $0.knownIds(account: account, chat: chat) }
     }
-
-    /// The names of ids this interner gave (``NameInterner/names(ids:)``).
-    func knownNames(ids: InternedNames) -> (account: String, chat: String?) {
-        Self.lend(interner) { $0.names(ids: ids) }
-    }
 }

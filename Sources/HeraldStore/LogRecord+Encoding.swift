@@ -85,64 +85,6 @@ extension LogRecord {
         }
     }
 
-    /// ``decodeEvent(_:names:)`` with the names interned by `interner`. An event whose account
-    /// and chat the interner has met before (in an event decoded before, which checked them)
-    /// is decoded with the names it keeps (``decodeHistoryRecord(_:interner:knownNotify:event:)``),
-    /// neither made into strings nor checked again. Any other record, or one that does not
-    /// decode that way, goes through ``decodeEvent(_:names:)``: new names are interned there,
-    /// and damage is reported exactly as there.
-    static func decodeEvent(_ bytes: UnsafeRawBufferPointer, interner: DecodingInterner) throws(Damage) -> (event: Event, names: InternedNames) {
-        try decodeHistoryRecord(
-            bytes, interner: interner,
-            knownNotify: { notify, names, _, _ in
-                let known = interner.knownNames(ids: names)
-                return (Event(account: known.account, chat: known.chat ?? "", notify), names)
-            },
-            event: { ($0, $1) })
-    }
-
-    /// What a rebuild makes of stored record bytes, `interner` interning the names: a `notify`
-    /// event whose account and chat the interner has met before (in an event decoded before,
-    /// which checked them) goes to `knownNotify` with its fields in place
-    /// (``Event/borrowedNotify(from:)``), its names' ids, and their bytes; any other event whose
-    /// names it has met is decoded with the names it keeps
-    /// (``Event/init(from:knownAccount:knownChat:)``), neither made into strings nor checked
-    /// again, and goes to `event`. Any other record, or one that does not decode that way, goes
-    /// through ``decodeEvent(_:names:)`` (then to `event`): new names are interned there, and
-    /// damage is reported exactly as there.
-    static func decodeHistoryRecord<Decoded>(
-        _ bytes: UnsafeRawBufferPointer, interner: DecodingInterner,
-        knownNotify: (BorrowedNotify, InternedNames, _ account: UnsafeBufferPointer<UInt8>, _ chat: UnsafeBufferPointer<UInt8>) -> Decoded,
-        event: (Event, InternedNames) -> Decoded
-    ) throws(Damage) -> Decoded {
-        if bytes.count >= 6, (try? verifyChecksum(bytes)) != nil {
-            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)]))
-            if (try? skipHeader(&reader)) != nil, let encoded = try? Event.encodedNames(reader) {
-                var notifyReader = reader
-                // A `notify` (the usual record) is read in place; any other type, as an `Event`.
-                switch Result(catching: { () throws(ByteReader.Malformed) in try Event.borrowedNotify(from: &notifyReader) }) {
-                case .success(let notify?):
-                    if notifyReader.isAtEnd, let chat = encoded.chat,
-                        let names = interner.knownIds(account: encoded.account, chat: chat)
-                    {
-                        return knownNotify(notify, names, encoded.account, chat)
-                    }
-                case .success(nil):
-                    if let known = interner.knownNames(account: encoded.account, chat: encoded.chat),
-                        let decoded = try? Event(from: &reader, knownAccount: known.account, knownChat: known.chat),
-                        reader.isAtEnd
-                    {
-                        return event(decoded, known.ids)
-                    }
-                case .failure:
-                    break
-                }
-            }
-        }
-        let decoded = try decodeEvent(bytes) { account, chat in interner.names(account: account, chat: chat) }
-        return event(decoded.event, decoded.names)
-    }
-
     /// Whether stored record bytes hold an event of `account` (names compare byte for byte),
     /// checking the checksum first but decoding only the event's account name: a read of one
     /// account's records skips the others' without materialising them, and still refuses a

@@ -44,46 +44,43 @@ package struct ExportLine: Sendable {
     /// Its ingest format and payload digest.
     package var source: Source
 
-    /// The keys `herald export` adds to each event. `source` is the ingest format's key in
-    /// older exports; in a `note` line it is the note's own field.
-    private struct Envelope: Decodable {
-        var seq: UInt64
-        var recorded: String
-        var format: String?
-        var source: String?
-        var digest: String?
-    }
-
-    /// Parses one export line; errors name the field at fault.
-    package init(_ line: some DataProtocol, decoder: JSONDecoder = JSONDecoder()) throws(EventError) {
+    /// Parses one export line; errors name the field at fault. The event is read as every
+    /// event is (strictly, `Event(json:)`); the keys `herald export` adds to it (`seq`,
+    /// `recorded`, `format`, `digest`, and `source` for the format in older exports, where
+    /// a `note` line's `source` is the note's own field) with the tolerant ``JSONParser``.
+    package init(_ line: some DataProtocol) throws(EventError) {
         event = try Event(json: line)
-        let envelope: Envelope
-        do {
-            envelope = try decoder.decode(Envelope.self, from: Data(line))
-        } catch let error as DecodingError {
-            throw EventError(field: Self.field(of: error), reason: "missing or invalid (export lines carry seq, recorded, format)")
-        } catch {
-            throw EventError(field: "", reason: "\(error)")
+        guard case .object(let fields)? = try? JSONParser.parse(Array(line)) else {
+            throw EventError(field: "", reason: "not a JSON object")
+        }
+        /// The member `name` read by `read`; `nil` when absent or `null`.
+        func member<T>(_ name: String, _ read: (JSONValue) -> T?) throws(EventError) -> T? {
+            guard let value = fields[name], !value.isNull else { return nil }
+            guard let read = read(value) else {
+                throw EventError(field: name, reason: "missing or invalid (export lines carry seq, recorded, format)")
+            }
+            return read
+        }
+        guard let seq = try member("seq", \.unsigned) else {
+            throw EventError(field: "seq", reason: "missing (export lines carry seq, recorded, format)")
+        }
+        guard let recorded = try member("recorded", \.string) else {
+            throw EventError(field: "recorded", reason: "missing (export lines carry seq, recorded, format)")
         }
         let isNote = if case .note = event.payload { true } else { false }
-        guard let format = envelope.format ?? (isNote ? nil : envelope.source) else {
+        var format = try member("format", \.string)
+        if format == nil, !isNote { format = try member("source", \.string) }
+        guard let format else {
             throw EventError(field: "format", reason: "missing (export lines carry seq, recorded, format)")
         }
-        guard envelope.seq >= 1, envelope.seq <= SeqKey.maximum else {
-            throw EventError(field: "seq", reason: "\(envelope.seq) is outside 1…\(SeqKey.maximum)")
+        guard seq >= 1, seq <= SeqKey.maximum else {
+            throw EventError(field: "seq", reason: "\(seq) is outside 1…\(SeqKey.maximum)")
         }
-        seq = envelope.seq
-        recorded = envelope.recorded
-        source = Source(format: format, digest: try envelope.digest.map(Self.digest))
-    }
-
-    private static func field(of error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, _): key.stringValue
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.last?.stringValue ?? ""
-        @unknown default: ""
-        }
+        self.seq = seq
+        self.recorded = recorded
+        var digest: [UInt8]?
+        if let hex = try member("digest", \.string) { digest = try Self.digest(hex) }
+        source = Source(format: format, digest: digest)
     }
 
     private static func digest(_ hex: String) throws(EventError) -> [UInt8] {

@@ -1,14 +1,7 @@
-import Dispatch
 import HeraldEvents
 import HeraldProjection
 
 extension Store {
-    /// Runs the two halves of a projection's splittable work (a large batch replay, a large
-    /// snapshot's restore) on two threads at once; the projection itself starts no thread.
-    static func onTwoThreads(_ half: @Sendable (Int) -> Void) {
-        DispatchQueue.concurrentPerform(iterations: 2, execute: half)
-    }
-
     /// Replays history into a fresh projection, calling `body` after each event with the
     /// record and what applying it produced, and returns the projection.
     ///

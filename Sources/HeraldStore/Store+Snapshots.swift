@@ -1,6 +1,8 @@
+import Dispatch
 import HeraldProjection
 import LMDB
 import Logging
+import Synchronization
 
 extension Store {
     /// Whether snapshots may seed this store's state: they were taken without group-limit
@@ -54,15 +56,38 @@ extension Store {
             let (_, payload) = try SnapshotEnvelope.check(bytes, expectedSeq: seq)
             // The envelope's CRC-32C covers the payload: its own checksum need not be computed.
             return .success(
-                try Projection(
+                try restore(Projection.SnapshotAccounts(
                     snapshot: UnsafeRawBufferPointer(rebasing: bytes[payload]), configuration: configuration,
-                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats,
-                    inHalves: onTwoThreads))
+                    checksumVerified: true, onlyAccount: onlyAccount, readingFormerFormats: readingFormerFormats)))
         } catch let damage as SnapshotEnvelope.Damage {
             return .failure(damage)
         } catch {
             return .failure(.init(reason: "snapshot payload: \(error)"))
         }
+    }
+
+    /// Snapshots whose accounts take at least this many bytes decode them on two threads.
+    static let twoThreadRestoreMinimum = 1 << 20
+
+    /// Decodes a snapshot's accounts: on two threads at once, each taking about half of the
+    /// bytes, when they take at least `minimumBytes`. Pays on a restart: one thread took 1.17×
+    /// the wall time (same CPU) to open a 1 M-event store from its snapshot and a 10 k-event
+    /// tail, in interleaved release runs on a quiet machine (2026-11-28). Of two errors, the
+    /// earlier account's is thrown, as in one run.
+    static func restore(
+        _ accounts: Projection.SnapshotAccounts, twoThreadsFrom minimumBytes: Int = twoThreadRestoreMinimum
+    ) throws(SnapshotError) -> Projection {
+        guard let split = accounts.halfway(minimumBytes: minimumBytes) else {
+            return accounts.projection([try accounts.decode(0..<accounts.count).get()])
+        }
+        let halves = [0..<split, split..<accounts.count]
+        let decoded = Mutex<[Result<Projection.DecodedAccounts, SnapshotError>?]>([nil, nil])
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            let part = accounts.decode(halves[half])
+            decoded.withLock { $0[half] = part }
+        }
+        let parts = decoded.withLock { $0 }
+        return accounts.projection([try parts[0]!.get(), try parts[1]!.get()])
     }
 
 }

@@ -35,7 +35,7 @@ public struct ArchiveRetention: Sendable, Hashable {
 }
 
 /// A range of history that archive retention exported to a file and removed from the store.
-package struct ExportedRange: Sendable, Hashable, Codable {
+package struct ExportedRange: Sendable, Hashable {
     /// The first seq of the range (the kept history's origin before, plus one).
     package var first: UInt64
     /// The last seq of the range: the kept history now starts from the snapshot at it.
@@ -53,6 +53,29 @@ package struct ExportedRange: Sendable, Hashable, Codable {
     package var records: Int
     /// When it was exported, milliseconds since the epoch.
     package var exportedAt: Int64
+}
+
+extension ExportedRange {
+    /// The JSON object the `exports` database keeps (`schema/archive-export.md`).
+    var json: JSONValue {
+        var fields: [String: JSONValue] = [
+            "first": .int(first), "last": .int(last), "file": .string(file), "directory": .string(directory),
+            "records": .int(records), "exportedAt": .int(exportedAt),
+        ]
+        if let relativeToStore { fields["relativeToStore"] = .bool(relativeToStore) }
+        return .object(fields)
+    }
+
+    /// The range of the object ``json`` writes; `nil` when it is not one.
+    init?(json: JSONValue) {
+        guard let fields = json.object, let first = fields["first"]?.unsigned, let last = fields["last"]?.unsigned,
+            let file = fields["file"]?.string, let directory = fields["directory"]?.string,
+            let records = fields["records"]?.integer, let exportedAt = fields["exportedAt"]?.integer
+        else { return nil }
+        self.init(
+            first: first, last: last, file: file, directory: directory, relativeToStore: fields["relativeToStore"]?.bool,
+            records: Int(records), exportedAt: exportedAt)
+    }
 }
 
 /// What ``StoreMaintenance/expireArchive(retention:now:dryRun:)`` did, or would do.
@@ -89,13 +112,12 @@ extension Store {
     /// The ranges archive retention exported and removed, oldest first.
     package func exportedRanges() throws -> [ExportedRange] {
         guard let database = try existingAuxiliary(.exports) else { return [] }
-        let decoder = JSONDecoder()
         return try environment.storeRead { txn in
             try txn.withCursor(database) { cursor in
                 var ranges: [ExportedRange] = []
                 var entry = try cursor.first()
                 while let current = entry {
-                    if var range = try? decoder.decode(ExportedRange.self, from: Data(current.value)) {
+                    if let json = try? JSONParser.parse(Array(current.value)), var range = ExportedRange(json: json) {
                         if range.relativeToStore == true { range.directory = path + "/" + range.directory }
                         ranges.append(range)
                     }
@@ -166,11 +188,10 @@ extension Store {
         let snapshots = try auxiliary(.snapshots)
         let exports = try auxiliary(.exports)
         let snapshot = report.origin == history.base ? nil : SnapshotEnvelope(seq: report.origin, payload: projection.snapshot()).encoded
-        let range = try JSONEncoder().encode(exported)
         try environment.storeWrite { txn in
             if let snapshot { try txn.put(snapshots, key: SeqKey(report.origin).bytes, value: snapshot) }
             if history.origin > 0 { try txn.delete(snapshots, key: SeqKey(history.origin).bytes) }
-            try txn.put(exports, key: SeqKey(first).bytes, value: Array(range))
+            try txn.put(exports, key: SeqKey(first).bytes, value: exported.json.bytes)
             try setHistory(next, txn)
         }
         try options.retentionFault?(.committed)

@@ -1,3 +1,4 @@
+import HeraldEvents
 import Testing
 import HeraldTestSupport
 

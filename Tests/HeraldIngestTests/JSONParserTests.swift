@@ -1,4 +1,5 @@
 import HeraldTestSupport
+import HeraldEvents
 import Testing
 
 @testable import HeraldIngest

@@ -48,7 +48,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
             let outcome = projection.apply(event, seq: seq)
             if let expectedUpdates, index < expectedUpdates.count {
                 let actual = Projection.updatesJSON(seq: seq, account: event.account, updates: outcome.updates)
-                let same = try JSONValue.parse(actual) == JSONValue.parse(expectedUpdates[index])
+                let same = try JSONParser.parse(Array(actual.utf8)) == JSONParser.parse(Array(expectedUpdates[index].utf8))
                 #expect(same, "seq \(seq): \(event.jsonString)\n  actual:   \(actual)\n  expected: \(expectedUpdates[index])")
                 if !same { break }
             }
@@ -56,7 +56,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
         projection.checkAllInvariants()
         let expected = try #require(try testCase.lines(".expected.json")).joined()
         let actual = projection.stateJSON()
-        #expect(try JSONValue.parse(actual) == JSONValue.parse(expected), "\n  actual:   \(actual)\n  expected: \(expected)")
+        #expect(try JSONParser.parse(Array(actual.utf8)) == JSONParser.parse(Array(expected.utf8)), "\n  actual:   \(actual)\n  expected: \(expected)")
     }
 }
 
@@ -80,7 +80,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
             if !names.contains(event.account) { names.append(event.account) }
             if let expectedUpdates, index < expectedUpdates.count {
                 let actual = Projection.updatesJSON(seq: seq, account: event.account, updates: updates)
-                let same = try JSONValue.parse(actual) == JSONValue.parse(expectedUpdates[index])
+                let same = try JSONParser.parse(Array(actual.utf8)) == JSONParser.parse(Array(expectedUpdates[index].utf8))
                 #expect(same, "seq \(seq): \(event.jsonString)\n  actual:   \(actual)\n  expected: \(expectedUpdates[index])")
                 if !same { break }
             }
@@ -88,6 +88,6 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
         let accounts = names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map(reference.accountJSON)
         let actual = "{\"seq\":\(events.count),\"accounts\":[\(accounts.joined(separator: ","))]}"
         let expected = try #require(try testCase.lines(".expected.json")).joined()
-        #expect(try JSONValue.parse(actual) == JSONValue.parse(expected), "\n  actual:   \(actual)\n  expected: \(expected)")
+        #expect(try JSONParser.parse(Array(actual.utf8)) == JSONParser.parse(Array(expected.utf8)), "\n  actual:   \(actual)\n  expected: \(expected)")
     }
 }

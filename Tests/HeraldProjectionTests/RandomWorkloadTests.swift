@@ -1,4 +1,3 @@
-import Dispatch
 import HeraldEvents
 @testable import HeraldProjection
 import Testing
@@ -128,45 +127,5 @@ import HeraldTestSupport
         }
         #expect(mixed == applied)
         mixed.checkAllInvariants()
-    }
-
-    /// Batches of lent events replayed on two threads (one per half of the accounts), as the
-    /// store's append path replays them, reach the state that
-    /// applying each event reaches, batch after batch, whatever the batch size: below the
-    /// threshold, across it, and with one account (one thread).
-    @Test(arguments: Array(UInt64(300)...305))
-    func batchReplayMatchesApply(seed: UInt64) {
-        var profile = WorkloadGenerator.Profile()
-        profile.accounts = seed == 300 ? 1 : 2 + Int(seed % 5)
-        var generator = WorkloadGenerator(seed: seed, profile: profile)
-        var random = SplitMix64(seed: seed)
-        let configuration = Projection.Configuration(
-            groupCountMaxOverride: seed % 2 == 0 ? 3 : nil, recordsChanges: seed % 3 == 0)
-        var applied = Projection(configuration: configuration)
-        var batched = Projection(configuration: configuration)
-        var seq: UInt64 = 0
-        for _ in 0..<8 {
-            let size = [1, 100, Projection.splitReplayMinimum - 1, Projection.splitReplayMinimum, 1_500][Int(random.next() % 5)]
-            let events = (0..<size).map { _ in generator.next() }
-            for event in events {
-                seq += 1
-                _ = applied.apply(event, seq: seq)
-            }
-            // The halves one after the other, or on two threads as the store runs them.
-            let runHalves: Projection.HalvesRunner =
-                seed % 2 == 0
-                ? { half in half(0); half(1) } : { half in DispatchQueue.concurrentPerform(iterations: 2, execute: half) }
-            events.withUnsafeBufferPointer {
-                batched.replay(ReplayBatch(lending: $0, eventAt: 0, through: seq, inHalves: runHalves))
-            }
-            #expect(batched.seq == seq)
-            guard batched == applied else {
-                Issue.record("seed \(seed): batch of \(size) ending at seq \(seq) differs")
-                return
-            }
-        }
-        batched.settleView()
-        batched.checkAllInvariants()
-        #expect(batched.snapshot() == applied.snapshot())
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import HeraldEvents
 @testable import HeraldProjection
 import Testing
@@ -153,8 +152,7 @@ import HeraldTestSupport
         }
     }
 
-    /// Three accounts with long bodies: a payload past the size at which accounts restore on
-    /// two threads.
+    /// Three accounts with long bodies: a payload of several megabytes.
     static func large() -> Projection {
         var projection = Projection()
         var seq: UInt64 = 0
@@ -170,32 +168,18 @@ import HeraldTestSupport
         return projection
     }
 
-    /// Restores `bytes` with its accounts in two halves on two threads, as the store does.
-    static func restoreInHalves(_ bytes: [UInt8]) throws(SnapshotError) -> Projection {
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(SnapshotError) in
-                try Projection(
-                    snapshot: buffer, configuration: .init(), checksumVerified: false,
-                    inHalves: { half in DispatchQueue.concurrentPerform(iterations: 2, execute: half) })
-            }
-        }
-        return try result.get()
-    }
-
-    @Test("large snapshots restore their accounts in two halves on two threads into the same projection")
-    func concurrentRestore() throws {
+    @Test("large snapshots restore into the same projection, their checksum checked or not")
+    func largeRestore() throws {
         let projection = Self.large()
         let bytes = projection.snapshot()
-        #expect(bytes.count >= Projection.splitRestoreMinimum)
         #expect(try Projection(snapshot: bytes) == projection)
-        #expect(try Self.restoreInHalves(bytes) == projection)
         let verified = bytes.withUnsafeBytes { buffer in
             Result { () throws(SnapshotError) in try Projection(snapshot: buffer, configuration: .init(), checksumVerified: true) }
         }
         #expect(try verified.get() == projection)
     }
 
-    @Test("an account whose length is wrong is rejected, with an offset inside the snapshot, on either thread")
+    @Test("an account whose length is wrong is rejected, with an offset inside the snapshot")
     func wrongAccountLength() throws {
         let bytes = Self.large().snapshot()
         // The layout: version, seq, count, then per account its name ("a", "b", "c": two
@@ -224,13 +208,11 @@ import HeraldTestSupport
             var writer = ByteWriter()
             writer.append(contentsOf: damaged)
             writer.uint64BigEndian(SnapshotChecksum.fnv1a64(damaged))
-            for inHalves in [false, true] {
-                do {
-                    _ = try inHalves ? Self.restoreInHalves(writer.bytes) : Projection(snapshot: writer.bytes)
-                    Issue.record("a wrong length at byte \(offset) was accepted")
-                } catch {
-                    #expect(error.offset > offset && error.offset < bytes.count, "\(error)")
-                }
+            do {
+                _ = try Projection(snapshot: writer.bytes)
+                Issue.record("a wrong length at byte \(offset) was accepted")
+            } catch {
+                #expect(error.offset > offset && error.offset < bytes.count, "\(error)")
             }
         }
     }

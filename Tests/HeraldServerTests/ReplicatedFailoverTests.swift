@@ -87,8 +87,8 @@ struct ReplicatedFailoverTests {
     }
 
     /// One client of Herald through HAProxy: events of account `tg:writer`, one per request,
-    /// each retried with its `Idempotency-Key` on a 503 (or a broken connection) until
-    /// acknowledged; returns on another status, recording it.
+    /// each retried with its `Idempotency-Key` on a 503, 504, 409 (or a broken connection)
+    /// until acknowledged; returns on another status, recording it.
     static func heraldWriter(_ cluster: PatroniCluster, writer: Int, acks: Acknowledgements) async throws {
         let account = "tg:\(writer)"
         var id = writer * 1_000_000
@@ -113,7 +113,11 @@ struct ReplicatedFailoverTests {
                     acks.add(id, at: now())
                     break
                 }
-                guard status == 503 || status == 0 else {
+                // 503: refused while the log is unavailable; 0: a broken connection; 504: HAProxy
+                // gave up waiting (a commit waiting for a standby, on a loaded machine); 409: the
+                // same key's first try is still in flight. Each is retried with the same
+                // Idempotency-Key, as a client should: the event must still be stored once.
+                guard [503, 0, 504, 409].contains(status) else {
                     Issue.record("POST /v1/events answered \(status)")
                     return
                 }

@@ -87,6 +87,46 @@ struct SnapshotTests {
         #expect(try reopened.verify().isClean)
     }
 
+    /// `bytes` (a snapshot payload whose checksum is taken as checked) restored in one run,
+    /// and as the store restores a large one (its accounts on two threads).
+    static func restoreBothWays(_ bytes: [UInt8]) -> (oneRun: Result<Projection, SnapshotError>, store: Result<Projection, SnapshotError>) {
+        bytes.withUnsafeBytes { buffer in
+            (
+                Result { () throws(SnapshotError) in try Projection(snapshot: buffer, configuration: .init(), checksumVerified: true) },
+                Result { () throws(SnapshotError) in
+                    try Store.restore(
+                        Projection.SnapshotAccounts(
+                            snapshot: buffer, configuration: .init(), checksumVerified: true, onlyAccount: nil,
+                            readingFormerFormats: false),
+                        twoThreadsFrom: 1)
+                }
+            )
+        }
+    }
+
+    @Test("a snapshot's accounts restored on two threads give what one run gives, damaged or not")
+    func twoThreadRestore() throws {
+        var projection = Projection()
+        for (index, event) in PackedNotifyReplayTests.events(count: 3_000, seed: 47).enumerated() {
+            _ = projection.apply(event, seq: UInt64(index + 1))
+        }
+        let bytes = projection.snapshot()
+        let restored = Self.restoreBothWays(bytes)
+        #expect(try restored.store.get() == projection)
+        #expect(try restored.store.get().snapshot() == bytes)
+        // A changed byte in each half (the checksum not checked): the same projection, or the
+        // same error (the earlier account's), as in one run.
+        var rng = SplitMix64(seed: 48)
+        for _ in 0..<200 {
+            var damaged = bytes
+            for half in [12..<(bytes.count / 2), (bytes.count / 2)..<(bytes.count - 8)] {
+                damaged[Int.random(in: half, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+            let outcome = Self.restoreBothWays(damaged)
+            #expect(outcome.oneRun == outcome.store)
+        }
+    }
+
     @Test("a damaged or unknown snapshot is skipped for an older one or a full replay, never applied")
     func fallback() throws {
         let dir = TemporaryDirectory()

@@ -69,10 +69,7 @@ extension AppendEngine {
     /// Replays committed records without computing their updates (nobody looks at them);
     /// `seqs` holds their seqs, in order.
     static func replay(_ records: [PendingRecord], seqs: ArraySlice<UInt64>, into projection: inout Projection) {
-        guard let last = seqs.last else { return }
-        records.withUnsafeBufferPointer { records in
-            projection.replay(ReplayBatch(lending: records, eventAt: PendingRecord.eventOffset, through: last, inHalves: Store.onTwoThreads))
-        }
+        for (record, seq) in zip(records, seqs) { projection.replay(record.event, seq: seq) }
         projection.settleView()
     }
 

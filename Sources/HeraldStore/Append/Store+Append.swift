@@ -12,9 +12,6 @@ struct PendingRecord: Sendable {
     var recordedAt: Int64? = nil
     /// Read from the replicated log (``Store/appendReplicated(_:)``): not sent back to it.
     var replicated = false
-
-    /// Where ``event`` lies inside a record, for a ``ReplayBatch`` that lends them.
-    static let eventOffset = MemoryLayout<PendingRecord>.offset(of: \.event)!
 }
 
 extension Store {

@@ -38,14 +38,13 @@ struct ImportCommand: ParsableCommand {
         guard target.lastSeq == 0 else {
             throw CLIFailure(exitCode: CLIFailure.usage, "store \(target.path) is not empty (last seq \(target.lastSeq)); import needs an empty store")
         }
-        let decoder = JSONDecoder()
         var records: [LogRecord] = []
         var failures = 0
         var previousSeq = target.lastSeq
         while let line = try reader.next() {
             if line.isEmpty { continue }
             do {
-                let line = try ExportLine(line, decoder: decoder)
+                let line = try ExportLine(line)
                 guard line.seq > previousSeq else {
                     throw EventError(field: "seq", reason: "\(line.seq) does not come after seq \(previousSeq) (export lines are in increasing seq order)")
                 }

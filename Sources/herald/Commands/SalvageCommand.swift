@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldEvents
 import HeraldStore
 
 /// `herald salvage`: copy what still checks out of a damaged store into a new one.
@@ -32,16 +33,16 @@ struct SalvageCommand: ParsableCommand {
         let report = try StoreMaintenance(path: store.path).salvage(to: to)
         let lost = report.lostSeqs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)…\($0.upperBound)" }
         if json {
-            let object: [String: Any] = [
-                "recordsCopied": report.recordsCopied, "archivedRecordsCopied": report.archivedRecordsCopied,
-                "lostSeqs": report.lostSeqs.map { [$0.lowerBound, $0.upperBound] }, "lostCount": report.lostCount,
-                "snapshotsCopied": report.snapshotsCopied, "snapshotsDropped": report.snapshotsDropped,
-                "keysCopied": report.keysCopied, "quarantineCopied": report.quarantineCopied,
-                "damage": report.damage, "highWater": report.highWater, "endUncertain": report.endUncertain,
-                "stateFromSnapshot": report.stateFromSnapshot.map { $0 as Any } ?? NSNull(),
-            ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            Terminal.line(String(decoding: data, as: UTF8.self))
+            let object: JSONValue = .object([
+                "recordsCopied": .int(report.recordsCopied), "archivedRecordsCopied": .int(report.archivedRecordsCopied),
+                "lostSeqs": .array(report.lostSeqs.map { .array([.int($0.lowerBound), .int($0.upperBound)]) }),
+                "lostCount": .int(report.lostCount), "snapshotsCopied": .array(report.snapshotsCopied.map { .int($0) }),
+                "snapshotsDropped": .array(report.snapshotsDropped.map { .int($0) }), "keysCopied": .int(report.keysCopied),
+                "quarantineCopied": .int(report.quarantineCopied), "damage": .array(report.damage.map { .string($0) }),
+                "highWater": .int(report.highWater), "endUncertain": .bool(report.endUncertain),
+                "stateFromSnapshot": report.stateFromSnapshot.map { .int($0) } ?? .null,
+            ])
+            Terminal.line(String(decoding: object.bytes, as: UTF8.self))
         } else {
             for damage in report.damage { Terminal.line("damage: \(damage)") }
             Terminal.line(

@@ -1,8 +1,10 @@
-/// A parsed JSON value, as the adapters see it.
+/// A JSON document as a value: what ``JSONParser`` (the tolerant reader) gives the payload
+/// adapters and the server's request bodies, and what the server builds its small response
+/// bodies from (``write(to:)``, through ``JSONWriter``, keys sorted).
 ///
 /// Numbers keep their literal text so that 64-bit ids never pass through `Double`;
 /// ``integer`` reads them exactly. Objects are dictionaries: a repeated key keeps its last value.
-enum JSONValue: Hashable, Sendable {
+package enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     /// The number's literal text, already checked against the JSON grammar.
@@ -12,28 +14,28 @@ enum JSONValue: Hashable, Sendable {
     case object([String: JSONValue])
 
     /// The members, when this is an object.
-    var object: [String: JSONValue]? {
+    package var object: [String: JSONValue]? {
         if case .object(let members) = self { members } else { nil }
     }
 
     /// The elements, when this is an array.
-    var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let elements) = self { elements } else { nil }
     }
 
     /// The text, when this is a string.
-    var string: String? {
+    package var string: String? {
         if case .string(let text) = self { text } else { nil }
     }
 
     /// Whether this is `null`.
-    var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { true } else { false }
     }
 
     /// The value as a 64-bit integer: a JSON integer or a string of decimal digits
     /// (Telegram and Zulip send numbers as strings). `nil` for anything else or on overflow.
-    var integer: Int64? {
+    package var integer: Int64? {
         switch self {
         case .number(let text), .string(let text): Self.parseInteger(text)
         default: nil
@@ -41,7 +43,7 @@ enum JSONValue: Hashable, Sendable {
     }
 
     /// A short name of the value's type, for error messages.
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -53,7 +55,7 @@ enum JSONValue: Hashable, Sendable {
     }
 
     /// Parses an optional `-` followed by 1…19 decimal digits into an `Int64`, without traps.
-    static func parseInteger(_ text: String) -> Int64? {
+    package static func parseInteger(_ text: String) -> Int64? {
         var utf8 = Substring(text).utf8[...]
         var negative = false
         if utf8.first == UInt8(ascii: "-") {
@@ -72,5 +74,46 @@ enum JSONValue: Hashable, Sendable {
         }
         guard magnitude <= UInt64(Int64.max) else { return nil }
         return Int64(magnitude)
+    }
+
+    /// The value when this is `true` or `false`.
+    package var bool: Bool? {
+        if case .bool(let value) = self { value } else { nil }
+    }
+
+    /// The value as an unsigned 64-bit integer: a JSON integer of at most 20 digits that fits.
+    package var unsigned: UInt64? {
+        if case .number(let text) = self { UInt64(text) } else { nil }
+    }
+
+    /// An integer, as a number.
+    package static func int(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
+
+    /// Writes the value, object keys sorted, so that the same value is always the same bytes.
+    package func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let text): writer.raw(text.utf8)
+        case .string(let value): writer.string(value)
+        case .array(let values):
+            writer.arrayStart()
+            for value in values { value.write(to: &writer) }
+            writer.arrayEnd()
+        case .object(let members):
+            writer.objectStart()
+            for key in members.keys.sorted() {
+                writer.key(key)
+                members[key].unsafelyUnwrapped.write(to: &writer)
+            }
+            writer.objectEnd()
+        }
+    }
+
+    /// The value written compactly, keys sorted.
+    package var bytes: [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 }

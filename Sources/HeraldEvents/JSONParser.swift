@@ -1,21 +1,22 @@
-import HeraldEvents
-
 /// A small, tolerant JSON parser over bytes.
 ///
 /// It accepts RFC 8259 JSON plus one extension: a comma right before `}` or `]` (Telegram's
 /// documentation sample has one, and Foundation rejects it). It never traps on any input,
 /// bounds nesting at ``maxDepth``, rejects invalid UTF-8 and lone surrogates, and runs in
 /// linear time, so adversarial payloads cost no more than their length.
-struct JSONParser {
+package struct JSONParser {
     /// The deepest nesting of arrays and objects accepted. Real payloads nest 3–4 levels.
-    static let maxDepth = 64
+    package static let maxDepth = 64
+    /// The UTF-8 byte-order mark some editors put at the start of a file; every reader of
+    /// payloads skips it.
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Why a document is not JSON, and where.
-    struct Failure: Error, Hashable {
+    package struct Failure: Error, Hashable {
         /// The byte offset where parsing stopped.
-        var offset: Int
+        package var offset: Int
         /// What was expected or found.
-        var reason: String
+        package var reason: String
     }
 
     private let bytes: [UInt8]
@@ -26,9 +27,9 @@ struct JSONParser {
     }
 
     /// Parses one JSON document (surrounding whitespace and a UTF-8 byte-order mark allowed).
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
-        if bytes.starts(with: Ingest.byteOrderMark) { parser.index = Ingest.byteOrderMark.count }
+        if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -41,9 +42,9 @@ struct JSONParser {
     /// The byte ranges of the elements of a JSON array (surrounding whitespace and a UTF-8
     /// byte-order mark allowed), each element without the whitespace around it; each
     /// element is checked as ``parse(_:)`` checks a document.
-    static func arrayElements(_ bytes: [UInt8]) throws(Failure) -> [Range<Int>] {
+    package static func arrayElements(_ bytes: [UInt8]) throws(Failure) -> [Range<Int>] {
         var parser = JSONParser(bytes: bytes)
-        if bytes.starts(with: Ingest.byteOrderMark) { parser.index = Ingest.byteOrderMark.count }
+        if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
         parser.skipWhitespace()
         guard parser.current == UInt8(ascii: "[") else { throw parser.fail("expected a JSON array") }
         parser.index += 1
@@ -92,13 +93,8 @@ struct JSONParser {
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { throw fail("invalid literal") }
-        let start = literal.utf8Start
-        for offset in 0..<count where bytes[index + offset] != start[offset] {
-            throw fail("invalid literal")
-        }
-        index += count
+        guard bytes.withUnsafeBytes({ JSONEscape.hasLiteral(literal, in: $0, at: index) }) else { throw fail("invalid literal") }
+        index += literal.utf8CodeUnitCount
     }
 
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
@@ -209,20 +205,7 @@ struct JSONParser {
 
     /// Continues a string from its first backslash to (not past) the closing quote.
     private mutating func parseEscapedTail(into text: inout [UInt8]) throws(Failure) {
-        while let byte = current {
-            switch byte {
-            case UInt8(ascii: "\""):
-                return
-            case UInt8(ascii: "\\"):
-                let reason = bytes.withUnsafeBytes { JSONEscape.decode($0, at: &index, into: &text) }
-                if let reason { throw Failure(offset: index, reason: reason) }
-            case 0..<0x20:
-                throw fail("control character in string")
-            default:
-                text.append(byte)
-                index += 1
-            }
-        }
-        throw fail("unterminated string")
+        let reason = bytes.withUnsafeBytes { JSONEscape.decodeString($0, at: &index, into: &text) }
+        if let reason { throw fail(reason) }
     }
 }
