@@ -165,7 +165,16 @@ public final class HeraldServer: Sendable {
         )
         var failure: (any Error)?
         do {
-            try await app.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+            // Without signals (an embedder, a test) only cancellation stops it: then the
+            // application runs without an outer service group, whose graceful shutdown the
+            // application's own group would await through ServiceLifecycle's waiter, which
+            // ends in an unstructured task: stopping would wait for a free thread of the
+            // cooperative pool.
+            if gracefulShutdownSignals.isEmpty {
+                try await app.run()
+            } else {
+                try await app.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+            }
         } catch {
             failure = error
         }
@@ -211,6 +220,10 @@ public final class HeraldServer: Sendable {
 /// Runs `work` every `seconds` seconds until the graceful shutdown (never when `seconds` is
 /// 0): the scheduled snapshots and compactions. A failure is logged and the next period
 /// tries again.
+///
+/// It ends at the graceful shutdown or when cancelled without a free thread of the
+/// cooperative pool: ServiceLifecycle's `gracefulShutdown()` and `cancelWhenGracefulShutdown`
+/// end through an unstructured task, which waits for one (``GracefulShutdownGate``).
 struct PeriodicService: Service {
     let name: String
     let seconds: Int
@@ -218,21 +231,50 @@ struct PeriodicService: Service {
     let work: @Sendable () async throws -> Void
 
     func run() async throws {
-        guard seconds > 0 else { return (try? await gracefulShutdown()) ?? () }
-        do {
-            try await cancelWhenGracefulShutdown {
-                while true {
-                    try await Task.sleep(for: .seconds(seconds))
-                    do {
-                        try await work()
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        logger.error("scheduled \(name) failed", metadata: ["error": "\(error)"])
-                    }
-                }
+        await GracefulShutdownGate.run { shutdown in
+            await withDiscardingTaskGroup { group in
+                if seconds > 0 { group.addTask { await repeatWork() } }
+                await shutdown.wait()
+                group.cancelAll()
             }
-        } catch is CancellationError {}
+        }
+    }
+
+    /// Runs `work` every `seconds` seconds until cancelled.
+    private func repeatWork() async {
+        while true {
+            do {
+                try await Task.sleep(for: .seconds(seconds))
+                try await work()
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("scheduled \(name) failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// The graceful shutdown of the running service, as an `AsyncStream` that a graceful shutdown
+/// finishes: awaiting it ends at the shutdown, or when the task is cancelled, by resuming the
+/// waiting task directly, so neither needs a free thread of the cooperative pool (the
+/// waits ServiceLifecycle offers end through an unstructured task, which runs there).
+struct GracefulShutdownGate: Sendable {
+    private let stream: AsyncStream<Never>
+
+    /// Runs `body` with the gate of the graceful shutdown of the service it runs in.
+    static func run<Result>(_ body: (GracefulShutdownGate) async throws -> Result) async rethrows -> Result {
+        let (stream, continuation) = AsyncStream<Never>.makeStream()
+        return try await withGracefulShutdownHandler {
+            try await body(GracefulShutdownGate(stream: stream))
+        } onGracefulShutdown: {
+            continuation.finish()
+        }
+    }
+
+    /// Returns at the graceful shutdown, or once the task is cancelled.
+    func wait() async {
+        for await _ in stream {}
     }
 }
 

@@ -52,34 +52,41 @@ extension HeraldServer {
             try await writer.write(ByteBuffer(string: "retry: 1000\n: stream of \(account) after \(start)\n\n"))
             // The account's events, and a keep-alive comment every `heartbeat` so that a
             // client gone away is noticed (the write fails) even on a quiet account. Ends at a
-            // graceful shutdown, and when the store is released (a compaction; the client
-            // resumes).
+            // graceful shutdown (which finishes the merged stream, after what it holds), and
+            // when the store is released (a compaction; the client resumes). Neither the
+            // events nor the end go through an unstructured task (ServiceLifecycle's
+            // `cancelOnGracefulShutdown()` merges in one), so none waits for the cooperative
+            // pool.
             let (merged, feed) = AsyncThrowingStream<Applied?, any Error>.makeStream(bufferingPolicy: .unbounded)
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask {
-                    do {
-                        for try await applied in followed { feed.yield(applied) }
-                        feed.finish()
-                    } catch {
-                        feed.finish(throwing: error)
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask {
+                        do {
+                            for try await applied in followed { feed.yield(applied) }
+                            feed.finish()
+                        } catch {
+                            feed.finish(throwing: error)
+                        }
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: heartbeat)
+                            feed.yield(nil)
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    for try await item in merged {
+                        guard let applied = item else {
+                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                            continue
+                        }
+                        guard !applied.updates.isEmpty else { continue }
+                        let json = Projection.updatesJSON(seq: applied.seq, account: account, updates: applied.updates)
+                        try await writer.write(Self.event(seq: applied.seq, json: json))
                     }
                 }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: heartbeat)
-                        feed.yield(nil)
-                    }
-                }
-                defer { group.cancelAll() }
-                for try await item in merged.cancelOnGracefulShutdown() {
-                    guard let applied = item else {
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        continue
-                    }
-                    guard !applied.updates.isEmpty else { continue }
-                    let json = Projection.updatesJSON(seq: applied.seq, account: account, updates: applied.updates)
-                    try await writer.write(Self.event(seq: applied.seq, json: json))
-                }
+            } onGracefulShutdown: {
+                feed.finish()
             }
             try await writer.finish(nil)
         })

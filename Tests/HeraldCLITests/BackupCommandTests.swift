@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeraldTestSupport
 
-@Suite("herald backup", .testThreads)
+@Suite("herald backup", .processThreads)
 struct BackupCommandTests {
     @Test("backup writes a verified copy that reads as the store; --json reports its figures")
     func backupAndRestore() throws {

@@ -6,7 +6,7 @@ import Testing
 @testable import herald
 import HeraldTestSupport
 
-@Suite("herald commands and their error paths", .testThreads)
+@Suite("herald commands and their error paths", .processThreads)
 struct CommandTests {
     static let sample = """
         {"type":"options","account":"tg:1","groupCountMax":1}

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeraldTestSupport
 
-@Suite("herald state and replay on the conformance cases", .testThreads)
+@Suite("herald state and replay on the conformance cases", .processThreads)
 struct ConformanceCLITests {
     @Test("ingest, then state --json and replay --updates --json print the expected forms", arguments: Shared.conformanceCases)
     func conformanceCase(name: String) throws {

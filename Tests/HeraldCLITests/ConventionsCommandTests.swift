@@ -5,7 +5,7 @@ import Testing
 @testable import herald
 
 /// Issue #25: the command-line conventions users know from git, jq and kubectl.
-@Suite("herald CLI conventions", .testThreads)
+@Suite("herald CLI conventions", .processThreads)
 struct ConventionsCommandTests {
     @Test("--version prints the version and exits 0")
     func version() throws {
@@ -113,7 +113,7 @@ struct ConventionsCommandTests {
     }
 }
 
-@Suite("herald state --at forms", .testThreads)
+@Suite("herald state --at forms", .processThreads)
 struct AtFormsTests {
     @Test("--at takes dates, times without a zone, relative times and -N events before the end")
     func forms() throws {
@@ -143,7 +143,7 @@ struct AtFormsTests {
     }
 }
 
-@Suite("README support session", .testThreads)
+@Suite("README support session", .processThreads)
 struct SupportSessionTests {
     @Test("the README's typical support session works literally on the store herald demo --keep leaves")
     func supportSession() throws {
@@ -170,7 +170,7 @@ struct SupportSessionTests {
     }
 }
 
-@Suite("--json on verify and ingest", .testThreads)
+@Suite("--json on verify and ingest", .processThreads)
 struct MoreJSONTests {
     @Test("verify --json and ingest --json print one JSON object; a rejected line under --json is JSON on stderr")
     func verifyAndIngest() throws {
@@ -190,7 +190,7 @@ struct MoreJSONTests {
     }
 }
 
-@Suite("--json on the maintenance commands", .testThreads)
+@Suite("--json on the maintenance commands", .processThreads)
 struct MaintenanceJSONTests {
     @Test("snapshot, compact and purge --json print one JSON object each")
     func maintenance() throws {
@@ -210,7 +210,7 @@ struct MaintenanceJSONTests {
     }
 }
 
-@Suite("control characters in file names", .testThreads)
+@Suite("control characters in file names", .processThreads)
 struct EscapedNamesTests {
     @Test("a file name with a newline is escaped in FILE:LINE messages and in quarantine list")
     func newlineInFileName() throws {

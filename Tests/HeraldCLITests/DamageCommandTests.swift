@@ -5,7 +5,7 @@ import HeraldTestSupport
 
 /// `herald` on damaged store copies (issue 22): exit 2 with a message naming the file and what
 /// to do, never a signal; `herald salvage`; bounded memory on an overlong line; file modes.
-@Suite("herald on damaged stores", .testThreads)
+@Suite("herald on damaged stores", .processThreads)
 struct DamageCommandTests {
     /// `count` valid herald lines over a few accounts and chats.
     func lines(_ count: Int, from first: Int = 1) -> String {

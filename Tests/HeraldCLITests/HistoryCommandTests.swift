@@ -6,7 +6,7 @@ import Testing
 @testable import herald
 
 /// Issue #23 at the command line: what compact, purge and keys add keep, ask and refuse.
-@Suite("herald compact, purge and keys keep history and ask first", .testThreads)
+@Suite("herald compact, purge and keys keep history and ask first", .processThreads)
 struct HistoryCommandTests {
     static func notify(_ account: String, _ id: Int) -> String {
         #"{"type":"notify","account":"\#(account)","chat":"c","kind":"message","id":\#(id),"date":\#(100 + id),"title":"t\#(id)"}"# + "\n"

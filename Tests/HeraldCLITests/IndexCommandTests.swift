@@ -7,7 +7,7 @@ import Testing
 @testable import herald
 
 /// `herald index` and the reading commands that use the audit index (issue #23 §8).
-@Suite("herald index", .testThreads)
+@Suite("herald index", .processThreads)
 struct IndexCommandTests {
     static func notify(_ chat: String, _ id: Int) -> String {
         #"{"type":"notify","account":"a","chat":"\#(chat)","kind":"message","id":\#(id),"date":\#(100 + id),"title":"t\#(id)"}"# + "\n"

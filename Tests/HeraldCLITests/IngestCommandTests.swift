@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeraldTestSupport
 
-@Suite("herald ingest: stored keys and framing", .testThreads)
+@Suite("herald ingest: stored keys and framing", .processThreads)
 struct IngestCommandTests {
     /// The published Telegram vector: its key and its pushes, one line each.
     static func telegramVector() throws -> (key: String, lines: String) {

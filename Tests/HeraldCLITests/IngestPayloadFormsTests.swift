@@ -5,7 +5,7 @@ import Testing
 /// Issue 24 end to end: device and gateway payloads, ingested with `--format auto`, leave the
 /// store's state as a client would show it (call notifications clear when the call ends,
 /// read Zulip messages leave).
-@Suite("herald ingest: device and gateway payload forms", .testThreads)
+@Suite("herald ingest: device and gateway payload forms", .processThreads)
 struct IngestPayloadFormsTests {
     /// Ingests `lines` into a fresh store for `account` and returns `herald state --json`.
     func state(after lines: [String], account: String) throws -> String {

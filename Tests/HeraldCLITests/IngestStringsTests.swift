@@ -3,7 +3,7 @@ import HeraldTestSupport
 import Testing
 
 /// `herald ingest --strings FILE`: localized alerts rendered with the app's strings table.
-@Suite("herald ingest --strings", .testThreads)
+@Suite("herald ingest --strings", .processThreads)
 struct IngestStringsTests {
     /// An APNs alert with a key and arguments (Apple's "Generating a remote notification").
     static let push = #"{"aps":{"alert":{"loc-key":"GAME_PLAY_REQUEST_FORMAT","loc-args":["Jenna","Frank"]}},"message_id":"5"}"# + "\n"

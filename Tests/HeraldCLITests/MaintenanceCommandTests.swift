@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeraldTestSupport
 
-@Suite("herald snapshot, compact, purge and verify", .testThreads)
+@Suite("herald snapshot, compact, purge and verify", .processThreads)
 struct MaintenanceCommandTests {
     /// A store with two accounts and enough events to compact.
     func makeStore(_ dir: TemporaryDirectory) throws -> String {

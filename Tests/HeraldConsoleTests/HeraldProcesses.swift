@@ -93,10 +93,13 @@ enum Plain {
         }
     }
 
-    /// POSTs `body` with the bearer `token`; returns the status and the reply's body.
+    /// POSTs `body` with the bearer `token`; returns the status and the reply's body. On a
+    /// connection of its own (`Connection: close`): a pooled one may be to a server that a
+    /// test has just restarted on the same port ("I/O on closed channel", seen in a loaded run).
     static func post(_ url: String, token: String, _ body: String) async throws -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
+        request.headers.add(name: "Connection", value: "close")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))

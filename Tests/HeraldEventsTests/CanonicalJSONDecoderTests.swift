@@ -2,7 +2,7 @@ import HeraldEvents
 import HeraldTestSupport
 import Testing
 
-@Suite("Canonical JSON decoder", .testThreads)
+@Suite("Canonical JSON decoder")
 struct CanonicalJSONDecoderTests {
     /// A notify line whose `title` is the JSON text `title`.
     static func notify(title: String) -> String {

@@ -6,7 +6,7 @@ import HeraldTestSupport
 /// The canonical decoder against Foundation's `JSONSerialization` on random and mutated lines:
 /// what `JSONSerialization` rejects must be rejected, and an accepted line must decode to the
 /// event a reference reading of `JSONSerialization`'s objects gives.
-@Suite("Differential fuzz against JSONSerialization", .testThreads)
+@Suite("Differential fuzz against JSONSerialization")
 struct DifferentialFuzzTests {
     static let cases = ProcessInfo.processInfo.environment["HERALD_FUZZ_CASES"].flatMap(Int.init) ?? 20_000
 

@@ -2,7 +2,7 @@ import HeraldEvents
 import HeraldTestSupport
 import Testing
 
-@Suite("Binary codec", .testThreads)
+@Suite("Binary codec")
 struct EventCodecTests {
     @Test("every sample covers every event type")
     func coversEveryType() {

@@ -5,7 +5,7 @@ import Testing
 /// The events and fields SEMANTICS 1.2 added (`readAll`, `readMentions`, `delete` with `maxId`,
 /// `tick`, `unreadOnly`, `mutedUntil`): their JSON forms, their bytes as
 /// `schema/log-format.md` gives them, and the bytes written before 1.2.
-@Suite("SEMANTICS 1.2 event forms", .testThreads)
+@Suite("SEMANTICS 1.2 event forms")
 struct EventForms12Tests {
     static let account = "a"
 

@@ -2,7 +2,7 @@ import HeraldEvents
 import HeraldTestSupport
 import Testing
 
-@Suite("Validation and JSON errors", .testThreads)
+@Suite("Validation and JSON errors")
 struct EventValidationTests {
     /// Each bad line and the field its error must name.
     static let badLines: [(String, String)] = [

@@ -5,7 +5,7 @@ import HeraldTestSupport
 /// The spec, conformance cases and payloads the tests read are kept in the repository
 /// (`Fixtures`); where the project's shared folder exists beside it, every copy must equal it,
 /// file for file and byte for byte, so that a newer spec there fails until it is taken in.
-@Suite("fixtures kept in the repository", .testThreads)
+@Suite("fixtures kept in the repository")
 struct FixtureCopyTests {
     @Test("the repository holds the contract, the conformance cases and the sample payloads")
     func present() throws {

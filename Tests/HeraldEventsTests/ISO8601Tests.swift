@@ -3,7 +3,7 @@ import HeraldEvents
 import HeraldTestSupport
 import Testing
 
-@Suite("ISO 8601 times", .testThreads)
+@Suite("ISO 8601 times")
 struct ISO8601Tests {
     @Test("matches Foundation's formatter to the millisecond, before and after the epoch, across leap days")
     func matchesFoundation() {

@@ -4,7 +4,7 @@ import Testing
 
 /// `Event.init(from:knownAccount:knownChat:)`, the rebuild's decoder for events whose names
 /// it has met before, against `init(from:)`: the same event, or both throw.
-@Suite("Decoding with known names", .testThreads)
+@Suite("Decoding with known names")
 struct KnownNamesDecodingTests {
     /// Decodes `bytes` both ways, the names known as those of `names` (a valid event), when
     /// the bytes name them; expects the same outcome.

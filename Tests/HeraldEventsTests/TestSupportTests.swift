@@ -4,7 +4,7 @@ import Testing
 
 /// The test run's own machinery (in HeraldTestSupport): the hang watchdog and the executor
 /// the server tests run on.
-@Suite("test support", .testThreads)
+@Suite("test support")
 struct TestSupportTests {
     @Test("the hang watchdog reports a directory with where it was made until it is released")
     func watchdogReportsLiveDirectories() {

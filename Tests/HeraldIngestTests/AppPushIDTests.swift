@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldIngest
 
 /// Which keys of an APNs or FCM payload give its object id.
-@Suite("APNs and FCM object ids", .testThreads)
+@Suite("APNs and FCM object ids")
 struct AppPushIDTests {
     /// The object id of the first event of `line`.
     func id(_ line: String) throws -> Int64 {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("APNs and FCM", .testThreads)
+@Suite("APNs and FCM")
 struct AppPushTests {
     @Test func apnsThreadMessage() throws {
         let result = try Ingest.decode(try Samples.bytes("apns/thread-message.json"), format: nil, context: context(account: "a"))

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// How a whole body held in memory (an HTTP request's) is cut into payloads.
-@Suite("body framing", .testThreads)
+@Suite("body framing")
 struct BodyFramingTests {
     static let first = #"{"type":"revoke","account":"a"}"#
     static let second = #"{ "account" : "b", "type" : "revoke" }"#

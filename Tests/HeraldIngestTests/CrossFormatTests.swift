@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldIngest
 
 /// SEMANTICS §4 rule 1 relies on one object having one identity however it arrives.
-@Suite("Identity across formats", .testThreads)
+@Suite("Identity across formats")
 struct CrossFormatTests {
     @Test func telegramPushAndFCMDataMessageNameTheSameObject() throws {
         let account = "tg:14124122"

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// `DecodedBatch`, the decode step the ingest session and the server share.
-@Suite("decoded batch", .testThreads)
+@Suite("decoded batch")
 struct DecodedBatchTests {
     static let decoder = PayloadDecoder(format: .herald, context: IngestContext(receivedAt: 1_700_000_000))
 

@@ -6,7 +6,7 @@ import Testing
 /// HeraldIngest) are in `DocSnippets.swift` (the README's embedding example in
 /// `ReadmeExampleTests.swift`), which the test build type-checks: a snippet that changes
 /// without them, or one added without them, fails here.
-@Suite("Documentation snippets", .testThreads)
+@Suite("Documentation snippets")
 struct DocSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -9,7 +9,10 @@ import HeraldTestSupport
 /// never trap or hang, and must return either valid events or an ``IngestError`` that says
 /// something. `HERALD_FUZZ_CASES` sets the cases per adapter (default 10 000);
 /// `Tools/fuzz-ingest.sh` runs a million in release mode.
-@Suite("Fuzz", .testThreads)
+///
+/// Serialized: its cases are CPU-bound, seconds each in a debug build, so one at a time holds
+/// a thread of the cooperative pool (see `ExecutorTrait`).
+@Suite("Fuzz", .serialized)
 struct Fuzz {
     /// Cases per adapter.
     static let cases: Int = ProcessInfo.processInfo.environment["HERALD_FUZZ_CASES"].flatMap(Int.init) ?? 10_000

@@ -15,7 +15,7 @@ import Testing
 /// `to` or `registration_ids` and `priority`); Firebase's legacy HTTP protocol reference
 /// (`to`, `collapse_key`, `notification` with `title`, `body`, `body_loc_key`,
 /// `body_loc_args`).
-@Suite("Gateways: Matrix mentions and calls, Sygnal FCM, FCM legacy", .testThreads)
+@Suite("Gateways: Matrix mentions and calls, Sygnal FCM, FCM legacy")
 struct GatewayFormsTests {
     static let me = "@me:example.org"
     let a = context(account: "@me:example.org")
@@ -131,7 +131,7 @@ struct GatewayFormsTests {
 }
 
 /// Detection of the forms added for issue 24, each beside the form it could be taken for.
-@Suite("Detection of gateway and device forms", .testThreads)
+@Suite("Detection of gateway and device forms")
 struct GatewayDetectionTests {
     func detect(_ text: String) -> PayloadFormat? { Ingest.detect(Array(text.utf8)) }
 
@@ -158,7 +158,7 @@ struct GatewayDetectionTests {
 /// Sygnal's Web Push payload (matrix-org/sygnal `sygnal/webpushpushkin.py` `_build_payload`:
 /// the notification's fields flat, `content` without `formatted_body`, `unread` and
 /// `missed_calls`), plain and inside an RFC 8291 body.
-@Suite("Sygnal Web Push", .testThreads)
+@Suite("Sygnal Web Push")
 struct SygnalWebPushTests {
     static let plaintext =
         #"{"room_id":"!room:example.org","room_name":"Lunch","event_id":"$ev1:example.org","sender":"@alice:example.org","sender_display_name":"Alice","type":"m.room.message","unread":1,"content":{"msgtype":"m.text","body":"see you at noon"}}"#

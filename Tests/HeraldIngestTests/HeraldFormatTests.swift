@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Herald JSONL and detection", .testThreads)
+@Suite("Herald JSONL and detection")
 struct HeraldFormatTests {
     @Test func canonicalLineRoundTrips() throws {
         let event = Event(account: "a", .notify(Event.Notify(chat: "c", kind: .mention, id: 3, date: 9, partial: true, title: "t")))

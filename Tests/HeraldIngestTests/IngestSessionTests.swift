@@ -8,7 +8,7 @@ import Testing
 @testable import HeraldStore
 
 /// `IngestSession` over a real store in a temporary directory, reading real files.
-@Suite("ingest session", .testThreads)
+@Suite("ingest session")
 struct IngestSessionTests {
     static func notify(_ index: Int) -> String {
         #"{"type":"notify","account":"tg:\#(index % 3)","chat":"user:\#(index % 7)","kind":"message","id":\#(index + 1),"date":\#(index)}"#

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("JSON parser", .testThreads)
+@Suite("JSON parser")
 struct JSONParserTests {
     func parse(_ text: String) -> JSONValue? { try? JSONParser.parse(Array(text.utf8)) }
 

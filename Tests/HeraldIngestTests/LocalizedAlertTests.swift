@@ -10,7 +10,7 @@ import Testing
 /// `title-loc-key`, `title-loc-args`, `subtitle-loc-key`); the Sygnal fixtures follow
 /// matrix-org/sygnal `sygnal/apnspushkin.py` (`_get_payload_full`: `MSG_FROM_USER_IN_ROOM_WITH_CONTENT`
 /// with sender, room, body; `VOICE_CALL_FROM_USER`; `room_id` and `event_id` beside `aps`).
-@Suite("Localized alerts", .testThreads)
+@Suite("Localized alerts")
 struct LocalizedAlertTests {
     let a = context(account: "@me:example.org")
 
@@ -119,7 +119,7 @@ struct LocalizedAlertTests {
 /// Sygnal's APNs event-id-only form (matrix-org/sygnal `sygnal/apnspushkin.py`,
 /// `_get_payload_event_id_only`: the device's `default_payload`, `room_id`, `event_id`,
 /// `unread_count`, `missed_calls`).
-@Suite("Sygnal APNs event-id-only", .testThreads)
+@Suite("Sygnal APNs event-id-only")
 struct SygnalAPNsEventIdOnlyTests {
     @Test func anEventIdOnlyPushIsAPartialNotifyOfTheRoomWithItsCounts() throws {
         let line =

@@ -16,7 +16,7 @@ import Testing
 /// "Event replacements" (`m.replace`), and Sygnal's FCM data (`gcmpushkin.py`, every value a
 /// string). The Synapse badge body is the one issue 33 quotes, as Synapse sent it to
 /// `herald serve`.
-@Suite("Matrix: reads, invites and edits under SEMANTICS 1.2", .testThreads)
+@Suite("Matrix: reads, invites and edits under SEMANTICS 1.2")
 struct MatrixReadsAndInvitesTests {
     static let me = "@me:example.org"
     let a = context(account: "@me:example.org")

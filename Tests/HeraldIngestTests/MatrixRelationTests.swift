@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldIngest
 
 /// Redactions and edits act on the object an earlier event's `notify` created.
-@Suite("Matrix redactions and edits", .testThreads)
+@Suite("Matrix redactions and edits")
 struct MatrixRelationTests {
     /// A push gateway body for `fields` inside `notification`.
     static func body(_ fields: String) -> String {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Matrix", .testThreads)
+@Suite("Matrix")
 struct MatrixTests {
     static let room = "!slw48wfj34rtnrf:example.com"
     /// SHA-256 of the event id, first 8 bytes big-endian, top bit cleared (computed with Python's hashlib).

@@ -4,7 +4,7 @@ import Testing
 import HeraldIngest
 
 /// How ingest cuts its input into payloads (`herald ingest`, `POST /v1/ingest`).
-@Suite("payload framing", .testThreads)
+@Suite("payload framing")
 struct PayloadFramerTests {
     /// The payloads of `text`'s lines as (text, line number), in order.
     static func frame(_ text: String) -> [(String, Int)] {

@@ -13,7 +13,7 @@ import Testing
 /// reads mentions; `MESSAGE_MUTED` makes TDLib load the chat from the server) and Zulip's
 /// `zerver/lib/push_notifications.py` (`get_remove_payload_gcm`: `event` `remove`,
 /// `zulip_message_ids`, no conversation).
-@Suite("Push reads and edits under SEMANTICS 1.2", .testThreads)
+@Suite("Push reads and edits under SEMANTICS 1.2")
 struct PushReadsTests {
     let a = context(account: "a")
 

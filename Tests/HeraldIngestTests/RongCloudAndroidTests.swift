@@ -11,7 +11,7 @@ import Testing
 /// names no chat, a recall deletes what it recalls. Each payload is ingested into a real
 /// store and the chat, the notification's identity and the counts are read back.
 /// Fixtures and their sources: `RongCloudFixtures.swift`; the rules: `schema/rongcloud-push.md`.
-@Suite("RongCloud on Android", .testThreads)
+@Suite("RongCloud on Android")
 struct RongCloudAndroidTests {
     typealias F = RongCloudFixtures
 

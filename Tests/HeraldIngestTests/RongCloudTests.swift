@@ -7,7 +7,7 @@ import Testing
 
 /// RongCloud pushes in every form, and the IM connection's messages meeting them
 /// (fixtures and their sources: `RongCloudFixtures.swift`; mapping: `schema/rongcloud-push.md`).
-@Suite("RongCloud", .testThreads)
+@Suite("RongCloud")
 struct RongCloudTests {
     typealias F = RongCloudFixtures
     let rc = context(account: RongCloudFixtures.account)

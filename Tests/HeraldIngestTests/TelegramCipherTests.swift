@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Telegram encryption", .testThreads)
+@Suite("Telegram encryption")
 struct TelegramCipherTests {
     @Test func keyIdMatchesTheVector() throws {
         let vector = try Samples.json("telegram/encrypted-push-vector.json")

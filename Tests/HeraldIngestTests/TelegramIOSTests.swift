@@ -13,7 +13,7 @@ import Testing
 /// `loc-key` (with a hyphen) at the top level for `MESSAGE_DELETED` (`msg_id` or
 /// `messages`), `READ_HISTORY` (`max_id`), `READ_REACTION`, `SESSION_REVOKE`; a reaction
 /// marked by `r` / `react_emoji`; a call by `call_id`, `call_ah` and `updates`.
-@Suite("Telegram on iOS", .testThreads)
+@Suite("Telegram on iOS")
 struct TelegramIOSTests {
     let a = context(account: "tg:1")
 

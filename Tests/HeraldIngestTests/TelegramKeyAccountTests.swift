@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldIngest
 
 /// An encrypted push belongs to the account of the key that opened it.
-@Suite("Telegram key accounts", .testThreads)
+@Suite("Telegram key accounts")
 struct TelegramKeyAccountTests {
     /// The vector's key, stored for `tg:1`.
     static func accountKey() throws -> TelegramKey {

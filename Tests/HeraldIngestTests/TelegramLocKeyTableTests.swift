@@ -10,7 +10,7 @@ import Testing
 ///
 /// The keys are those of tdlib/td `td/telegram/NotificationManager.cpp`
 /// (`process_push_notification_payload`, `convert_loc_key`).
-@Suite("Telegram loc_key table", .testThreads)
+@Suite("Telegram loc_key table")
 struct TelegramLocKeyTableTests {
     static let table = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -13,7 +13,7 @@ import Testing
 /// secret chats; `PHONE_CALL_*` and `VIDEO_CALL_*` handled together; `PINNED_*` in groups
 /// with the chat's title as the last argument; `chat_from_id` naming a group member) and
 /// from core.telegram.org/api/push-updates (the loc_key list and its argument orders).
-@Suite("Telegram calls, secret chats and service pushes", .testThreads)
+@Suite("Telegram calls, secret chats and service pushes")
 struct TelegramServiceTests {
     let a = context(account: "tg:1")
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Telegram", .testThreads)
+@Suite("Telegram")
 struct TelegramTests {
     @Test func docSampleWithTrailingComma() throws {
         let bytes = try Samples.bytes("telegram/doc-sample.json")

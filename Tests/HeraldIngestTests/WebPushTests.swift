@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Web Push", .testThreads)
+@Suite("Web Push")
 struct WebPushTests {
     @Test func rfc8291IntermediateValues() throws {
         let body = try Samples.webPush("body")

@@ -12,7 +12,7 @@ import Testing
 /// topic, pm_users), `get_message_payload_apns` (`message_ids: [id]`, alert title / subtitle /
 /// body, `custom: {"zulip": …}` which APNs delivers beside `aps`) and
 /// `get_remove_payload_apns` (`event: "remove"`, `zulip_message_ids` comma-separated).
-@Suite("Zulip on iOS", .testThreads)
+@Suite("Zulip on iOS")
 struct ZulipAPNsTests {
     static let account = "zulip:https://chat.example.org/|7"
     static let base =
@@ -81,7 +81,7 @@ struct ZulipAPNsTests {
 
 /// zulip-flutter's test payload (test/notifications/open_test.dart `messageApnsPayload`) may
 /// leave out the channel's name: the alert's title then names the conversation.
-@Suite("Zulip on iOS without a channel name", .testThreads)
+@Suite("Zulip on iOS without a channel name")
 struct ZulipAPNsWithoutChannelNameTests {
     @Test func theAlertTitleStandsInForTheChannelName() throws {
         let line =

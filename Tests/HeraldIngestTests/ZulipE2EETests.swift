@@ -7,7 +7,7 @@ import Testing
 @testable import HeraldIngest
 
 /// Zulip E2EE pushes: `encrypted_data` opened with the registered push key.
-@Suite("Zulip E2EE", .testThreads)
+@Suite("Zulip E2EE")
 struct ZulipE2EETests {
     /// Key bytes 0, 1, …, 31, registered as base64 of `0x31 ‖ key`.
     static let pushKeyText = "MQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f"

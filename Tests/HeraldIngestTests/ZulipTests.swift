@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeraldIngest
 
-@Suite("Zulip", .testThreads)
+@Suite("Zulip")
 struct ZulipTests {
     static let e2eeAccount = "zulip:http://zulip.testserver/|10"
     static let legacyAccount = "zulip:https://zulip.example.com/|234"

@@ -8,7 +8,10 @@ import Testing
 /// account (so that stale keys pile up past the compaction threshold), the updates still
 /// match ``ReferenceProjection`` event by event, and every invariant holds, stale keys
 /// counted.
-@Suite(.testThreads) struct CandidateListTests {
+///
+/// Serialized: its cases are CPU-bound, seconds each in a debug build, so one at a time holds
+/// a thread of the cooperative pool (see `ExecutorTrait`).
+@Suite(.serialized) struct CandidateListTests {
     @Test(arguments: Array(UInt64(1)...4))
     func staleKeysKeepTheUpdatesOfTheReference(seed: UInt64) throws {
         var profile = WorkloadGenerator.Profile()

@@ -4,7 +4,10 @@ import HeraldTestSupport
 import Testing
 
 /// The compact forms the projection keeps in memory give back exactly what went in.
-@Suite(.testThreads) struct CompactStorageTests {
+///
+/// Serialized: its cases are CPU-bound, seconds each in a debug build, so one at a time holds
+/// a thread of the cooperative pool (see `ExecutorTrait`).
+@Suite(.serialized) struct CompactStorageTests {
     /// Texts that could confuse a length-prefixed packing: empty, digits and colons, a
     /// packing mask letter, multi-byte UTF-8, and long enough to leave the small-string form.
     static let texts: [String?] = [

@@ -32,7 +32,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
     }
 }
 
-@Suite(.testThreads) struct ConformanceTests {
+@Suite struct ConformanceTests {
     @Test func casesExist() {
         #expect(ConformanceCase.all.count >= 11, "conformance folder not found at \(ConformanceCase.directory.path)")
     }
@@ -63,7 +63,7 @@ struct ConformanceCase: CustomTestStringConvertible, Sendable {
 /// The reference model (``ReferenceProjection``), which the random workload tests hold the
 /// fast projection to, must itself pass every conformance case: the cases are generated
 /// from SEMANTICS.md, the reference is read from it independently.
-@Suite(.testThreads) struct ReferenceConformanceTests {
+@Suite struct ReferenceConformanceTests {
     /// Every case but the byte-exact names one: the reference keys chats and accounts by
     /// `String`, whose `==` is Unicode canonical equivalence, on purpose kept naive.
     static let cases = ConformanceCase.all.filter { $0.name != "13-names-byte-exact" }

@@ -10,7 +10,10 @@ import Testing
 /// `ec1051e`: every one changed, because the state form gained `clock` and `mutedUntil`, the
 /// snapshot format became 3, group totals follow 1.2 §7, and the non-realistic workloads
 /// now hold 1.2's events); any change of an update, a state or a snapshot byte changes them.
-@Suite(.testThreads) struct GoldenDigestTests {
+///
+/// Serialized: its cases are CPU-bound, seconds each in a debug build, so one at a time holds
+/// a thread of the cooperative pool (see `ExecutorTrait`).
+@Suite(.serialized) struct GoldenDigestTests {
     /// A workload: its seed, its shape and the digest the original projection produced.
     struct Case: Sendable, CustomTestStringConvertible {
         var seed: UInt64

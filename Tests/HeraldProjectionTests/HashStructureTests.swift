@@ -4,7 +4,7 @@ import HeraldTestSupport
 
 /// The hand-written hash structures checked against `Dictionary` and `Set` on random operations
 /// (swift-collections tests its types against reference models the same way).
-@Suite(.testThreads) struct HashStructureTests {
+@Suite struct HashStructureTests {
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func notificationIndexMatchesDictionary(seed: UInt64) {
         var random = SplitMix64(seed: seed)

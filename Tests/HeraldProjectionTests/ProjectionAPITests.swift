@@ -5,7 +5,7 @@ import Testing
 
 /// The public surface around `apply`: audit changes, configuration overrides, account
 /// listing and removal, and the read-only views.
-@Suite(.testThreads) struct ProjectionAPITests {
+@Suite struct ProjectionAPITests {
     static func notify(_ chat: String, _ kind: NotificationKind, _ id: Int64, account: String = "a") -> Event {
         Event(account: account, .notify(Event.Notify(chat: chat, kind: kind, id: id, date: 100 + id)))
     }

@@ -5,7 +5,7 @@ import HeraldTestSupport
 
 /// The fast projection checked event by event against ``ReferenceProjection`` on seeded
 /// random workloads: the same updates and the same state JSON after every event.
-@Suite(.testThreads) struct RandomWorkloadTests {
+@Suite struct RandomWorkloadTests {
     static let seeds: [UInt64] = Array(1...40)
 
     @Test(arguments: seeds)

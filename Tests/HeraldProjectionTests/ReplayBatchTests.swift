@@ -8,7 +8,7 @@ import Testing
 /// size, reused (their interned names kept) or fresh (a new interner taking over), across
 /// revokes (which forget an account's chats) and removed accounts (which renumber the
 /// projection's accounts).
-@Suite(.testThreads) struct ReplayBatchTests {
+@Suite struct ReplayBatchTests {
     @Test(arguments: Array(UInt64(300)...307))
     func batchReplayMatchesApply(seed: UInt64) {
         var profile = WorkloadGenerator.Profile()

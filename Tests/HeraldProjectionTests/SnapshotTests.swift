@@ -5,7 +5,7 @@ import HeraldTestSupport
 
 /// Snapshots restore equal projections that continue identically, and damaged bytes are
 /// rejected with an error, never a crash.
-@Suite(.testThreads) struct SnapshotTests {
+@Suite struct SnapshotTests {
     static func workload(seed: UInt64, count: Int) -> [Event] {
         var profile = WorkloadGenerator.Profile()
         profile.accounts = 1 + Int(seed % 3)
@@ -220,7 +220,7 @@ import HeraldTestSupport
 
 /// A snapshot of format 2 (SEMANTICS 1.1), hand-written as an earlier build wrote it, read
 /// where it starts a store's kept history and carried into 1.2.
-@Suite(.testThreads) struct FormerSnapshotTests {
+@Suite struct FormerSnapshotTests {
     /// One account: chat "c" muted, message 5 unread without a notification, mention 7 unread
     /// with notification 2 in the chat's mentions group (dated 100).
     static func formatTwo() -> [UInt8] {
@@ -275,7 +275,7 @@ import HeraldTestSupport
     }
 }
 
-@Suite(.testThreads) struct LargestIdTests {
+@Suite struct LargestIdTests {
     @Test("ids and marks at Int64.max: reads, readAll and cleared histories forget what they pass, and snapshots restore")
     func largestIds() throws {
         var projection = Projection()

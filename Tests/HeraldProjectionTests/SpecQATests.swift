@@ -7,7 +7,7 @@ import Testing
 /// against ``ReferenceProjection``, which could share a misreading). Every scenario also
 /// checks that a replay without updates reaches the applied state and that a snapshot taken
 /// after any event continues with the same updates.
-@Suite(.testThreads) struct SpecQATests {
+@Suite struct SpecQATests {
     /// Runs canonical JSONL events through `apply` and returns each event's update line;
     /// checks the replay and snapshot paths against it on the way.
     static func run(

@@ -7,7 +7,7 @@ import HeraldTestSupport
 
 /// Reading one account's records (what an audit reads): the same records as reading all and
 /// keeping that account's, names compared byte for byte, and every other record still checked.
-@Suite("One account's records", .testThreads)
+@Suite("One account's records")
 struct AccountRecordsTests {
     @Test("an account's records are the history's records of exactly that name, on short and pipelined runs")
     func sameRecords() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The write path's decisions, driven by hand: no threads, no LMDB. Requests are plain
 /// numbers and a committed batch is the list of the requests it holds.
-@Suite("Append state machine", .testThreads)
+@Suite("Append state machine")
 struct AppendMachineTests {
     typealias Machine = AppendMachine<Int, [Int]>
 

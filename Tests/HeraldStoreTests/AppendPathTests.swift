@@ -10,7 +10,7 @@ import Testing
 /// The write path through a real store: the commit thread and the apply thread, requests
 /// waiting behind a commit held in flight (by the commit fault hook), close, and the rule that
 /// the projection is never ahead of the durable log.
-@Suite("Append path: commit and apply threads", .testThreads)
+@Suite("Append path: commit and apply threads")
 struct AppendPathTests {
     static func note(_ id: Int) -> Event {
         Event(account: "a", .note(source: "test", reason: "\(id)"))

@@ -5,7 +5,7 @@ import Testing
 /// The Architecture article (`Sources/HeraldStore/HeraldStore.docc/Architecture.md`) traces
 /// an append, a rebuild and an audit by the names of files, types and functions: each must
 /// still be in the sources, so that the article cannot drift from the code unnoticed.
-@Suite("Architecture article names what the code has", .testThreads)
+@Suite("Architecture article names what the code has")
 struct ArchitectureArticleTests {
     static let article = Fixtures.repository.appendingPathComponent("Sources/HeraldStore/HeraldStore.docc/Architecture.md")
 

@@ -7,7 +7,7 @@ import Testing
 @testable import HeraldStore
 
 /// Archive retention: expired archived ranges exported to gzip JSONL, then removed.
-@Suite("Archive retention", .testThreads)
+@Suite("Archive retention")
 struct ArchiveRetentionTests {
     /// A store of `events`, one recorded each second from t = 1000 s, compacted into the
     /// archive through `compactThrough`; returns the export lines of every record.

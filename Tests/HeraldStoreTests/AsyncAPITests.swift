@@ -7,7 +7,7 @@ import Testing
 @testable import HeraldStore
 
 /// Issue #25: the async API, close(), and a resumable, bounded change stream.
-@Suite("Async API, close and resumable followers", .testThreads)
+@Suite("Async API, close and resumable followers")
 struct AsyncAPITests {
     func notify(_ id: Int64, chat: String = "c") -> Event {
         Event(account: "a", .notify(.init(chat: chat, kind: .message, id: id, date: 1_700_000_000 + id, title: "t\(id)")))

@@ -10,7 +10,7 @@ import Testing
 /// Automatic snapshots are encoded and written on a queue of the store: appends must never
 /// wait for them, each must hold exactly the state as of its seq, and closing the store must
 /// let the one in flight finish before the environment closes.
-@Suite("Automatic snapshots in the background", .testThreads)
+@Suite("Automatic snapshots in the background")
 struct BackgroundSnapshotTests {
     @Test("each automatic snapshot lands at the seq where the interval passed and equals a replay up to it")
     func seqsAndContent() throws {

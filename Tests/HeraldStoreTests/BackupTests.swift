@@ -8,7 +8,7 @@ import LMDB
 
 @testable import HeraldStore
 
-@Suite("Backup", .testThreads)
+@Suite("Backup")
 struct BackupTests {
     /// A store whose first 2,000 events were compacted into the archive, with a key and a
     /// quarantine entry; returns its path.

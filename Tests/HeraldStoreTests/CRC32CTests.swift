@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeraldStore
 
-@Suite("CRC-32C", .testThreads)
+@Suite("CRC-32C")
 struct CRC32CTests {
     /// RFC 3720 B.4 (iSCSI) test vectors, and the usual check value.
     static let vectors: [([UInt8], UInt32)] = [

@@ -7,7 +7,7 @@ import HeraldTestSupport
 
 @testable import HeraldStore
 
-@Suite("Compaction, purge and verify", .testThreads)
+@Suite("Compaction, purge and verify")
 struct CompactionTests {
     /// A store of `count` random events with a snapshot at `snapshotAt`.
     func makeStore(_ dir: TemporaryDirectory, events: [Event], snapshotAt: Int) throws {

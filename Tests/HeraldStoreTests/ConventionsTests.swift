@@ -6,7 +6,7 @@ import HeraldTestSupport
 import Testing
 
 /// Issue #25: values and errors that explain themselves, and no clash with Foundation.
-@Suite("Library conventions: descriptions, errors, Foundation", .testThreads)
+@Suite("Library conventions: descriptions, errors, Foundation")
 struct ConventionsTests {
     @Test("Foundation's Notification and Herald's notification live side by side in one file")
     func noClashWithFoundation() {

@@ -13,7 +13,7 @@ import HeraldTestSupport
 /// Kills `herald` child processes with SIGKILL at random moments and checks what survives.
 /// `HERALD_CRASH_KILLS` sets the number of ingest kills (default 50; `Tools/crash-test.sh`
 /// runs 1,000); compaction and snapshot kills are a quarter of that, at least 12.
-@Suite("Crash recovery", .serialized, .testThreads)
+@Suite("Crash recovery", .serialized, .processThreads)
 struct CrashTests {
     static var kills: Int {
         ProcessInfo.processInfo.environment["HERALD_CRASH_KILLS"].flatMap { Int($0) } ?? 50

@@ -10,7 +10,7 @@ import HeraldTestSupport
 /// Damaged, incomplete and hostile store copies (issue 22): each must give an error naming
 /// the file and the seq or page, never a crash, never a silently shorter or different answer.
 /// A seeded handful of the cases `Tools/damage-test.sh` runs by the thousand.
-@Suite("Damaged stores", .testThreads)
+@Suite("Damaged stores")
 struct DamageTests {
     /// A closed store of `count` random events, compacted so that the data file holds no
     /// freed page (a page's records are then nowhere else in the file).

@@ -9,7 +9,7 @@ import HeraldTestSupport
 
 /// The library API as an app that embeds the store uses it: read-only stores, followers,
 /// refreshes, options that leave the projection empty, invalid input.
-@Suite("Embedder QA", .testThreads)
+@Suite("Embedder QA")
 struct EmbedderQATests {
     private func notify(_ account: String = "tg:1", id: Int64, body: String = "hi") -> Event {
         Event(account: account, .notify(.init(

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue #23: compaction archives by default, discarding is explicit, and every archived
 /// record stays reachable after any sequence of compactions, purges, snapshots and restarts.
-@Suite("History kept through compaction and purge", .testThreads)
+@Suite("History kept through compaction and purge")
 struct HistoryKeptTests {
     /// Appends `events` to a store at `path` (opening and closing it), with a snapshot after.
     func append(_ events: ArraySlice<Event>, to path: String, snapshot: Bool) throws {

@@ -10,7 +10,7 @@ import HeraldTestSupport
 /// Bulk batches (`appendBatch`) are replayed without their updates by the apply thread once
 /// the commit thread has written them: the projection must still equal a replay of the log,
 /// followers must still get every event, and a failed commit must leave no trace in memory.
-@Suite("Large bulk batches", .testThreads)
+@Suite("Large bulk batches")
 struct LargeBatchTests {
     /// Events per batch.
     static let batchSize = 2_000

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import HeraldTestSupport
 
-@Suite("Event log", .testThreads)
+@Suite("Event log")
 struct LogTests {
     @Test("seq keys sort numerically as bytes and round-trip")
     func seqKeys() {
@@ -293,7 +293,7 @@ struct LogTests {
     }
 }
 
-@Suite("Log format document", .testThreads)
+@Suite("Log format document")
 struct LogFormatDocumentTests {
     @Test("the worked example of schema/log-format.md is what the encoder writes")
     func workedExample() throws {

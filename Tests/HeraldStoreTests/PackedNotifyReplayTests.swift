@@ -8,7 +8,7 @@ import Testing
 /// whose names the run has met as bytes and replay it through `PackedNotify`, and decode any
 /// other event whose names it has met with the names it keeps, against applying the events
 /// themselves: the same state, and damage reported the same way.
-@Suite("Packed notify replay", .testThreads)
+@Suite("Packed notify replay")
 struct PackedNotifyReplayTests {
     static let texts: [String?] = [nil, "", "hi", "Alice", "üñî©ødé ✓", "a body long enough to need an allocation of its own"]
 

@@ -8,7 +8,7 @@ import HeraldTestSupport
 /// Replays long enough that reading and decoding run on a second thread (above
 /// `Store.pipelinedRunMinimum`, 32,768 records) give what a plain sequential replay gives,
 /// and fail the same way.
-@Suite("Pipelined replay", .testThreads)
+@Suite("Pipelined replay")
 struct PipelinedReplayTests {
     /// More events than a run must span to be pipelined, over several batches.
     static let count = 36_000

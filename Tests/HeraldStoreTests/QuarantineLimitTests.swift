@@ -5,7 +5,7 @@ import HeraldTestSupport
 
 @testable import HeraldStore
 
-@Suite("Quarantine limit", .testThreads)
+@Suite("Quarantine limit")
 struct QuarantineLimitTests {
     func entry(_ index: Int, bytes: Int) -> QuarantinedPayload {
         QuarantinedPayload(

@@ -6,7 +6,7 @@ import Testing
 @testable import HeraldStore
 
 /// Issue #25: the README's "Embedding the library" example runs as written and ends.
-@Suite("README examples", .testThreads)
+@Suite("README examples")
 struct ReadmeExampleTests {
     /// The Swift block of the README's "Embedding the library" section that starts with its
     /// imports (the one before it is the manifest's lines).

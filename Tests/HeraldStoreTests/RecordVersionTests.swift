@@ -7,7 +7,7 @@ import HeraldTestSupport
 /// Record versions 1 and 2 (`schema/log-format.md`, "Record versions"): a record is marked
 /// with the oldest version that holds its event, so stores written before SEMANTICS 1.2 read
 /// as they are and a reader from before 1.2 refuses exactly the records it cannot read.
-@Suite("Log record versions", .testThreads)
+@Suite("Log record versions")
 struct RecordVersionTests {
     static let account = "tg:1"
 

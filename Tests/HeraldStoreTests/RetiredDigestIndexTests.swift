@@ -6,7 +6,7 @@ import Testing
 
 /// Stores written before the `digests` index was retired keep it: it is ignored, `verify`
 /// says nothing about it, and a purge empties it (schema/log-format.md).
-@Suite("retired digests index", .testThreads)
+@Suite("retired digests index")
 struct RetiredDigestIndexTests {
     static func notify(_ account: String, _ id: Int64) -> (Event, Source) {
         let event = Event(account: account, .notify(.init(chat: "c", kind: .message, id: id, date: 1_700_000_000 + id)))

@@ -15,7 +15,7 @@ import HeraldTestSupport
 /// open environments of one database in a process (closing one drops the process's locks on
 /// `lock.mdb` and tears down state the other still uses), so they must share one; releasing
 /// one of them must leave the others whole.
-@Suite("Stores sharing a directory in one process", .testThreads)
+@Suite("Stores sharing a directory in one process")
 struct SameProcessTests {
     private func notify(_ id: Int64) -> Event {
         Event(account: "tg:1", .notify(.init(

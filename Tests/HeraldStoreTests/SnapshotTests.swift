@@ -8,7 +8,7 @@ import HeraldTestSupport
 
 @testable import HeraldStore
 
-@Suite("Snapshots and restarts", .testThreads)
+@Suite("Snapshots and restarts")
 struct SnapshotTests {
     @Test("the envelope round-trips and every damaged byte is detected")
     func envelope() throws {

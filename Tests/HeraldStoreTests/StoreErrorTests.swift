@@ -8,7 +8,7 @@ import HeraldTestSupport
 
 /// What escapes the store is a ``StoreError``, whatever failed underneath (LMDB included),
 /// and its code and details say what the description says.
-@Suite("Store errors", .testThreads)
+@Suite("Store errors")
 struct StoreErrorTests {
     let damage = DamageTests()
 

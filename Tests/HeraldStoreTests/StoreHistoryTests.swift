@@ -7,7 +7,7 @@ import Testing
 
 /// `Store.history`: one reader of the whole readable history (archive, then log) and one
 /// value for its bounds, over stores compacted with and without an archive and purged.
-@Suite("Store history: records and bounds", .testThreads)
+@Suite("Store history: records and bounds")
 struct StoreHistoryTests {
     func notify(_ account: String, _ id: Int64) -> Event {
         Event(account: account, .notify(.init(chat: "c", kind: .message, id: id, date: 1_700_000_000 + id, title: "t\(id)")))

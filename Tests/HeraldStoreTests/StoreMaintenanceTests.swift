@@ -8,7 +8,7 @@ import Testing
 
 /// The maintenance operations through ``StoreMaintenance``, on real stores: a dry run changes
 /// no byte, a real run reports the same on an identical copy, and each error carries its code.
-@Suite("Store maintenance", .testThreads)
+@Suite("Store maintenance")
 struct StoreMaintenanceTests {
     /// A store of `count` random events, one recorded each second, with a snapshot after
     /// `snapshotAt` and a Telegram key; compacted into the archive when `archived`.

@@ -7,7 +7,7 @@ import HeraldTestSupport
 /// The store's subsystems through their own properties (`store.keyring`, `store.quarantine`,
 /// `store.auditIndex`, `store.snapshots`), against real LMDB in temporary directories, each
 /// with the error it gives a store that cannot serve it.
-@Suite("Store subsystems", .testThreads)
+@Suite("Store subsystems")
 struct StorePartsTests {
     private func notify(_ account: String, id: Int64) -> (Event, Source) {
         (Event(account: account, .notify(.init(

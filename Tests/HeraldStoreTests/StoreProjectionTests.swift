@@ -24,7 +24,7 @@ enum Conformance {
     }
 }
 
-@Suite("Store with projection", .testThreads)
+@Suite("Store with projection")
 struct StoreProjectionTests {
     @Test("the conformance cases hold through the store, live and after reopening", arguments: Conformance.names)
     func conformance(name: String) throws {
@@ -115,7 +115,7 @@ struct StoreProjectionTests {
     }
 }
 
-@Suite("Bulk appends", .testThreads)
+@Suite("Bulk appends")
 struct BulkAppendTests {
     @Test("appendBatch reaches the same state as append(contentsOf:) and still feeds followers")
     func sameState() async throws {

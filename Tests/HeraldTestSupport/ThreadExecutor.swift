@@ -5,7 +5,7 @@ import Foundation
 /// Work that runs in a task preferring one (`withTaskExecutorPreference`,
 /// `Task(executorPreference:)`, ``ExecutorTrait``; child tasks inherit the preference,
 /// unstructured `Task {}` does not) runs on its threads instead of the cooperative pool:
-/// see ``ExecutorTrait`` for why the tests do.
+/// see ``ExecutorTrait`` for which tests do, and why.
 ///
 /// It can grow: when a job arrives and no thread is idle, it starts another, up to a maximum,
 /// so that jobs which block (a test body waiting for a child process, a server call that
@@ -14,15 +14,17 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every stored property below `condition` is read and written only with
     // `condition` locked.
 
-    /// The executor of the server tests (``ExecutorTrait/serverThreads``): their bodies, HTTP
-    /// clients and in-process servers. Starts with four threads and grows to 64, so that a
-    /// body that blocks (on a child process) never holds up a server's answer.
+    /// The executor of the suites that start servers (``ExecutorTrait/serverThreads``): their
+    /// bodies, HTTP clients and in-process servers. Starts with four threads and grows to 64,
+    /// so that a body that blocks (on a child process) never holds up a server's answer.
     public static let servers = ThreadExecutor(threads: 4, growingTo: 64, name: "test.server")
 
-    /// The executor of every other test (``ExecutorTrait/testThreads``): four threads, two
-    /// per core here, so that tests waiting on a child process or an fsync leave the
-    /// processor to others, without running hundreds of CPU-bound tests at once.
-    public static let tests = ThreadExecutor(threads: 4, name: "test.body")
+    /// The executor of the suites that run `herald` commands and wait for them
+    /// (``ExecutorTrait/processThreads``): two threads, so that tests waiting on a child do
+    /// not hold the cooperative pool, and with the pool's two no more than four test bodies
+    /// compete for the processor (as many as before ordinary tests left this executor's kind;
+    /// more starved the PostgreSQL failover tests' child processes).
+    public static let processes = ThreadExecutor(threads: 2, name: "test.process")
 
     private let name: String
     private let maximum: Int

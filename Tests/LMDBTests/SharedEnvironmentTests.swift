@@ -13,7 +13,7 @@ import HeraldTestSupport
 /// Environments opened on one directory more than once in one process share one `MDB_env`
 /// (lmdb.h: "Do not have open an LMDB database twice in the same process at the same time"),
 /// with real LMDB in temporary directories.
-@Suite("Environments shared within a process", .testThreads)
+@Suite("Environments shared within a process")
 struct SharedEnvironmentTests {
     @Test("every spelling of a directory, and a symbolic link to it, opens the same environment")
     func spellings() throws {
