@@ -220,11 +220,11 @@ public final class ReplicatedLog: LogReplication {
 
     // MARK: Commit
 
-    /// ``LogReplication``: inserts `records` in one statement, only while this node's epoch
+    /// `LogReplication`: inserts `records` in one statement, only while this node's epoch
     /// owns the log id and the seqs follow the log's last; returns once PostgreSQL's COMMIT
     /// returned without a notice. Throws ``ReplicationError``: fenced, unavailable (503,
     /// retry), outcome unknown.
-    public func commit(_ records: ReplicatedRecords) throws {
+    package func commit(_ records: ReplicatedRecords) throws {
         let (status, epoch) = state.withLock { ($0.status, $0.epoch) }
         if let refusal = refusal(status) { throw refusal }
         let seqs = records.seqs.map { Int64(bitPattern: $0) }

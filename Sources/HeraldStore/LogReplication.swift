@@ -5,21 +5,21 @@
 /// records exactly as its LMDB log stores them, before the LMDB transaction: what it throws
 /// fails the whole commit, and nothing of it reaches LMDB. Records the store got from the
 /// replicated log itself (``Store/appendReplicated(_:)``) are left out.
-public protocol LogReplication: Sendable {
+package protocol LogReplication: Sendable {
     /// Makes `records` durable in the replicated log, or throws; blocks until then.
     func commit(_ records: ReplicatedRecords) throws
 }
 
 /// The records of one commit: each seq with its value bytes (`schema/log-format.md`).
-public struct ReplicatedRecords: Sendable {
+package struct ReplicatedRecords: Sendable {
     /// The seqs, increasing.
-    public var seqs: [UInt64]
+    package var seqs: [UInt64]
     /// Every record's value bytes, one after the other.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// Where each record's bytes end in ``bytes``.
-    public var ends: [Int]
+    package var ends: [Int]
 
-    public init(seqs: [UInt64], bytes: [UInt8], ends: [Int]) {
+    package init(seqs: [UInt64], bytes: [UInt8], ends: [Int]) {
         precondition(seqs.count == ends.count, "one end per seq")
         self.seqs = seqs
         self.bytes = bytes
@@ -27,10 +27,10 @@ public struct ReplicatedRecords: Sendable {
     }
 
     /// How many records.
-    public var count: Int { seqs.count }
+    package var count: Int { seqs.count }
 
     /// The bytes of the `index`th record.
-    public func record(_ index: Int) -> ArraySlice<UInt8> {
+    package func record(_ index: Int) -> ArraySlice<UInt8> {
         bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
     }
 }

@@ -79,8 +79,8 @@ extension Store {
         /// The clock that stamps records, in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
         /// The replicated log its commits go to first (`herald serve --replicated-log`): see
-        /// ``LogReplication``. `nil` (the default): the LMDB log is the only one.
-        public var replication: (any LogReplication)?
+        /// `LogReplication`. `nil` (the default): the LMDB log is the only one.
+        package var replication: (any LogReplication)?
         /// Where the store logs what it does (snapshots skipped, maps grown, recovery).
         public var logger = Logger(label: "herald.store", factory: { _ in SwiftLogNoOpLogHandler() })
 

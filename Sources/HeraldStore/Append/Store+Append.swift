@@ -159,7 +159,7 @@ extension Store {
     /// holds the same bytes; seqs must follow ``lastSeq``. They are not sent to the
     /// replication.
     @discardableResult
-    public func appendReplicated(_ records: [(seq: UInt64, bytes: [UInt8])]) throws -> [Applied] {
+    package func appendReplicated(_ records: [(seq: UInt64, bytes: [UInt8])]) throws -> [Applied] {
         try requireWritable()
         var pending: [PendingRecord] = []
         pending.reserveCapacity(records.count)
