@@ -4,7 +4,7 @@ import HeraldEvents
 /// for speed. It holds whatever a fast replay needs besides the events themselves: names
 /// interned ahead (``append(_:seq:)`` interns each event's account and chat, so that the
 /// replay finds them by index), and for the store, `notify` records kept as bytes
-/// (``PackedNotify``).
+/// (`PackedNotify`).
 ///
 /// ```swift
 /// var batch = ReplayBatch()
