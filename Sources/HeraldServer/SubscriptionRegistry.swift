@@ -59,7 +59,10 @@ public struct SubscriptionRegistry: Sendable {
         let key = P256.KeyAgreement.PrivateKey()
         var generator = SystemRandomNumberGenerator()
         let auth = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let token = String(TokenAuthority.generate().dropFirst(4))
+        // Never one that starts with `-`: `herald serve subscriptions remove --token -…` would
+        // read it as an option (1 token in 64 did).
+        var token: String
+        repeat { token = String(TokenAuthority.generate().dropFirst(4)) } while token.hasPrefix("-")
         let stored = WebPushSubscription(
             account: account, privateKey: Self.base64url(Array(key.rawRepresentation)), authSecret: Self.base64url(auth),
             innerFormat: format.rawValue, vapidKey: vapidKey, createdAt: now)

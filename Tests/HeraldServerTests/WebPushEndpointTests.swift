@@ -57,6 +57,16 @@ struct WebPushEndpointTests {
         #expect(try store.quarantine.all().count == 1)
     }
 
+    @Test("no subscription token starts with '-', which the CLI's --token would read as an option")
+    func tokensNeverLookLikeOptions() throws {
+        let directory = TemporaryDirectory("serve")
+        let registry = try SubscriptionRegistry(storePath: directory.path)
+        // One base64url token in 64 started with '-': among 256, one would with odds of 98 %.
+        let tokens = try (0..<256).map { _ in try registry.create(account: "tg:1", innerFormat: "herald").token }
+        #expect(Set(tokens).count == 256)
+        #expect(tokens.allSatisfy { !$0.hasPrefix("-") && $0.count == 43 }, "\(tokens.filter { $0.hasPrefix("-") })")
+    }
+
     @Test("subscriptions made with the CLI (herald serve subscriptions) receive pushes; list shows their keys; removed ones get 404")
     func cliSubscriptions() async throws {
         let directory = TemporaryDirectory("serve")

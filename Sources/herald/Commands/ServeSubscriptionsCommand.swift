@@ -40,7 +40,7 @@ struct ServeSubscriptionsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The format inside decrypted bodies (add): \(SubscriptionRegistry.innerFormats.joined(separator: ", ")).")
     var innerFormat = "herald"
 
-    @Option(name: .long, help: "The subscription's token, the last part of its endpoint (remove).")
+    @Option(name: .long, help: "The subscription's token, the last part of its endpoint (remove; one made before 0.5 that starts with '-' as --token=-…).")
     var token: String?
 
     @Option(name: .long, help: ArgumentHelp("Bind the subscription to this VAPID application server public key (add): an uncompressed P-256 point in base64url, as a browser's applicationServerKey.", valueName: "KEY"))
