@@ -213,7 +213,11 @@ func rebuildChild(directory: String, useSnapshots: Bool) throws {
     let sampler = AnonymousMemorySampler()
     var options = Store.Options()
     options.create = false
-    options.readOnly = true
+    // A restart is an application's: a writable open, which checks the meta pages and the
+    // file's size but does not walk every page as a read-only open of a copied store does
+    // (that walk reads the whole file: 0.5 s of the 10 M-event restart). The full rebuild
+    // stays a read-only open: it reads every record anyway.
+    options.readOnly = !useSnapshots
     options.useSnapshots = useSnapshots
     let cpuStart = cpuTime()
     let start = now()
