@@ -95,8 +95,8 @@ extension Event {
             writer.key("groupId"); writer.int(groupId)
             if let maxNotificationId { writer.key("maxNotificationId"); writer.int(maxNotificationId) }
         case .options(let countMax, let sizeMax):
-            if let countMax { writer.key("groupCountMax"); writer.int(Int64(countMax)) }
-            if let sizeMax { writer.key("groupSizeMax"); writer.int(Int64(sizeMax)) }
+            if let countMax { writer.key("groupCountMax"); writer.int(countMax) }
+            if let sizeMax { writer.key("groupSizeMax"); writer.int(sizeMax) }
         case .chatSettings(let s):
             writer.key("chat"); writer.string(s.chat)
             // The two dates `muted` stands for keep that form (as written before 1.2).

@@ -52,7 +52,7 @@ extension HeraldServer {
             }
             let events = batch
             let reply: @Sendable ([UInt64]) -> StoredReply = { seqs in
-                StoredReply(.object(["imported": .int(Int64(seqs.count)), "lastSeq": .int(seqs.last ?? 0)]))
+                StoredReply(.object(["imported": .int(seqs.count), "lastSeq": .int(seqs.last ?? 0)]))
             }
             return try await self.idempotency.answer(
                 request, endpoint: "/v1/admin/accounts/import", body: body, digests: Set(events.compactMap { $0.1.digest }),
@@ -110,8 +110,8 @@ extension HeraldServer {
                 for key in keys { _ = try Self.addKey(key, rebind: false, to: store) }
             }
             return JSONValue.object([
-                "pushkeys": .int(Int64(registrations.pushkeys.count)), "subscriptions": .int(Int64(registrations.subscriptions.count)),
-                "telegramKeys": .int(Int64(keys.count)),
+                "pushkeys": .int(registrations.pushkeys.count), "subscriptions": .int(registrations.subscriptions.count),
+                "telegramKeys": .int(keys.count),
             ]).response()
         }
         // Removes the account from this instance: its records (store purge, with the store
@@ -130,7 +130,7 @@ extension HeraldServer {
             }
             return JSONValue.object([
                 "account": .string(account), "dryRun": .bool(dryRun),
-                "recordsRemoved": .int(Int64(report.recordsRemoved + report.archivedRecordsRemoved)),
+                "recordsRemoved": .int(report.recordsRemoved + report.archivedRecordsRemoved),
             ]).response()
         }
         // HAProxy map files: `?map=pushkeys` (pushkey → account) or `?map=subscriptions`

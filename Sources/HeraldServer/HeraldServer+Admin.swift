@@ -36,7 +36,7 @@ extension HeraldServer {
             let name = try context.parameters.require("name")
             let removed = try await self.host.tables { [tokens = self.tokens] _ in try tokens.revoke(name: name) }
             guard removed > 0 else { throw ServerError.notFound(field: "name", "no stored token is named \"\(name)\"") }
-            return JSONValue.object(["revoked": .int(Int64(removed))]).response()
+            return JSONValue.object(["revoked": .int(removed)]).response()
         }
         admin.post("snapshot") { request, context in
             let seq = try await self.host.run { store in try store.snapshot() }

@@ -38,7 +38,7 @@ extension HeraldServer {
         let plan = IngestPlan.decode(payloads, format: .herald, context: IngestContext(receivedAt: Self.nowSeconds()))
         if let bad = plan.rejected.first {
             var error = ServerError.badRequest(field: bad.field, bad.reason)
-            error.details["line"] = .int(Int64(bad.line))
+            error.details["line"] = .int(bad.line)
             throw error
         }
         // Behind a router partitioning by account (Tools/haproxy.cfg), the header it routed on
@@ -92,14 +92,14 @@ extension HeraldServer {
         let finalPlan = plan
         let reply: @Sendable ([UInt64], [UInt64]) -> StoredReply = { seqs, quarantined in
             let rejected: [JSONValue] = finalPlan.rejected.enumerated().map { index, rejection in
-                var entry: [String: JSONValue] = ["line": .int(Int64(rejection.line)), "reason": .string(rejection.reason)]
+                var entry: [String: JSONValue] = ["line": .int(rejection.line), "reason": .string(rejection.reason)]
                 if !rejection.field.isEmpty { entry["field"] = .string(rejection.field) }
                 if index < quarantined.count { entry["quarantine"] = .int(quarantined[index]) }
                 return .object(entry)
             }
             var document: [String: JSONValue] = ["seqs": .array(seqs.map { .int($0) }), "rejected": .array(rejected)]
             guard finalPlan.batch.isEmpty, let first = finalPlan.rejected.first else { return StoredReply(.object(document)) }
-            var error: [String: JSONValue] = ["reason": .string(first.reason), "line": .int(Int64(first.line))]
+            var error: [String: JSONValue] = ["reason": .string(first.reason), "line": .int(first.line)]
             if !first.field.isEmpty { error["field"] = .string(first.field) }
             document["error"] = .object(error)
             return StoredReply(status: .unprocessableContent, .object(document))

@@ -50,10 +50,10 @@ extension HeraldServer {
             let compaction = report.compaction
             var fields: [String: JSONValue] = [
                 "base": .int(compaction.base), "previousBase": .int(compaction.previousBase),
-                "recordsRemoved": .int(Int64(compaction.recordsRemoved)), "recordsArchived": .int(Int64(compaction.recordsArchived)),
+                "recordsRemoved": .int(compaction.recordsRemoved), "recordsArchived": .int(compaction.recordsArchived),
                 "historyDiscarded": .bool(compaction.historyDiscarded),
                 "snapshotsRemoved": .array(compaction.snapshotsRemoved.map { .int($0) }),
-                "bytesBefore": .int(Int64(compaction.bytesBefore)), "bytesAfter": .int(Int64(compaction.bytesAfter)),
+                "bytesBefore": .int(compaction.bytesBefore), "bytesAfter": .int(compaction.bytesAfter),
             ]
             if let retention = report.retention { fields["retention"] = Self.json(retention) }
             return JSONValue.object(fields).response()
@@ -79,12 +79,12 @@ extension HeraldServer {
     static func json(_ report: RetentionReport) -> JSONValue {
         var fields: [String: JSONValue] = [
             "dryRun": .bool(report.dryRun), "previousOrigin": .int(report.previousOrigin), "origin": .int(report.origin),
-            "recordsExpired": .int(Int64(report.recordsExpired)),
-            "archiveBytesBefore": .int(Int64(report.archiveBytesBefore)), "archiveBytesAfter": .int(Int64(report.archiveBytesAfter)),
+            "recordsExpired": .int(report.recordsExpired),
+            "archiveBytesBefore": .int(report.archiveBytesBefore), "archiveBytesAfter": .int(report.archiveBytesAfter),
         ]
         if let file = report.exportFile {
             fields["exportFile"] = .string(file)
-            fields["exportFileBytes"] = .int(Int64(report.exportFileBytes))
+            fields["exportFileBytes"] = .int(report.exportFileBytes)
         }
         return .object(fields)
     }
