@@ -13,11 +13,11 @@ import Testing
 @Suite("replicated log: herald serve on PostgreSQL", .serverThreads, .enabled(if: PostgresServers.isInstalled))
 struct ReplicatedLogTests {
     static let token = "replicated-admin-token"
-    typealias Node = ServeProcessTests.ServeProcess
+    typealias Node = HeraldProcess
 
     /// A node of log `logId` on the store `store`.
     func node(_ store: String, _ url: String, logId: String = "p1", _ extra: [String] = []) throws -> Node {
-        try Node(
+        try ServeProcessTests.serveProcess(
             store: store, environment: ["HERALD_ADMIN_TOKEN": Self.token],
             arguments: ["serve", "--store", store, "--listen", "127.0.0.1:0", "--log-level", "warning", "--replicated-log", url, "--log-id", logId] + extra)
     }

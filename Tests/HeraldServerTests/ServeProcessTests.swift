@@ -14,65 +14,19 @@ struct ServeProcessTests {
     /// The `herald` executable (``HeraldBinary``).
     static let executable = HeraldBinary.path
 
-    /// A running `herald serve` on a free port; stdout is read line by line.
-    final class ServeProcess: Sendable {
-        let process: Process
-        let port: Int
-        let output: Mutex<[String]>
-
-        init(store: String, environment: [String: String] = [:], arguments: [String]? = nil) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ServeProcessTests.executable)
-            process.arguments = arguments ?? ["serve", "--store", store, "--listen", "127.0.0.1:0", "--log-level", "warning"]
-            var env = ProcessInfo.processInfo.environment
-            env.removeValue(forKey: "HERALD_ADMIN_TOKEN")
-            for (key, value) in environment { env[key] = value }
-            process.environment = env
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            self.process = process
-            var collected: [String] = []
-            // Read stdout until the "listening" line gives the port.
-            var pending = Data()
-            var port = 0
-            while port == 0 {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                let text = String(decoding: pending, as: UTF8.self)
-                let all = text.split(separator: "\n").map(String.init)
-                collected = all
-                if let line = all.first(where: { $0.contains("listening on") }), let colon = line.lastIndex(of: ":") {
-                    port = Int(line[line.index(after: colon)...].prefix { $0.isNumber }) ?? 0
-                }
-            }
-            self.port = port
-            output = Mutex(collected)
-        }
-
-        func signal(_ signal: Int32) -> Int32 {
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-
-        /// A test that failed before signalling leaves no server running after it.
-        deinit {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
+    /// `herald serve` on a free port (or as `arguments` say), its stdout read until it listens.
+    static func serveProcess(store: String, environment: [String: String] = [:], arguments: [String]? = nil) throws -> HeraldProcess {
+        try HeraldProcess(
+            arguments ?? ["serve", "--store", store, "--listen", "127.0.0.1:0", "--log-level", "warning"],
+            environment: environment, marker: "listening on")
     }
 
     @Test("the admin token is printed once; SIGTERM drains, snapshots and exits 0")
     func sigterm() async throws {
         let directory = TemporaryDirectory("serve-process")
-        let first = try ServeProcess(store: directory.path)
+        let first = try Self.serveProcess(store: directory.path)
         #expect(first.port > 0)
-        let tokenLine = try #require(first.output.withLock { $0.first { $0.hasPrefix("admin token") } })
+        let tokenLine = try #require(first.lines.first { $0.hasPrefix("admin token") })
         let token = String(tokenLine.split(separator: " ").last!)
         let server = ProcessClient(port: first.port, token: token)
         #expect(try await server.post("/v1/events", notifyLine(id: 1) + "\n" + notifyLine(id: 2)).status == 200)
@@ -92,8 +46,8 @@ struct ServeProcessTests {
         #expect(try store.snapshots.seqs() == [2])
         _ = consume store
 
-        let second = try ServeProcess(store: directory.path)
-        #expect(!second.output.withLock { $0.contains { $0.hasPrefix("admin token") } })
+        let second = try Self.serveProcess(store: directory.path)
+        #expect(!second.lines.contains { $0.hasPrefix("admin token") })
         #expect(try await ProcessClient(port: second.port, token: token).get("/v1/accounts/tg:1/counts").status == 200)
         #expect(second.signal(SIGTERM) == 0)
     }
@@ -107,7 +61,7 @@ struct ServeProcessTests {
             .write(to: URL(fileURLWithPath: file))
         // The file names the store and a body limit; the environment the listen address and
         // the admin token; a flag the snapshot interval.
-        let process = try ServeProcess(
+        let process = try Self.serveProcess(
             store: fromFile, environment: ["HERALD_LISTEN": "127.0.0.1:0", "HERALD_ADMIN_TOKEN": "from-env"],
             arguments: ["serve", "--config", file, "--snapshot-seconds", "0", "--log-level", "warning"])
         #expect(process.port > 0)
@@ -121,7 +75,7 @@ struct ServeProcessTests {
     @Test("SIGKILL under load: every event acknowledged with 2xx is in the store, with its seq")
     func sigkillUnderLoad() async throws {
         let directory = TemporaryDirectory("serve-process")
-        let process = try ServeProcess(store: directory.path, environment: ["HERALD_ADMIN_TOKEN": "kill-test"])
+        let process = try Self.serveProcess(store: directory.path, environment: ["HERALD_ADMIN_TOKEN": "kill-test"])
         let client = ProcessClient(port: process.port, token: "kill-test")
         final class Acknowledged: Sendable { let seqs = Mutex<[Int: UInt64]>([:]) }  // event id → seq
         let acknowledged = Acknowledged()
